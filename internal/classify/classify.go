@@ -1,0 +1,122 @@
+// Package classify judges inference-server log lines in context: which lines
+// belong to a real error event (an alarm), which are startup progress,
+// readiness or configuration dumps. It is pure Go with no I/O so the same code
+// runs at ingest and in `launchwatch eval`.
+//
+// A State is per launch and streaming: Feed takes the launch's lines in seq
+// order, in batches of any size, and the final verdicts do not depend on where
+// the batch boundaries fell. Because a verdict can depend on lines that arrive
+// later (a traceback's headline is its last line), a Result may revise lines
+// and alarms reported by an earlier Feed; callers apply revisions by seq and
+// alarm ID. A State can be saved with MarshalBinary and restored with Restore,
+// so consecutive batches of one launch may reach different processes.
+package classify
+
+import "time"
+
+// LineKind is the verdict on one line.
+type LineKind string
+
+// Line kinds.
+const (
+	KindPlain    LineKind = "plain"
+	KindProgress LineKind = "progress"
+	KindReady    LineKind = "ready"
+	KindConfig   LineKind = "config"
+	KindWarning  LineKind = "warning"
+	KindError    LineKind = "error"
+)
+
+// AlarmKind says what sort of error event an alarm is.
+type AlarmKind string
+
+// Alarm kinds.
+const (
+	AlarmOOM       AlarmKind = "oom"
+	AlarmNCCL      AlarmKind = "nccl"
+	AlarmCUDA      AlarmKind = "cuda"
+	AlarmTraceback AlarmKind = "traceback"
+	AlarmSignal    AlarmKind = "signal"
+	AlarmCompile   AlarmKind = "compile"
+	AlarmAssert    AlarmKind = "assert"
+	AlarmOther     AlarmKind = "other"
+)
+
+// Line is one input line of a launch.
+type Line struct {
+	Seq  int64     // position in the launch, strictly increasing across Feed calls
+	Text string    // the line without its trailing newline
+	Time time.Time // the shipper's timestamp or the receive time; zero if unknown
+}
+
+// LineVerdict is the classification of one line. A later Result may carry a
+// new verdict for the same Seq; the latest one wins.
+type LineVerdict struct {
+	Seq   int64
+	Kind  LineKind
+	Level string    // the level in the line's prefix (INFO, WARNING, ERROR ...), "" if none
+	Rank  string    // the rank in the prefix (TP1, DP0, PP2 ...), "" if none
+	Time  time.Time // the timestamp in the line's prefix, zero if none
+	Alarm int       // ID of the alarm the line belongs to, 0 if none
+}
+
+// Alarm is one error event. IDs are assigned 1, 2, 3 ... in order of
+// creation within a launch and never reused; a later Result may carry a
+// changed Alarm with the same ID (the event grew), which replaces the earlier one.
+type Alarm struct {
+	ID          int
+	FirstSeq    int64 // first line of the event
+	LastSeq     int64 // last line of the event
+	Kind        AlarmKind
+	Fatal       bool   // brings the server down (as opposed to one failed request)
+	Headline    string // the line an engineer would quote
+	HeadlineSeq int64  // the seq of the line Headline quotes
+	Template    string // Headline with its variable parts masked
+	Fingerprint string // stable hash of Kind and Template
+	Ranks       int    // how many ranks repeated the event (at least 1)
+	Time        time.Time
+}
+
+// Phase is a startup phase such as weight loading or CUDA graph capture.
+type Phase struct {
+	Name     string // init, weights, kv_cache, cuda_graph, warmup, ...
+	BeginSeq int64
+	Begin    time.Time
+	EndSeq   int64     // 0 while the phase is running
+	End      time.Time // zero while the phase is running
+	Done     int       // progress within the phase, e.g. 12 of 64 shards
+	Total    int
+}
+
+// Marker is a single point of a launch, such as readiness.
+type Marker struct {
+	Seq  int64
+	Time time.Time
+}
+
+// Result is what one Feed call learned.
+type Result struct {
+	// Lines holds a verdict for every line fed in this call and any
+	// revised verdicts of earlier lines, in ascending seq order.
+	Lines []LineVerdict
+	// Alarms holds the alarms created or changed by this call.
+	Alarms []Alarm
+	// Phases holds the phases begun, advanced or ended by this call.
+	Phases []Phase
+	// Config holds configuration keys parsed from config dumps in this call.
+	Config map[string]string
+	// Ready is set by the call that first saw the launch become ready.
+	Ready *Marker
+}
+
+// Summary is the classifier's current view of the whole launch.
+type Summary struct {
+	LastSeq      int64   // the highest seq fed so far, 0 if none
+	Ready        *Marker // nil until ready
+	Phase        string  // the current (latest begun) phase, "" if none
+	PhaseDone    int
+	PhaseTotal   int
+	Alarms       int   // alarms so far
+	FatalAlarms  int   // fatal alarms so far
+	LastFatalSeq int64 // the first line of the latest fatal alarm, 0 if none
+}
