@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"launchwatch/internal/ingest"
+)
+
+// config is every setting of cmd/web. Each has a flag and an environment
+// variable; the flag wins. Secrets may come from a file named by the
+// variable's _FILE variant (DATABASE_URL_FILE), as container platforms do.
+type config struct {
+	Addr            string
+	DataDir         string
+	DatabaseURL     string
+	MaxBodyBytes    int64
+	LogLevel        string
+	LogFormat       string
+	Migrate         bool
+	ShutdownTimeout time.Duration
+}
+
+const usageHeader = `Usage: web [flags]
+
+Launchwatch's web server: ingest API, and (later) the review UI.
+With no database URL it runs a private PostgreSQL cluster in the data
+directory (initdb on first start, stopped when this process stops).
+
+Every flag can also be set with the environment variable in brackets;
+a flag given on the command line wins.
+
+Flags:
+`
+
+// parseConfig reads flags from args with defaults from the environment.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(out, usageHeader)
+		fs.PrintDefaults()
+	}
+	envOr := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	dbURL, err := secretEnv(getenv, "DATABASE_URL")
+	if err != nil {
+		return c, err
+	}
+	maxBody, err := envInt(getenv, "LAUNCHWATCH_MAX_BODY_BYTES", ingest.DefaultMaxBodyBytes)
+	if err != nil {
+		return c, err
+	}
+	migrate, err := envBool(getenv, "LAUNCHWATCH_MIGRATE", true)
+	if err != nil {
+		return c, err
+	}
+	shutdown, err := envDuration(getenv, "LAUNCHWATCH_SHUTDOWN_TIMEOUT", 10*time.Second)
+	if err != nil {
+		return c, err
+	}
+	fs.StringVar(&c.Addr, "addr", envOr("LAUNCHWATCH_ADDR", "127.0.0.1:8080"), "listen `address` (host:port; port 0 picks a free one) [LAUNCHWATCH_ADDR]")
+	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
+	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", maxBody, "largest ingest request body in `bytes`, after decompression; larger bodies get 413 [LAUNCHWATCH_MAX_BODY_BYTES]")
+	fs.StringVar(&c.LogLevel, "log-level", envOr("LAUNCHWATCH_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error [LAUNCHWATCH_LOG_LEVEL]")
+	fs.StringVar(&c.LogFormat, "log-format", envOr("LAUNCHWATCH_LOG_FORMAT", "text"), "log `format`: text or json [LAUNCHWATCH_LOG_FORMAT]")
+	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending database migrations at start [LAUNCHWATCH_MIGRATE]")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "how long to let in-flight requests finish on SIGINT/SIGTERM [LAUNCHWATCH_SHUTDOWN_TIMEOUT]")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	return c, c.validate()
+}
+
+func (c config) validate() error {
+	var errs []error
+	if c.Addr == "" {
+		errs = append(errs, errors.New("--addr must not be empty"))
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		errs = append(errs, errors.New("set --database-url or --data-dir"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("--max-body-bytes must be at least 1024, got %d", c.MaxBodyBytes))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format must be text or json, got %q", c.LogFormat))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("--log-level must be debug, info, warn or error, got %q", s)
+	}
+	return l, nil
+}
+
+// secretEnv reads NAME, or the file named by NAME_FILE.
+func secretEnv(getenv func(string) string, name string) (string, error) {
+	if v := getenv(name); v != "" {
+		return v, nil
+	}
+	path := getenv(name + "_FILE")
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", name, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func envInt(getenv func(string) string, name string, def int64) (int64, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s must be an integer, got %q", name, v)
+	}
+	return n, nil
+}
+
+func envBool(getenv func(string) string, name string, def bool) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, got %q", name, v)
+	}
+	return b, nil
+}
+
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s must be a duration such as 10s, got %q", name, v)
+	}
+	return d, nil
+}

@@ -1,0 +1,124 @@
+// Command web is Launchwatch's server: the ingest API and the review UI,
+// on a PostgreSQL database that it runs itself when none is configured.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"launchwatch/internal/ingest"
+	"launchwatch/internal/pgserver"
+	"launchwatch/internal/store"
+	"launchwatch/internal/web"
+)
+
+// privateDatabase is the database cmd/web uses in its private cluster.
+const privateDatabase = "launchwatch"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "web:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts everything, serves until ctx is done, then shuts down in
+// order: stop accepting and drain HTTP requests, close the pool, stop the
+// private PostgreSQL last.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+
+	dbURL := cfg.DatabaseURL
+	if dbURL == "" {
+		pg, err := pgserver.Start(ctx, pgserver.Config{DataDir: cfg.DataDir, Logger: log})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := pg.Stop(); err != nil {
+				log.Error("stopping PostgreSQL", slog.String("error", err.Error()))
+			} else {
+				log.Info("PostgreSQL stopped")
+			}
+		}()
+		if err := store.EnsureDatabase(ctx, pg.ConnString("postgres"), privateDatabase); err != nil {
+			return err
+		}
+		dbURL = pg.ConnString(privateDatabase)
+	}
+
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); err != nil {
+		return fmt.Errorf("connecting to the database: %w", err)
+	}
+	if cfg.Migrate {
+		if err := store.Migrate(ctx, pool, log); err != nil {
+			return err
+		}
+	}
+
+	st := store.New(pool)
+	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes}, st, ingest.NewPipeline(st, log), log)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute, // a 16 MiB batch over a slow link
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", "http://"+ln.Addr().String()))
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests", slog.Duration("timeout", cfg.ShutdownTimeout))
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("requests still running at shutdown timeout", slog.String("error", err.Error()))
+	}
+	return nil
+}
+
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	level, _ := parseLevel(cfg.LogLevel) // validated by parseConfig
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Line is one decoded line of a batch, ready for the pipeline.
+type Line struct {
+	Seq    int64     // 0 means "assign the next seq after the last stored"
+	Text   string    // cleaned: valid UTF-8, no NUL, at most the line limit plus a marker
+	TS     time.Time // the shipper's timestamp, zero if none
+	Stream string    // "stdout", "stderr" or ""
+}
+
+// DecodeText splits a text/plain body into lines on \n, dropping one
+// trailing \r per line and the empty piece after a final \n. A \r inside a
+// line (a progress bar) stays in the line. firstSeq > 0 numbers the lines
+// from it; 0 leaves them to be numbered after the last stored line.
+func DecodeText(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
+	if firstSeq < 0 {
+		return nil, badRequest("seq must be a positive integer, got %d", firstSeq)
+	}
+	if len(body) == 0 {
+		return nil, nil
+	}
+	pieces := bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n"))
+	if firstSeq > math.MaxInt64-int64(len(pieces)) {
+		return nil, badRequest("seq %d is too large for %d lines", firstSeq, len(pieces))
+	}
+	lines := make([]Line, len(pieces))
+	for i, raw := range pieces {
+		lines[i].Text = cleanLine(bytes.TrimSuffix(raw, []byte("\r")), maxLineBytes)
+		if firstSeq > 0 {
+			lines[i].Seq = firstSeq + int64(i)
+		}
+	}
+	return lines, nil
+}
+
+// ndjsonLine is the wire shape of one NDJSON object. Pointers and raw
+// messages let the decoder tell a missing field from a wrong one.
+type ndjsonLine struct {
+	Seq    json.RawMessage `json:"seq"`
+	Line   *string         `json:"line"`
+	TS     json.RawMessage `json:"ts"`
+	Stream *string         `json:"stream"`
+}
+
+// DecodeNDJSON decodes an application/x-ndjson body: one object per line,
+// {"seq": 12, "line": "...", "ts": "RFC 3339" or unix ns, "stream": "stdout"}.
+// Blank lines are skipped. Either every object has a seq or none has. The
+// first bad object rejects the whole batch with a message naming its line.
+func DecodeNDJSON(body []byte, maxLineBytes int) ([]Line, error) {
+	var lines []Line
+	for n := 1; len(body) > 0; n++ {
+		raw, rest, _ := bytes.Cut(body, []byte("\n"))
+		body = rest
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		l, err := decodeNDJSONLine(raw, maxLineBytes)
+		if err != nil {
+			return nil, badRequest("line %d of the body: %v", n, err)
+		}
+		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
+			return nil, badRequest("line %d of the body: either every object has a \"seq\" or none has", n)
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
+	var w ndjsonLine
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&w); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Line{}, fmt.Errorf("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+		}
+		return Line{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Line{}, errors.New("more than one JSON value on the line")
+	}
+	if w.Line == nil {
+		return Line{}, errors.New(`missing "line"`)
+	}
+	l := Line{Text: cleanLine([]byte(*w.Line), maxLineBytes)}
+	if len(w.Seq) > 0 && string(w.Seq) != "null" {
+		seq, err := strconv.ParseInt(string(w.Seq), 10, 64)
+		if err != nil || seq < 1 {
+			return Line{}, fmt.Errorf(`"seq" must be a positive integer, got %s`, w.Seq)
+		}
+		l.Seq = seq
+	}
+	if len(w.TS) > 0 && string(w.TS) != "null" {
+		ts, err := parseTS(w.TS)
+		if err != nil {
+			return Line{}, err
+		}
+		l.TS = ts
+	}
+	if w.Stream != nil {
+		switch *w.Stream {
+		case "", "stdout", "stderr":
+			l.Stream = *w.Stream
+		default:
+			return Line{}, fmt.Errorf(`"stream" must be "stdout" or "stderr", got %q`, *w.Stream)
+		}
+	}
+	return l, nil
+}
+
+// minUnixNanos is 1973-03-03 in nanoseconds: a smaller number is almost
+// certainly seconds or milliseconds sent where nanoseconds were meant.
+const minUnixNanos = 1e17
+
+// parseTS reads an RFC 3339 string, or unix nanoseconds as a number or a
+// string of digits.
+func parseTS(raw json.RawMessage) (time.Time, error) {
+	s := string(raw)
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return time.Time{}, fmt.Errorf(`"ts" is not a valid string: %v`, err)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t, nil
+		}
+	}
+	ns, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf(`"ts" must be an RFC 3339 time or unix nanoseconds, got %s`, raw)
+	}
+	if ns < minUnixNanos {
+		return time.Time{}, fmt.Errorf(`"ts" %d is too small for unix nanoseconds (seconds or milliseconds?)`, ns)
+	}
+	return time.Unix(0, ns).UTC(), nil
+}

@@ -1,0 +1,313 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/status"
+	"launchwatch/internal/store"
+)
+
+// Ack is the answer to a stored batch.
+type Ack struct {
+	Launch     string `json:"launch"`
+	Accepted   int    `json:"accepted"`   // lines stored by this batch
+	Duplicates int    `json:"duplicates"` // lines of this batch that were already stored (a retry)
+	LastSeq    int64  `json:"last_seq"`   // the highest seq stored for the launch
+	Status     string `json:"status"`
+}
+
+// Pipeline stores batches of lines: it numbers them, drops the ones already
+// stored, classifies the new ones in seq order and writes lines, alarms and
+// the launch's new state in one transaction.
+type Pipeline struct {
+	store *store.Store
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// NewPipeline returns a Pipeline writing to st.
+func NewPipeline(st *store.Store, log *slog.Logger) *Pipeline {
+	return &Pipeline{store: st, log: log, now: time.Now}
+}
+
+// Ingest stores lines as the next batch of the launch key, creating the
+// launch with attrs when this is its first batch. Lines with Seq 0 are
+// numbered after the last stored line. A line whose seq is stored already
+// is a duplicate and is not stored again, so a retried batch is harmless.
+func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []Line) (Ack, error) {
+	id, err := p.store.EnsureLaunch(ctx, key, attrs)
+	if err != nil {
+		return Ack{}, err
+	}
+	received := p.now().UTC()
+	ack := Ack{Launch: key}
+	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
+		ack.Accepted, ack.Duplicates = 0, 0 // WithTx may be retried by callers; start clean
+		l, err := tx.LockLaunch(ctx, id)
+		if err != nil {
+			return err
+		}
+		fresh, dups, err := freshLines(ctx, tx, l, lines)
+		if err != nil {
+			return err
+		}
+		ack.Duplicates = dups
+		b := batch{tx: tx, launch: l, received: received}
+		if err := b.apply(ctx, fresh, attrs); err != nil {
+			return err
+		}
+		ack.Accepted, ack.LastSeq, ack.Status = len(fresh), b.lastSeq, b.status
+		return nil
+	})
+	if err != nil {
+		return Ack{}, err
+	}
+	return ack, nil
+}
+
+// freshLines numbers lines that have no seq, sorts the batch by seq and
+// splits off the lines already stored (earlier batches, or repeated inside
+// this one) as duplicates.
+func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []Line) ([]Line, int, error) {
+	if len(lines) == 0 {
+		return nil, 0, nil
+	}
+	if lines[0].Seq == 0 {
+		for i := range lines {
+			lines[i].Seq = l.LastSeq + 1 + int64(i)
+		}
+		return lines, 0, nil // numbered after everything stored: all new
+	}
+	slices.SortStableFunc(lines, func(a, b Line) int { return cmpInt(a.Seq, b.Seq) })
+	var old []int64
+	for _, ln := range lines {
+		if ln.Seq <= l.LastSeq {
+			old = append(old, ln.Seq)
+		}
+	}
+	stored := map[int64]bool{}
+	if len(old) > 0 {
+		var err error
+		if stored, err = tx.ExistingSeqs(ctx, l.ID, old); err != nil {
+			return nil, 0, err
+		}
+	}
+	fresh := lines[:0:0]
+	dups := 0
+	for i, ln := range lines {
+		if stored[ln.Seq] || i > 0 && ln.Seq == lines[i-1].Seq {
+			dups++
+			continue
+		}
+		fresh = append(fresh, ln)
+	}
+	return fresh, dups, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// batch is one transaction's work on one launch.
+type batch struct {
+	tx       *store.Tx
+	launch   *store.LaunchForUpdate
+	received time.Time
+	lastSeq  int64
+	status   string
+}
+
+// apply classifies and writes the fresh lines (sorted by seq, none stored
+// yet) and the launch's new state.
+func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs) error {
+	server := b.launch.Server
+	if server == "" {
+		server = attrs.Server
+	}
+	state := b.restoreState(server)
+	var res classify.Result
+	rebuilt := false
+	switch {
+	case len(fresh) == 0:
+	case state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
+		// The usual case: the batch continues the launch, so the
+		// classifier streams on from its saved state.
+		res = state.Feed(classifierLines(fresh, b.received))
+		if err := b.writeLines(ctx, fresh, &res); err != nil {
+			return err
+		}
+	default:
+		// Lines arrived out of order (a gap was filled), or the saved state
+		// is unusable: classify the whole launch again from its stored
+		// lines so the verdicts are those of an in-order arrival.
+		if err := b.writeLines(ctx, fresh, &classify.Result{}); err != nil {
+			return err
+		}
+		state = classify.New(server)
+		var err error
+		if res, err = b.rebuild(ctx, state); err != nil {
+			return err
+		}
+		rebuilt = true
+	}
+	alarms := latestAlarms(res.Alarms)
+	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
+		return err
+	}
+	if rebuilt {
+		if err := b.tx.DeleteAlarmsAfter(ctx, b.launch.ID, state.Summary().Alarms); err != nil {
+			return err
+		}
+	}
+	return b.saveLaunch(ctx, fresh, attrs, state, res.Config)
+}
+
+// restoreState returns the saved classifier state of the launch, or a new
+// one when there is none or it cannot be read (written by an older
+// classifier); apply then rebuilds from the stored lines.
+func (b *batch) restoreState(server string) *classify.State {
+	if len(b.launch.ClassifierState) > 0 {
+		state, err := classify.Restore(b.launch.ClassifierState)
+		if err == nil {
+			return state
+		}
+	}
+	return classify.New(server)
+}
+
+func classifierLines(lines []Line, received time.Time) []classify.Line {
+	out := make([]classify.Line, len(lines))
+	for i, l := range lines {
+		t := l.TS
+		if t.IsZero() {
+			t = received
+		}
+		out[i] = classify.Line{Seq: l.Seq, Text: l.Text, Time: t}
+	}
+	return out
+}
+
+// writeLines COPYs the fresh lines with their verdicts from res and
+// rewrites earlier lines whose verdicts res revised.
+func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Result) error {
+	verdicts := make(map[int64]classify.LineVerdict, len(res.Lines))
+	var revised []classify.LineVerdict
+	for _, v := range res.Lines {
+		verdicts[v.Seq] = v
+	}
+	rows := make([]store.Line, len(fresh))
+	for i, l := range fresh {
+		v, ok := verdicts[l.Seq]
+		if !ok {
+			v = classify.LineVerdict{Kind: classify.KindPlain}
+		}
+		delete(verdicts, l.Seq)
+		ts := l.TS
+		if ts.IsZero() {
+			ts = v.Time // the timestamp in the line's own prefix
+		}
+		if ts.IsZero() {
+			ts = b.received
+		}
+		rows[i] = store.Line{Seq: l.Seq, TS: ts, ReceivedAt: b.received, Stream: l.Stream, Kind: string(v.Kind),
+			Level: v.Level, Rank: v.Rank, AlarmNo: alarmNo(v.Alarm), Text: l.Text}
+	}
+	for _, v := range verdicts {
+		revised = append(revised, v)
+	}
+	if err := b.tx.CopyLines(ctx, b.launch.ID, rows); err != nil {
+		return err
+	}
+	return b.tx.UpdateVerdicts(ctx, b.launch.ID, revised)
+}
+
+// rebuild feeds every stored line of the launch through a new state and
+// rewrites all verdicts.
+func (b *batch) rebuild(ctx context.Context, state *classify.State) (classify.Result, error) {
+	var all classify.Result
+	err := b.tx.ScanLines(ctx, b.launch.ID, func(chunk []classify.Line) {
+		r := state.Feed(chunk)
+		all.Lines = append(all.Lines, r.Lines...)
+		all.Alarms = append(all.Alarms, r.Alarms...)
+		all.Phases = append(all.Phases, r.Phases...)
+		for k, v := range r.Config {
+			if all.Config == nil {
+				all.Config = map[string]string{}
+			}
+			all.Config[k] = v
+		}
+	})
+	if err != nil {
+		return all, err
+	}
+	return all, b.tx.UpdateVerdicts(ctx, b.launch.ID, all.Lines)
+}
+
+func alarmNo(id int) *int {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+// latestAlarms keeps the last copy of each alarm ID, in ID order.
+func latestAlarms(alarms []classify.Alarm) []classify.Alarm {
+	if len(alarms) < 2 {
+		return alarms
+	}
+	byID := make(map[int]classify.Alarm, len(alarms))
+	for _, a := range alarms {
+		byID[a.ID] = a
+	}
+	out := make([]classify.Alarm, 0, len(byID))
+	for _, a := range byID {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b classify.Alarm) int { return a.ID - b.ID })
+	return out
+}
+
+func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.LaunchAttrs, state *classify.State, config map[string]string) error {
+	saved, err := state.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("ingest: save classifier state: %w", err)
+	}
+	facts, err := b.tx.AlarmFacts(ctx, b.launch.ID)
+	if err != nil {
+		return err
+	}
+	sum := state.Summary()
+	u := store.LaunchUpdate{
+		ID: b.launch.ID, Attrs: attrs, Config: config, AddedLines: int64(len(fresh)),
+		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
+		LastSeq: b.launch.LastSeq, ClassifierState: saved,
+	}
+	if sum.Ready != nil {
+		t, seq := sum.Ready.Time, sum.Ready.Seq
+		u.ReadyAt, u.ReadySeq = &t, &seq
+	}
+	if len(fresh) > 0 {
+		// Arrival times, not line times: "when did we last hear from this
+		// launch" is what silence detection needs, even for a replayed log.
+		u.LastSeq = max(u.LastSeq, fresh[len(fresh)-1].Seq)
+		u.FirstLineAt, u.LastLineAt = &b.received, &b.received
+	}
+	u.Status = status.Of(status.Facts{
+		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil, Phase: sum.Phase,
+		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal,
+		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal,
+	})
+	b.lastSeq, b.status = u.LastSeq, u.Status
+	return b.tx.SaveLaunch(ctx, u)
+}

@@ -1,0 +1,50 @@
+// Package status holds the launch status machine of design.md: what a
+// launch is (starting, loading, ready, alarm, crashed, exited) given the
+// facts known about it. It is a pure function so ingest, review and the
+// process reporter all agree.
+package status
+
+// Launch statuses.
+const (
+	Starting = "starting" // lines arrive, nothing recognized yet
+	Loading  = "loading"  // a startup phase was recognized
+	Ready    = "ready"    // a readiness line or a passing health probe
+	Alarm    = "alarm"    // an open fatal alarm: a question for a person, not yet a verdict
+	Crashed  = "crashed"  // a confirmed fatal alarm, or the process died with an error
+	Exited   = "exited"   // the process ended with code 0
+	Silent   = "silent"   // nothing heard for too long while not ended: "we cannot see"
+)
+
+// Facts are what is known about a launch.
+type Facts struct {
+	Ready          bool
+	Phase          string
+	OpenFatal      int     // fatal alarms nobody decided on
+	ConfirmedFatal int     // fatal alarms a person confirmed
+	ExitCode       *int    // reported by the process wrapper when the process ended
+	ExitSignal     *string // the signal that killed the process, if any
+}
+
+// Of returns the status of a launch with facts f. What the process itself
+// reported (its exit) is definitive and wins over anything read in the log;
+// a person's confirmation wins over the classifier's open question.
+func Of(f Facts) string {
+	switch {
+	case f.ExitSignal != nil && *f.ExitSignal != "":
+		return Crashed
+	case f.ExitCode != nil && *f.ExitCode != 0:
+		return Crashed
+	case f.ExitCode != nil:
+		return Exited
+	case f.ConfirmedFatal > 0:
+		return Crashed
+	case f.OpenFatal > 0:
+		return Alarm
+	case f.Ready:
+		return Ready
+	case f.Phase != "":
+		return Loading
+	default:
+		return Starting
+	}
+}

@@ -1,0 +1,33 @@
+package status
+
+import "testing"
+
+func TestOf(t *testing.T) {
+	t.Parallel()
+	zero, one, kill := 0, 1, "SIGKILL"
+	empty := ""
+	tests := []struct {
+		name  string
+		facts Facts
+		want  string
+	}{
+		{"NothingKnown", Facts{}, Starting},
+		{"PhaseSeen", Facts{Phase: "weights"}, Loading},
+		{"ReadyBeatsPhase", Facts{Phase: "warmup", Ready: true}, Ready},
+		{"OpenFatalIsAQuestion", Facts{Ready: true, OpenFatal: 1}, Alarm},
+		{"ConfirmedFatalIsCrashed", Facts{Ready: true, OpenFatal: 1, ConfirmedFatal: 1}, Crashed},
+		{"ExitZero", Facts{Ready: true, ExitCode: &zero}, Exited},
+		{"ExitZeroWinsOverOpenAlarm", Facts{OpenFatal: 2, ExitCode: &zero}, Exited},
+		{"ExitNonZero", Facts{Ready: true, ExitCode: &one}, Crashed},
+		{"KilledBySignal", Facts{ExitSignal: &kill}, Crashed},
+		{"EmptySignalIgnored", Facts{ExitSignal: &empty, Phase: "init"}, Loading},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Of(tt.facts); got != tt.want {
+				t.Errorf("Of(%+v) = %q, want %q", tt.facts, got, tt.want)
+			}
+		})
+	}
+}

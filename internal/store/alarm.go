@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/classify"
+)
+
+// Alarm is a stored error event with its review state.
+type Alarm struct {
+	No          int
+	FirstSeq    int64
+	LastSeq     int64
+	Kind        string
+	Fatal       bool
+	Headline    string
+	HeadlineSeq int64
+	Template    string
+	Fingerprint string
+	Ranks       int
+	OccurredAt  *time.Time
+	State       string
+	RuleID      *int64
+	DecidedBy   *string
+	DecidedAt   *time.Time
+	Reason      *string
+}
+
+// UpsertAlarms stores alarms the classifier created or extended. The
+// classifier owns an alarm's extent and headline; its review state (owned by
+// people and rules) is left as it is.
+func (t *Tx) UpsertAlarms(ctx context.Context, launchID int64, alarms []classify.Alarm) error {
+	if len(alarms) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, a := range alarms {
+		var occurred *time.Time
+		if !a.Time.IsZero() {
+			occurred = &a.Time
+		}
+		batch.Queue(`
+			INSERT INTO alarms (launch_id, alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq,
+				template, fingerprint, ranks, occurred_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+			ON CONFLICT (launch_id, alarm_no) DO UPDATE SET
+				first_seq = EXCLUDED.first_seq, last_seq = EXCLUDED.last_seq, kind = EXCLUDED.kind,
+				fatal = EXCLUDED.fatal, headline = EXCLUDED.headline, headline_seq = EXCLUDED.headline_seq,
+				template = EXCLUDED.template, fingerprint = EXCLUDED.fingerprint, ranks = EXCLUDED.ranks,
+				occurred_at = EXCLUDED.occurred_at, updated_at = now()`,
+			launchID, a.ID, a.FirstSeq, a.LastSeq, string(a.Kind), a.Fatal, a.Headline, a.HeadlineSeq,
+			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred)
+	}
+	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("store: upsert alarms: %w", err)
+	}
+	return nil
+}
+
+// DeleteAlarmsAfter removes alarms numbered above no; a rebuilt
+// classification that found fewer events than before uses it.
+func (t *Tx) DeleteAlarmsAfter(ctx context.Context, launchID int64, no int) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM alarms WHERE launch_id = $1 AND alarm_no > $2`, launchID, no); err != nil {
+		return fmt.Errorf("store: delete alarms: %w", err)
+	}
+	return nil
+}
+
+// AlarmFacts counts a launch's fatal alarms by review state, for its status.
+type AlarmFacts struct {
+	OpenFatal      int
+	ConfirmedFatal int
+}
+
+// AlarmFacts returns the fatal-alarm counts of a launch.
+func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error) {
+	var f AlarmFacts
+	err := t.tx.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE state = 'open'), count(*) FILTER (WHERE state = 'confirmed')
+		FROM alarms WHERE launch_id = $1 AND fatal`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal)
+	if err != nil {
+		return f, fmt.Errorf("store: alarm facts: %w", err)
+	}
+	return f, nil
+}
+
+// Alarms returns the alarms of a launch in order.
+func (s *Store) Alarms(ctx context.Context, launchID int64) ([]Alarm, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq, template, fingerprint, ranks,
+			occurred_at, state, rule_id, decided_by, decided_at, reason
+		FROM alarms WHERE launch_id = $1 ORDER BY alarm_no`, launchID)
+	if err != nil {
+		return nil, fmt.Errorf("store: alarms: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alarm, error) {
+		var a Alarm
+		err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
+			&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: alarms: %w", err)
+	}
+	return out, nil
+}

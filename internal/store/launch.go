@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LaunchAttrs are the attributes a shipper may give with any batch. Empty
+// fields leave the stored value alone; labels are merged.
+type LaunchAttrs struct {
+	Name   string
+	Server string
+	Host   string
+	Labels map[string]string
+}
+
+// Launch is a launch as shown by the API and the UI.
+type Launch struct {
+	ID              int64
+	Key             string
+	Name            string
+	Server          string
+	Host            string
+	Labels          map[string]string
+	Config          map[string]string
+	Status          string
+	Phase           string
+	PhaseDone       int
+	PhaseTotal      int
+	LineCount       int64
+	LastSeq         int64
+	FirstLineAt     *time.Time
+	LastLineAt      *time.Time
+	ReadyAt         *time.Time
+	ReadySeq        *int64
+	ExitCode        *int
+	ExitSignal      *string
+	EndedAt         *time.Time
+	LastHeartbeatAt *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	Alarms          int // all alarms
+	OpenAlarms      int // alarms nobody has decided on yet
+	FatalAlarms     int // fatal alarms that are open or confirmed
+}
+
+// EnsureLaunch returns the id of the launch with key, creating it with attrs
+// when it does not exist, and makes sure its lines have a partition.
+func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs LaunchAttrs) (int64, error) {
+	labels := attrs.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, `
+		INSERT INTO launches (key, name, server, host, labels) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (key) DO NOTHING
+		RETURNING id`, key, attrs.Name, attrs.Server, attrs.Host, labels).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: ensure launch: %w", err)
+	}
+	if err := s.ensureLinePartition(ctx, id); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+const launchColumns = `
+	l.id, l.key, l.name, l.server, l.host, l.labels, l.config, l.status, l.phase, l.phase_done, l.phase_total,
+	l.line_count, l.last_seq, l.first_line_at, l.last_line_at, l.ready_at, l.ready_seq, l.exit_code,
+	l.exit_signal, l.ended_at, l.last_heartbeat_at, l.created_at, l.updated_at,
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id),
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND a.state = 'open'),
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND a.fatal AND a.state IN ('open', 'confirmed'))`
+
+func scanLaunch(row pgx.Row) (*Launch, error) {
+	var l Launch
+	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
+		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
+		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return &l, err
+}
+
+// LaunchByKey returns the launch with key, or ErrNotFound.
+func (s *Store) LaunchByKey(ctx context.Context, key string) (*Launch, error) {
+	l, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.key = $1`, key))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("store: launch by key: %w", err)
+	}
+	return l, err
+}
+
+// LaunchForUpdate is what a batch needs to know about its launch, read under
+// a row lock so that batches of one launch are applied one at a time.
+type LaunchForUpdate struct {
+	ID              int64
+	Server          string
+	LastSeq         int64
+	ClassifierState []byte
+	ReadyAt         *time.Time
+	ExitCode        *int
+	ExitSignal      *string
+}
+
+// LockLaunch locks the launch row until the transaction ends and returns it.
+func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
+	var l LaunchForUpdate
+	err := t.tx.QueryRow(ctx, `
+		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal
+		FROM launches WHERE id = $1 FOR UPDATE`, id).
+		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: lock launch: %w", err)
+	}
+	return &l, nil
+}
+
+// LaunchUpdate is the new state of a launch after a batch.
+type LaunchUpdate struct {
+	ID              int64
+	Attrs           LaunchAttrs
+	Config          map[string]string // merged into the stored configuration
+	Status          string
+	Phase           string
+	PhaseDone       int
+	PhaseTotal      int
+	AddedLines      int64
+	LastSeq         int64 // the highest seq stored
+	FirstLineAt     *time.Time
+	LastLineAt      *time.Time
+	ReadyAt         *time.Time // nil keeps the stored value
+	ReadySeq        *int64     // nil keeps the stored value
+	ClassifierState []byte
+}
+
+// SaveLaunch writes the state of a launch after a batch.
+func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
+	labels, config := u.Attrs.Labels, u.Config
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if config == nil {
+		config = map[string]string{}
+	}
+	_, err := t.tx.Exec(ctx, `
+		UPDATE launches SET
+			name = CASE WHEN $2 <> '' THEN $2 ELSE name END,
+			server = CASE WHEN $3 <> '' THEN $3 ELSE server END,
+			host = CASE WHEN $4 <> '' THEN $4 ELSE host END,
+			labels = labels || $5,
+			config = config || $6,
+			status = $7, phase = $8, phase_done = $9, phase_total = $10,
+			line_count = line_count + $11,
+			last_seq = GREATEST(last_seq, $12),
+			first_line_at = LEAST(first_line_at, $13),
+			last_line_at = GREATEST(last_line_at, $14),
+			ready_at = COALESCE($15, ready_at), ready_seq = COALESCE($16, ready_seq),
+			classifier_state = $17,
+			updated_at = now()
+		WHERE id = $1`,
+		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
+		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState)
+	if err != nil {
+		return fmt.Errorf("store: save launch: %w", err)
+	}
+	return nil
+}

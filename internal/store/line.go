@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/classify"
+)
+
+// Line is one stored log line.
+type Line struct {
+	Seq        int64
+	TS         time.Time // the best known time of the line
+	ReceivedAt time.Time
+	Stream     string
+	Kind       string
+	Level      string
+	Rank       string
+	AlarmNo    *int
+	Text       string
+}
+
+// ExistingSeqs returns which of seqs are already stored for the launch.
+func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (map[int64]bool, error) {
+	rows, err := t.tx.Query(ctx, `SELECT seq FROM lines WHERE launch_id = $1 AND seq = ANY($2)`, launchID, seqs)
+	if err != nil {
+		return nil, fmt.Errorf("store: existing seqs: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("store: existing seqs: %w", err)
+	}
+	m := make(map[int64]bool, len(found))
+	for _, s := range found {
+		m[s] = true
+	}
+	return m, nil
+}
+
+// CopyLines bulk-writes new lines of a launch with COPY. The caller has made
+// sure none of the seqs is stored yet.
+func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
+	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"lines"},
+		[]string{"launch_id", "seq", "ts", "received_at", "stream", "kind", "level", "rank", "alarm_no", "text"},
+		pgx.CopyFromSlice(len(lines), func(i int) ([]any, error) {
+			l := &lines[i]
+			return []any{launchID, l.Seq, l.TS, l.ReceivedAt, l.Stream, l.Kind, l.Level, l.Rank, l.AlarmNo, l.Text}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("store: copy lines: %w", err)
+	}
+	if int(n) != len(lines) {
+		return fmt.Errorf("store: copy lines: wrote %d of %d", n, len(lines))
+	}
+	return nil
+}
+
+// UpdateVerdicts rewrites the classification of lines already stored, for
+// verdicts the classifier revised after seeing later lines.
+func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.LineVerdict) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	seqs := make([]int64, len(vs))
+	kinds := make([]string, len(vs))
+	levels := make([]string, len(vs))
+	ranks := make([]string, len(vs))
+	alarms := make([]*int32, len(vs))
+	for i, v := range vs {
+		seqs[i], kinds[i], levels[i], ranks[i] = v.Seq, string(v.Kind), v.Level, v.Rank
+		if v.Alarm != 0 {
+			a := int32(v.Alarm)
+			alarms[i] = &a
+		}
+	}
+	_, err := t.tx.Exec(ctx, `
+		UPDATE lines l SET kind = v.kind, level = v.level, rank = v.rank, alarm_no = v.alarm_no
+		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(seq, kind, level, rank, alarm_no)
+		WHERE l.launch_id = $1 AND l.seq = v.seq`, launchID, seqs, kinds, levels, ranks, alarms)
+	if err != nil {
+		return fmt.Errorf("store: update verdicts: %w", err)
+	}
+	return nil
+}
+
+// ScanLines reads every stored line of a launch in seq order and hands them
+// to fn in chunks, for rebuilding the classification from scratch. fn must
+// not use the transaction.
+func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.Line)) error {
+	rows, err := t.tx.Query(ctx, `SELECT seq, ts, text FROM lines WHERE launch_id = $1 ORDER BY seq`, launchID)
+	if err != nil {
+		return fmt.Errorf("store: scan lines: %w", err)
+	}
+	defer rows.Close()
+	const chunk = 1024
+	buf := make([]classify.Line, 0, chunk)
+	for rows.Next() {
+		var l classify.Line
+		if err := rows.Scan(&l.Seq, &l.Time, &l.Text); err != nil {
+			return fmt.Errorf("store: scan lines: %w", err)
+		}
+		buf = append(buf, l)
+		if len(buf) == chunk {
+			fn(buf)
+			buf = buf[:0]
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: scan lines: %w", err)
+	}
+	if len(buf) > 0 {
+		fn(buf)
+	}
+	return nil
+}
+
+// Lines returns up to limit lines of a launch with seq greater than after, in order.
+func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]Line, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text
+		FROM lines WHERE launch_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, launchID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: lines: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Line, error) {
+		var l Line
+		err := row.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: lines: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"launchwatch/internal/ingest"
+	"launchwatch/internal/store"
+)
+
+// errorBody is the JSON shape of every API error.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// retryAfterSeconds is what a client is told to wait when the database is
+// unavailable; shippers keep their lines and try again.
+const retryAfterSeconds = "5"
+
+// handleError is the one place an error becomes a response. Client mistakes
+// get their own message; anything else is logged here, once, and the client
+// sees a generic message, never the internal error text.
+func (h *handler) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "internal error"
+	var inputErr *ingest.InputError
+	var httpErr *echo.HTTPError
+	switch {
+	case errors.As(err, &inputErr):
+		status, msg = inputErr.Status, inputErr.Message
+	case errors.Is(err, store.ErrNotFound):
+		status, msg = http.StatusNotFound, "not found"
+	case errors.As(err, &httpErr):
+		status, msg = httpErr.Code, http.StatusText(httpErr.Code)
+		if m, ok := httpErr.Message.(string); ok && m != "" {
+			msg = m
+		}
+	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
+		// The client went away; there is nobody to answer.
+		return
+	case store.IsUnavailable(err):
+		status, msg = http.StatusServiceUnavailable, "database unavailable, retry later"
+		c.Response().Header().Set(echo.HeaderRetryAfter, retryAfterSeconds)
+		h.log.Warn("database unavailable", slog.String("error", err.Error()), requestGroup(c))
+	default:
+		h.log.Error("request failed", slog.String("error", err.Error()), requestGroup(c))
+	}
+	if c.Request().Method == http.MethodHead {
+		err = c.NoContent(status)
+	} else {
+		err = c.JSON(status, errorBody{Error: msg})
+	}
+	if err != nil {
+		h.log.Debug("writing error response", slog.String("error", err.Error()))
+	}
+}
+
+func requestGroup(c echo.Context) slog.Attr {
+	r := c.Request()
+	return slog.Group("request", slog.String("method", r.Method), slog.String("uri", r.RequestURI),
+		slog.String("remote", c.RealIP()))
+}
+
+// logRequest logs every request: failures at Info so they are seen, the
+// steady stream of successful ingest posts at Debug.
+func (h *handler) logRequest(c echo.Context, v middleware.RequestLoggerValues) error {
+	level := slog.LevelDebug
+	if v.Status >= 400 {
+		level = slog.LevelInfo
+	}
+	h.log.LogAttrs(c.Request().Context(), level, "request",
+		slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
+		slog.Duration("latency", v.Latency))
+	return nil
+}
+
+func (h *handler) logPanic(c echo.Context, err error, stack []byte) error {
+	h.log.Error("panic in handler", slog.String("error", err.Error()), requestGroup(c),
+		slog.String("stack", firstLines(string(stack), 12)))
+	return fmt.Errorf("panic: %w", err)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+

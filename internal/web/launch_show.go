@@ -1,0 +1,80 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/store"
+)
+
+// launchJSON is the API shape of a launch.
+type launchJSON struct {
+	Key       string            `json:"key"`
+	Name      string            `json:"name"`
+	Server    string            `json:"server"`
+	Host      string            `json:"host"`
+	Labels    map[string]string `json:"labels"`
+	Status    string            `json:"status"`
+	Phase     string            `json:"phase"`
+	Progress  *progressJSON     `json:"progress,omitempty"`
+	Counts    countsJSON        `json:"counts"`
+	Times     timesJSON         `json:"times"`
+	LastSeq   int64             `json:"last_seq"`
+	ReadySeq  *int64            `json:"ready_seq,omitempty"`
+	ExitCode  *int              `json:"exit_code,omitempty"`
+	Signal    *string           `json:"exit_signal,omitempty"`
+	Config    map[string]string `json:"config"`
+	LinesPath string            `json:"lines_url"`
+}
+
+type progressJSON struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+type countsJSON struct {
+	Lines       int64 `json:"lines"`
+	Alarms      int   `json:"alarms"`
+	OpenAlarms  int   `json:"open_alarms"`
+	FatalAlarms int   `json:"fatal_alarms"`
+}
+
+type timesJSON struct {
+	Created       time.Time  `json:"created"`
+	Updated       time.Time  `json:"updated"`
+	FirstLine     *time.Time `json:"first_line,omitempty"`
+	LastLine      *time.Time `json:"last_line,omitempty"`
+	Ready         *time.Time `json:"ready,omitempty"`
+	Ended         *time.Time `json:"ended,omitempty"`
+	LastHeartbeat *time.Time `json:"last_heartbeat,omitempty"`
+}
+
+func newLaunchJSON(l *store.Launch) launchJSON {
+	j := launchJSON{
+		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels, Status: l.Status,
+		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
+		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines",
+		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
+		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
+			Ready: l.ReadyAt, Ended: l.EndedAt, LastHeartbeat: l.LastHeartbeatAt},
+	}
+	if l.PhaseTotal > 0 {
+		j.Progress = &progressJSON{Done: l.PhaseDone, Total: l.PhaseTotal}
+	}
+	return j
+}
+
+// launchShow answers GET /api/v1/launches/{key}: status, phase, counts, times.
+func (h *handler) launchShow(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	l, err := h.store.LaunchByKey(c.Request().Context(), key)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, newLaunchJSON(l))
+}

@@ -1,0 +1,56 @@
+// Package web is Launchwatch's HTTP surface: the route table, thin echo
+// handlers (one file per route) and the single place errors become
+// responses.
+package web
+
+import (
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"launchwatch/internal/ingest"
+	"launchwatch/internal/store"
+)
+
+// Config holds the HTTP-level settings.
+type Config struct {
+	MaxBodyBytes int64 // largest accepted request body, after decompression
+	MaxLineBytes int   // longest line stored whole
+}
+
+// handler holds what every route needs.
+type handler struct {
+	cfg   Config
+	store *store.Store
+	pipe  *ingest.Pipeline
+	log   *slog.Logger
+}
+
+// New returns the echo instance serving all routes.
+func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = ingest.DefaultMaxBodyBytes
+	}
+	if cfg.MaxLineBytes <= 0 {
+		cfg.MaxLineBytes = ingest.DefaultMaxLineBytes
+	}
+	h := &handler{cfg: cfg, store: st, pipe: pipe, log: log}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = h.handleError
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: h.logPanic}))
+	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, HandleError: true,
+		LogValuesFunc: h.logRequest,
+	}))
+
+	e.GET("/healthz", h.healthz)
+	e.GET("/readyz", h.readyz)
+	api := e.Group("/api/v1")
+	api.POST("/launches/:key/lines", h.linesIngest)
+	api.GET("/launches/:key/lines", h.linesList)
+	api.GET("/launches/:key", h.launchShow)
+	return e
+}
