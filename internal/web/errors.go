@@ -96,4 +96,3 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
