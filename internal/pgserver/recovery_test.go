@@ -3,7 +3,6 @@ package pgserver
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +13,15 @@ import (
 	"time"
 )
 
-// writeLockFile writes a PostgreSQL-format lock file naming pid.
-func writeLockFile(t *testing.T, path string, pid int, s *Server) {
+// writeStaleLockFile rewrites a lock file as a crash would leave it (owned by the server user, content
+// from the running server) but naming pid.
+func writeStaleLockFile(t *testing.T, path string, content []byte, pid int, a account) {
 	t.Helper()
-	content := fmt.Sprintf("%d\n%s\n1700000000\n5432\n%s\n\n  5432001         0\nready   \n", pid, s.Dir(), s.SocketDir())
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	_, rest, _ := strings.Cut(string(content), "\n")
+	if err := os.WriteFile(path, []byte(strconv.Itoa(pid)+"\n"+rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.chown(path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -29,12 +32,20 @@ func TestStalePostmasterPID(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	for name, pid := range map[string]int{
-		"DeadPID": dead.Process.Pid,
-		// A live process that is not postgres: what a reused PID looks like after a reboot or in a
-		// new container. PostgreSQL alone would refuse to start.
-		"ReusedPID": os.Getpid(),
-	} {
+	// A live process that is not postgres: what a reused PID looks like after a reboot or in a new
+	// container. PostgreSQL alone would refuse to start. It runs as the server user because postgres
+	// ignores PIDs it may not signal, and it is not our own PID, which postgres (our child) ignores too.
+	a, err := serverAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := exec.Command("sleep", "60")
+	alive.SysProcAttr = a.sysProcAttr()
+	if err := alive.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = alive.Process.Kill(); _ = alive.Wait() })
+	for name, pid := range map[string]int{"DeadPID": dead.Process.Pid, "ReusedPID": alive.Process.Pid} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dataDir := filepath.Join(traversableTempDir(t), "data")
@@ -42,18 +53,30 @@ func TestStalePostmasterPID(t *testing.T) {
 			if _, err := connect(t, s).Exec(context.Background(), `create table kept (v int)`); err != nil {
 				t.Fatal(err)
 			}
+			lockFiles := map[string][]byte{
+				filepath.Join(s.Dir(), pidFileName):              nil,
+				filepath.Join(s.SocketDir(), socketName+".lock"): nil,
+			}
+			for path := range lockFiles {
+				content, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lockFiles[path] = content
+			}
 			if err := s.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			writeLockFile(t, filepath.Join(s.Dir(), pidFileName), pid, s)
-			writeLockFile(t, filepath.Join(s.SocketDir(), socketName+".lock"), pid, s)
+			for path, content := range lockFiles {
+				writeStaleLockFile(t, path, content, pid, s.acct)
+			}
 
 			s2 := startServer(t, Config{DataDir: dataDir})
 			if got := queryString(t, s2, `select count(*)::text from kept`); got != "0" {
 				t.Errorf("count = %s", got)
 			}
-			if !processAlive(os.Getpid()) {
-				t.Error("the test process itself counts as dead")
+			if !processAlive(pid) && name == "ReusedPID" {
+				t.Error("the unrelated live process counts as dead")
 			}
 		})
 	}

@@ -79,6 +79,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if s.lock, err = lockCluster(s.loc.dir); err != nil {
 		return nil, err
 	}
+	if s.loc.link != "" {
+		sweepEphemeral(ctx, s.cfg.FallbackRoot, s.logger) // skips ours: we hold its lock
+	}
 	if err := s.prepareAndRun(ctx); err != nil {
 		s.lock.Close()
 		return nil, err
@@ -87,6 +90,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 func (s *Server) prepareAndRun(ctx context.Context) error {
+	if err := markEphemeral(s.loc, s.cfg.Ephemeral); err != nil {
+		return err
+	}
 	var err error
 	if s.sockDir, err = socketDir(s.loc.dir, s.acct); err != nil {
 		return err
@@ -151,7 +157,7 @@ func (s *Server) stop() error {
 func (s *Server) remove() error {
 	paths := []string{s.loc.dir, s.loc.dir + ".lock"}
 	if s.loc.link != "" {
-		paths = append(paths, s.loc.link)
+		paths = append(paths, s.loc.link, s.loc.dir+ephemeralSuffix)
 	}
 	if s.sockDir != s.loc.dir {
 		paths = append(paths, s.sockDir)
