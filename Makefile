@@ -1,0 +1,35 @@
+# Launchwatch. The two commands a newcomer needs: `make run` and `make test`.
+GO ?= go
+ARGS ?=
+
+.PHONY: run test lint bench build postgres clean
+
+## build: compile cmd/web and cmd/launchwatch into ./bin
+build:
+	$(GO) build -o bin/web ./cmd/web
+	$(GO) build -o bin/launchwatch ./cmd/launchwatch
+
+## run: build and serve on 127.0.0.1:8080 (a private PostgreSQL in ./.data unless DATABASE_URL is set)
+run: postgres build
+	./bin/web $(ARGS)
+
+## test: every test, against real PostgreSQL (a throwaway cluster unless TEST_DATABASE_URL is set)
+test: postgres
+	$(GO) test -count=1 -timeout 20m ./...
+
+## lint: gofmt, go vet and staticcheck must be clean
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## bench: benchmarks (classification throughput, ingest); figures, not pass/fail
+bench: postgres
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
+
+postgres:
+	@./scripts/ensure-postgres.sh
+
+clean:
+	rm -rf bin
