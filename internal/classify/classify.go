@@ -75,6 +75,12 @@ type Alarm struct {
 	Fingerprint string // stable hash of Kind and Template
 	Ranks       int    // how many ranks repeated the event (at least 1)
 	Time        time.Time
+	// Withdrawn is set on the latest copy of an alarm that turned out not to
+	// be one: a traceback that was caught and retried, an operator's
+	// interrupt, or a repeat of another rank's alarm that was merged into it
+	// (its lines are revised to point at that alarm). Callers should hide or
+	// delete withdrawn alarms; IDs are still never reused.
+	Withdrawn bool
 }
 
 // Phase is a startup phase such as weight loading or CUDA graph capture.

@@ -1,106 +1,414 @@
 package classify
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+	"time"
+)
+
+// Bounds that keep a State small whatever the input.
+const (
+	maxEvents     = 32   // recent events that may still change
+	maxRanges     = 256  // runs of lines remembered per event, to revise them
+	maxSources    = 64   // ranks remembered per event
+	maxContLines  = 12   // message lines after a final exception line
+	retireAfter   = 64   // lines after which a closed event is final
+	staleAfter    = 2000 // lines after which an unfinished event is given up
+	mergeWindow   = 500  // lines within which the same event from another rank is merged
+	followWindow  = 5    // lines within which a follow signature joins an event
+	awaitWindow   = 5    // lines within which a retry line withdraws a traceback
+	maxPrevBody   = 512
+	maxPhaseInsts = 24
 )
 
 // State is the per-launch classifier state. The zero value is not ready for
 // use; call New or Restore.
 //
-// This is the minimal classifier of the ingest seam: Python tracebacks become
-// one alarm each with the final exception line as headline, SGLang's and
-// uvicorn's readiness lines mark readiness, and ServerArgs dumps are config.
+// The state keeps the launch counters, the readiness marker, the phases, the
+// previous line and at most maxEvents recent error events with at most
+// maxRanges runs of lines each, so its size is bounded whatever is fed.
 type State struct {
-	Server  string  `json:"server"`
-	Last    int64   `json:"last"`
-	NextID  int     `json:"next_id"`
-	Open    *Alarm  `json:"open,omitempty"` // the traceback being read, if any
-	Readied *Marker `json:"ready,omitempty"`
-	Alarms  int     `json:"alarms"`
-	Fatal   int     `json:"fatal"`
-	LastFat int64   `json:"last_fatal"`
+	d  stateData
+	rs *ruleSet
+	h  hits // scratch
+}
+
+type stateData struct {
+	Server    string   `json:"server,omitempty"`
+	Last      int64    `json:"last"`
+	N         int64    `json:"n"` // lines fed
+	NextID    int      `json:"next_id"`
+	Ready     *Marker  `json:"ready,omitempty"`
+	Shutdown  int64    `json:"shutdown,omitempty"` // seq of an operator's shutdown, 0 if none
+	Alarms    int      `json:"alarms"`
+	Fatal     int      `json:"fatal"`
+	LastFatal int64    `json:"last_fatal,omitempty"` // among retired events
+	Year      int      `json:"year,omitempty"`
+	CurSrc    string   `json:"cur_src,omitempty"`
+	Prev      prevLine `json:"prev"`
+	Events    []*event `json:"events,omitempty"`
+	Phases    []Phase  `json:"phases,omitempty"`
+}
+
+type prevLine struct {
+	N     int64     `json:"n,omitempty"`
+	Seq   int64     `json:"seq,omitempty"`
+	Src   string    `json:"src,omitempty"`
+	Level string    `json:"level,omitempty"`
+	Rank  string    `json:"rank,omitempty"`
+	Time  time.Time `json:"time"`
+	Body  string    `json:"body,omitempty"`
+	Kind  LineKind  `json:"kind,omitempty"`
+	Alarm int       `json:"alarm,omitempty"`
 }
 
 // New returns the state of a launch that has seen no lines. server is the
-// server family (sglang, vllm, tgi ...) if known, else "".
+// server family (sglang, vllm, tgi, trtllm, lmdeploy, ollama ...) if known,
+// else "": the family is then detected from the lines.
 func New(server string) *State {
-	return &State{Server: server, NextID: 1}
+	return &State{d: stateData{Server: strings.ToLower(strings.TrimSpace(server)), NextID: 1}, rs: defaultRules()}
 }
 
 // Restore rebuilds a State saved with MarshalBinary.
 func Restore(data []byte) (*State, error) {
-	s := &State{}
-	if err := json.Unmarshal(data, s); err != nil {
+	s := &State{rs: defaultRules()}
+	if err := json.Unmarshal(data, &s.d); err != nil {
 		return nil, fmt.Errorf("classify: restore state: %w", err)
+	}
+	if s.d.NextID < 1 {
+		return nil, fmt.Errorf("classify: restore state: invalid next alarm id %d", s.d.NextID)
 	}
 	return s, nil
 }
 
 // MarshalBinary saves the state so a later batch can continue from it.
-func (s *State) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
+func (s *State) MarshalBinary() ([]byte, error) { return json.Marshal(&s.d) }
 
 // LastSeq is the highest seq fed so far, 0 if none.
-func (s *State) LastSeq() int64 { return s.Last }
+func (s *State) LastSeq() int64 { return s.d.Last }
+
+// Server is the server family given to New or detected from the lines, "" if unknown.
+func (s *State) Server() string { return s.d.Server }
 
 // Summary returns the classifier's view of the whole launch.
 func (s *State) Summary() Summary {
-	return Summary{LastSeq: s.Last, Ready: s.Readied, Alarms: s.Alarms, FatalAlarms: s.Fatal, LastFatalSeq: s.LastFat}
+	sum := Summary{LastSeq: s.d.Last, Alarms: s.d.Alarms, FatalAlarms: s.d.Fatal, LastFatalSeq: s.d.LastFatal}
+	if s.d.Ready != nil {
+		r := *s.d.Ready
+		sum.Ready = &r
+	}
+	for _, ev := range s.d.Events {
+		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > sum.LastFatalSeq {
+			sum.LastFatalSeq = ev.A.FirstSeq
+		}
+	}
+	var cur *Phase
+	for i := range s.d.Phases {
+		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
+			cur = &s.d.Phases[i]
+		}
+	}
+	if cur != nil {
+		sum.Phase, sum.PhaseDone, sum.PhaseTotal = cur.Name, cur.Done, cur.Total
+	}
+	return sum
 }
 
-var readyLine = regexp.MustCompile(`The server is fired up and ready to roll|Application startup complete\.`)
-
 // Feed classifies the next lines of the launch, which must come in ascending
-// seq order after every line fed before.
+// seq order after every line fed before; lines at or below LastSeq are ignored.
 func (s *State) Feed(lines []Line) Result {
-	var r Result
+	fb := feedBuf{}
+	if len(lines) > 0 {
+		fb.lines = make([]LineVerdict, 0, len(lines))
+	}
 	for _, l := range lines {
-		if l.Seq <= s.Last {
+		if l.Seq <= s.d.Last {
 			continue
 		}
-		s.Last = l.Seq
-		v := LineVerdict{Seq: l.Seq, Kind: KindPlain}
-		switch {
-		case s.Open != nil:
-			v.Kind, v.Alarm = KindError, s.Open.ID
-			s.Open.LastSeq = l.Seq
-			t := strings.TrimSpace(l.Text)
-			if t != "" && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t") &&
-				!strings.Contains(l.Text, "Traceback (most recent call last)") && !strings.HasPrefix(t, "During handling") && !strings.HasPrefix(t, "The above exception") {
-				s.Open.Headline, s.Open.HeadlineSeq = t, l.Seq
-				s.Open.Template = t
-				sum := sha256.Sum256([]byte(string(s.Open.Kind) + "\x00" + t))
-				s.Open.Fingerprint = hex.EncodeToString(sum[:8])
-				r.Alarms = append(r.Alarms, *s.Open)
-				s.Open = nil
-			}
-		case strings.Contains(l.Text, "Traceback (most recent call last):"):
-			a := Alarm{ID: s.NextID, FirstSeq: l.Seq, LastSeq: l.Seq, Kind: AlarmTraceback, Fatal: true,
-				Headline: strings.TrimSpace(l.Text), HeadlineSeq: l.Seq, Ranks: 1, Time: l.Time}
-			s.NextID++
-			s.Alarms++
-			s.Fatal++
-			s.LastFat = l.Seq
-			s.Open = &a
-			v.Kind, v.Alarm = KindError, a.ID
-			r.Alarms = append(r.Alarms, a)
-		case strings.Contains(l.Text, "server_args=ServerArgs("):
-			v.Kind = KindConfig
-		case readyLine.MatchString(l.Text):
-			v.Kind = KindReady
-			if s.Readied == nil {
-				s.Readied = &Marker{Seq: l.Seq, Time: l.Time}
-				r.Ready = s.Readied
+		s.line(&fb, l)
+		s.d.Last = l.Seq
+	}
+	return fb.result()
+}
+
+// line classifies one line.
+func (s *State) line(fb *feedBuf, l Line) {
+	s.d.N++
+	year := s.d.Year
+	if !l.Time.IsZero() {
+		year = l.Time.Year()
+	}
+	p := ParsePrefix(l.Text, year)
+	if !p.Time.IsZero() {
+		s.d.Year = p.Time.Year()
+	}
+	v := LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: p.Level, Rank: p.Rank, Time: p.Time}
+	at := p.Time
+	if at.IsZero() {
+		at = l.Time
+	}
+	src := s.source(&p)
+
+	m := s.match(&p)
+	body := p.Body
+	t := strings.TrimSpace(body)
+
+	defer func() {
+		s.retire(fb)
+		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
+			Body: truncate(t, maxPrevBody), Kind: v.Kind, Alarm: v.Alarm}
+		fb.add(v)
+	}()
+
+	if m.config != nil {
+		if i := strings.Index(strings.ToLower(body), strings.ToLower(m.configLit)); i >= 0 {
+			fb.config(ParseConfig(body[i+len(m.configLit):]))
+		}
+		v.Kind = KindConfig
+		return
+	}
+
+	// A retry line right after a traceback withdraws it.
+	if t != "" {
+		for _, ev := range s.d.Events {
+			if ev.Await >= s.d.N && ev.Src == src {
+				if m.retry {
+					s.withdraw(fb, ev)
+				}
+				ev.Await = 0
 			}
 		}
-		r.Lines = append(r.Lines, v)
 	}
-	if s.Open != nil {
-		r.Alarms = append(r.Alarms, *s.Open) // the event grew; the latest copy of an ID wins
+
+	// Lines that continue the event open on this source.
+	if ev := s.active(src); ev != nil {
+		switch s.consume(fb, ev, &p, l.Seq, t, &m) {
+		case consumed:
+			s.assign(fb, ev, &v, at)
+			s.d.CurSrc = src
+			return
+		case notYet:
+		case ended:
+			ev.St = stClosed
+		}
 	}
-	return r
+
+	if m.shutdown && s.d.Shutdown == 0 {
+		s.d.Shutdown = l.Seq
+	}
+	if m.ready != nil {
+		v.Kind = KindReady
+		if m.ready.Family != "" && s.d.Server == "" {
+			s.d.Server = m.ready.Family
+		}
+		if s.d.Ready == nil {
+			s.d.Ready = &Marker{Seq: l.Seq, Time: at}
+			fb.ready = s.d.Ready
+			s.endPhases(fb, l.Seq, at)
+		}
+		return
+	}
+	if len(m.phases) > 0 {
+		for _, g := range m.phases {
+			s.phase(fb, g, body, l.Seq, at)
+		}
+		v.Kind = KindProgress
+		return
+	}
+
+	switch {
+	case m.builtin[litTraceback]:
+		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
+		s.assign(fb, ev, &v, at)
+		s.d.CurSrc = src
+		return
+	case isFrameLine(t):
+		ev := s.newEvent(fb, src, l.Seq, at, s.benign(&p, src))
+		ev.St, ev.PrevFile = stFrames, true
+		s.setHeadline(ev, t, l.Seq, 0, nil)
+		s.assign(fb, ev, &v, at)
+		s.d.CurSrc = src
+		return
+	case strings.HasPrefix(t, "frame #") || m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from"):
+		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
+		ev.St = stCpp
+		s.setHeadline(ev, t, l.Seq, 0, m.best)
+		s.assign(fb, ev, &v, at)
+		s.d.CurSrc = src
+		return
+	case m.follow != nil && m.best == nil:
+		if ev := s.recent(); ev != nil {
+			s.assign(fb, ev, &v, at)
+			return
+		}
+		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
+		s.setHeadline(ev, t, l.Seq, m.follow.Priority, m.follow)
+		s.assign(fb, ev, &v, at)
+		s.tryMerge(fb, ev)
+		s.d.CurSrc = src
+		return
+	case m.best != nil:
+		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
+		if m.best.ID == "cpp.terminate" {
+			ev.St = stCpp
+		}
+		s.setHeadline(ev, t, l.Seq, m.best.Priority, m.best)
+		s.assign(fb, ev, &v, at)
+		s.tryMerge(fb, ev)
+		s.d.CurSrc = src
+		return
+	}
+
+	switch {
+	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
+		v.Kind = KindWarning
+	case isProgress(body):
+		v.Kind = KindProgress
+	}
+}
+
+// source attributes a line to a process or rank. Untagged lines continue the
+// source of the line just before when that source has an event open.
+func (s *State) source(p *Prefix) string {
+	if p.Source != "" {
+		return p.Source
+	}
+	if s.d.CurSrc != "" && s.d.Prev.Src == s.d.CurSrc && s.active(s.d.CurSrc) != nil {
+		return s.d.CurSrc
+	}
+	return ""
+}
+
+// lineMatch is what the signatures say about one line.
+type lineMatch struct {
+	builtin   [numBuiltins]bool
+	best      *Signature // the highest-priority alarm signature
+	follow    *Signature
+	config    *Signature
+	configLit string
+	ready     *Signature
+	phases    []*Signature
+	retry     bool
+	shutdown  bool
+}
+
+func (s *State) match(p *Prefix) lineMatch {
+	var m lineMatch
+	s.rs.scan(p.full, &s.h)
+	m.builtin = s.h.builtin
+	if len(s.h.sigs) == 0 {
+		return m
+	}
+	if s.d.Server == "" {
+		for _, si := range s.h.sigs {
+			if g := s.rs.sigs[si]; g.Role == RoleDetect && g.confirm(p, "") {
+				s.d.Server = g.Family
+				break
+			}
+		}
+	}
+	for _, si := range s.h.sigs {
+		g := s.rs.sigs[si]
+		if g.Role == RoleDetect || !g.confirm(p, s.d.Server) {
+			continue
+		}
+		switch g.Role {
+		case RoleAlarm:
+			if m.best == nil || g.Priority > m.best.Priority {
+				m.best = g
+			}
+		case RoleFollow:
+			m.follow = g
+		case RoleConfig:
+			if m.config == nil {
+				for _, lit := range g.Any {
+					if strings.Contains(strings.ToLower(p.Body), strings.ToLower(lit)) {
+						m.config, m.configLit = g, lit
+						break
+					}
+				}
+			}
+		case RoleReady:
+			m.ready = g
+		case RolePhase:
+			m.phases = append(m.phases, g)
+		case RoleRetry:
+			m.retry = true
+		case RoleShutdown:
+			m.shutdown = true
+		}
+	}
+	return m
+}
+
+// benign reports whether a traceback starting now is logged as a warning:
+// its own level says so, the line before it on the same source was a
+// warning, or the operator is shutting the server down.
+func (s *State) benign(p *Prefix, src string) bool {
+	if s.d.Shutdown != 0 {
+		return true
+	}
+	switch p.Level {
+	case "WARNING", "INFO", "DEBUG":
+		return true
+	}
+	pr := s.d.Prev
+	return pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Level == "WARNING"
+}
+
+// startTraceback opens a Python traceback event at a "Traceback (most recent
+// call last):" line. When the line just before it on the same source was an
+// ERROR line (logger.exception), the event starts there.
+func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+	pr := s.d.Prev
+	intro := pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Kind != KindConfig &&
+		(pr.Level == "ERROR" || pr.Level == "CRITICAL" || pr.Level == "FATAL")
+	silent := s.benign(p, src)
+	var ev *event
+	if intro && !silent {
+		pat := pr.Time
+		if pat.IsZero() {
+			pat = at
+		}
+		ev = s.newEvent(fb, src, pr.Seq, pat, false)
+		s.setHeadline(ev, pr.Body, pr.Seq, 1, nil)
+		kind := KindError
+		fb.revise(LineVerdict{Seq: pr.Seq, Kind: kind, Level: pr.Level, Rank: pr.Rank, Time: pr.Time, Alarm: ev.A.ID})
+		ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
+	} else {
+		ev = s.newEvent(fb, src, seq, at, silent)
+	}
+	prio := 0
+	if m.best != nil {
+		prio = m.best.Priority
+	}
+	s.setHeadline(ev, t, seq, prio, m.best)
+	ev.St = stFrames
+	return ev
+}
+
+// recent is the latest live event that ended within followWindow lines.
+func (s *State) recent() *event {
+	for i := len(s.d.Events) - 1; i >= 0; i-- {
+		ev := s.d.Events[i]
+		if ev.LastN >= s.d.N-followWindow && !ev.Silent {
+			return ev
+		}
+	}
+	return nil
+}
+
+// active is the latest unfinished event on src.
+func (s *State) active(src string) *event {
+	for i := len(s.d.Events) - 1; i >= 0; i-- {
+		if ev := s.d.Events[i]; ev.Src == src && ev.St != stClosed {
+			return ev
+		}
+	}
+	return nil
+}
+
+func isProgress(body string) bool {
+	return strings.IndexByte(body, '\r') >= 0 || strings.Contains(body, "it/s]") || strings.Contains(body, "s/it]") || strings.Contains(body, "%|")
 }

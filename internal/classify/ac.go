@@ -1,0 +1,107 @@
+package classify
+
+// matcher is an Aho-Corasick automaton over ASCII-case-folded bytes. It is
+// the literal prefilter: one pass over a line finds every literal of every
+// signature, so regular expressions run only on the few lines that contain
+// one of their literals.
+type matcher struct {
+	class  [256]uint8 // byte -> equivalence class; 0 = no literal uses it
+	nclass int
+	delta  []int32 // state*nclass + class -> next state
+	out    [][]int32
+	npat   int
+}
+
+// newMatcher builds the automaton for pats (matched case-insensitively).
+func newMatcher(pats []string) *matcher {
+	m := &matcher{npat: len(pats)}
+	next := uint8(1)
+	for _, p := range pats {
+		for i := 0; i < len(p); i++ {
+			c := lower(p[i])
+			if m.class[c] == 0 {
+				m.class[c] = next
+				next++
+			}
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		m.class[c] = m.class[c+'a'-'A']
+	}
+	m.nclass = int(next)
+
+	// Build the trie.
+	type node struct {
+		next map[uint8]int32
+		fail int32
+		out  []int32
+	}
+	nodes := []node{{next: map[uint8]int32{}}}
+	for id, p := range pats {
+		cur := int32(0)
+		for i := 0; i < len(p); i++ {
+			c := m.class[lower(p[i])]
+			nx, ok := nodes[cur].next[c]
+			if !ok {
+				nx = int32(len(nodes))
+				nodes = append(nodes, node{next: map[uint8]int32{}})
+				nodes[cur].next[c] = nx
+			}
+			cur = nx
+		}
+		nodes[cur].out = append(nodes[cur].out, int32(id))
+	}
+
+	// Breadth-first failure links and the full transition table.
+	m.delta = make([]int32, len(nodes)*m.nclass)
+	queue := []int32{}
+	for c := 1; c < m.nclass; c++ {
+		if nx, ok := nodes[0].next[uint8(c)]; ok {
+			m.delta[c] = nx
+			queue = append(queue, nx)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		f := nodes[s].fail
+		nodes[s].out = append(nodes[s].out, nodes[f].out...)
+		for c := 1; c < m.nclass; c++ {
+			if nx, ok := nodes[s].next[uint8(c)]; ok {
+				nodes[nx].fail = m.delta[int(f)*m.nclass+c]
+				m.delta[int(s)*m.nclass+c] = nx
+				queue = append(queue, nx)
+			} else {
+				m.delta[int(s)*m.nclass+c] = m.delta[int(f)*m.nclass+c]
+			}
+		}
+	}
+	m.out = make([][]int32, len(nodes))
+	for i := range nodes {
+		m.out[i] = nodes[i].out
+	}
+	return m
+}
+
+// scan calls hit for every pattern found in s (possibly more than once).
+func (m *matcher) scan(s string, hit func(pat int32)) {
+	var st int32
+	delta, class, n := m.delta, &m.class, m.nclass
+	for i := 0; i < len(s); i++ {
+		st = delta[int(st)*n+int(class[s[i]])]
+		if st != 0 {
+			if o := m.out[st]; len(o) > 0 {
+				for _, p := range o {
+					hit(p)
+				}
+			}
+		}
+	}
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -1,0 +1,292 @@
+package classify
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+//go:embed packs/*.json
+var packFS embed.FS
+
+// Pack is one rule pack: the signatures of one server family or layer
+// (python, pytorch, nccl, signals, sglang, vllm, tgi, trtllm, ollama).
+type Pack struct {
+	Family     string      `json:"family"`
+	About      string      `json:"about,omitempty"`
+	Signatures []Signature `json:"signatures"`
+}
+
+// Signature roles.
+const (
+	RoleAlarm    = "alarm"    // starts an error event, or joins the one open on that source
+	RoleFollow   = "follow"   // joins an event that ended just before; an event of its own otherwise
+	RoleRetry    = "retry"    // the line after a traceback says it is retried: withdraw the event
+	RoleShutdown = "shutdown" // an operator's deliberate stop: later errors are teardown, not alarms
+	RoleReady    = "ready"    // the server accepts requests
+	RolePhase    = "phase"    // a startup phase begins, advances or ends
+	RoleConfig   = "config"   // a configuration dump; parsed, never alarmed on
+	RoleDetect   = "detect"   // the line proves the server family
+)
+
+// Signature is one pattern of a rule pack. A line matches when it contains
+// one of the Any literals (ASCII case-insensitive), its body matches Regex
+// (when set) and not Unless (when set), its level is allowed and the launch's
+// server family is allowed.
+type Signature struct {
+	ID       string    `json:"id"`
+	About    string    `json:"about,omitempty"`
+	Role     string    `json:"role"`
+	Kind     AlarmKind `json:"kind,omitempty"`
+	Fatal    *bool     `json:"fatal,omitempty"`    // alarm and follow roles; default true
+	Priority int       `json:"priority,omitempty"` // headline priority: 0 consequence, 1 intro line, 2 exception line, 3 root cause
+	Any      []string  `json:"any"`
+	Regex    string    `json:"regex,omitempty"`
+	Unless   string    `json:"unless,omitempty"`
+	// Levels restricts the line's level ("" = no level). Alarm and follow
+	// signatures default to "", ERROR, CRITICAL and FATAL.
+	Levels     []string `json:"levels,omitempty"`
+	Servers    []string `json:"servers,omitempty"`     // only for these families
+	NotServers []string `json:"not_servers,omitempty"` // never for these families
+	Family     string   `json:"family,omitempty"`      // detect/ready: the family the line proves
+	Phase      string   `json:"phase,omitempty"`
+	Action     string   `json:"action,omitempty"` // begin, end, progress
+	Tests      []string `json:"tests"`
+	NotTests   []string `json:"not_tests,omitempty"`
+
+	re     *regexp.Regexp
+	unless *regexp.Regexp
+	pack   string
+}
+
+// IsFatal reports whether an event started by the signature brings the server down.
+func (g *Signature) IsFatal() bool { return g.Fatal == nil || *g.Fatal }
+
+var defaultAlarmLevels = []string{"", "ERROR", "CRITICAL", "FATAL"}
+
+// builtin literals the event grammar needs besides the signatures.
+const (
+	litTraceback = iota
+	litChained
+	litCause
+	litLoggingError
+	litWhat
+	litFrame
+	litRaisedFrom
+	numBuiltins
+)
+
+var builtinLiterals = [numBuiltins]string{
+	litTraceback:    "Traceback (most recent call last)",
+	litChained:      "During handling of the above exception",
+	litCause:        "The above exception was the direct cause",
+	litLoggingError: "--- Logging error ---",
+	litWhat:         "what():",
+	litFrame:        "frame #",
+	litRaisedFrom:   "Exception raised from",
+}
+
+// ruleSet is the compiled form of all packs.
+type ruleSet struct {
+	sigs    []*Signature
+	m       *matcher
+	patSigs [][]int32 // literal -> signatures using it; builtins have none
+}
+
+var (
+	defaultOnce sync.Once
+	defaultRS   *ruleSet
+	defaultErr  error
+)
+
+// Packs returns the embedded rule packs.
+func Packs() ([]Pack, error) {
+	names, err := fs.Glob(packFS, "packs/*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []Pack
+	for _, n := range names {
+		b, err := packFS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		var p Pack
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("classify: pack %s: %w", n, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func defaultRules() *ruleSet {
+	defaultOnce.Do(func() {
+		packs, err := Packs()
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		defaultRS, defaultErr = compilePacks(packs)
+	})
+	if defaultErr != nil {
+		// The packs are embedded and checked by tests; a broken pack is a build bug.
+		panic(defaultErr)
+	}
+	return defaultRS
+}
+
+var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect}
+
+func compilePacks(packs []Pack) (*ruleSet, error) {
+	rs := &ruleSet{}
+	lits := append([]string(nil), builtinLiterals[:]...)
+	litIdx := map[string]int32{}
+	for i, l := range lits {
+		litIdx[strings.ToLower(l)] = int32(i)
+	}
+	rs.patSigs = make([][]int32, len(lits))
+	seen := map[string]bool{}
+	for pi := range packs {
+		for si := range packs[pi].Signatures {
+			g := &packs[pi].Signatures[si]
+			g.pack = packs[pi].Family
+			if g.ID == "" || seen[g.ID] {
+				return nil, fmt.Errorf("classify: pack %s: missing or duplicate signature id %q", g.pack, g.ID)
+			}
+			seen[g.ID] = true
+			if !slices.Contains(validRoles, g.Role) {
+				return nil, fmt.Errorf("classify: signature %s: unknown role %q", g.ID, g.Role)
+			}
+			if len(g.Any) == 0 {
+				return nil, fmt.Errorf("classify: signature %s: needs at least one literal in any", g.ID)
+			}
+			if len(g.Tests) == 0 {
+				return nil, fmt.Errorf("classify: signature %s: needs at least one test line", g.ID)
+			}
+			if (g.Role == RoleAlarm || g.Role == RoleFollow) && g.Kind == "" {
+				return nil, fmt.Errorf("classify: signature %s: alarm needs a kind", g.ID)
+			}
+			if g.Role == RolePhase && (g.Phase == "" || (g.Action != "begin" && g.Action != "end" && g.Action != "progress")) {
+				return nil, fmt.Errorf("classify: signature %s: phase needs phase and action begin|end|progress", g.ID)
+			}
+			if (g.Role == RoleAlarm || g.Role == RoleFollow) && g.Levels == nil {
+				g.Levels = defaultAlarmLevels
+			}
+			var err error
+			if g.Regex != "" {
+				if g.re, err = regexp.Compile(g.Regex); err != nil {
+					return nil, fmt.Errorf("classify: signature %s: %w", g.ID, err)
+				}
+			}
+			if g.Unless != "" {
+				if g.unless, err = regexp.Compile(g.Unless); err != nil {
+					return nil, fmt.Errorf("classify: signature %s: %w", g.ID, err)
+				}
+			}
+			idx := int32(len(rs.sigs))
+			rs.sigs = append(rs.sigs, g)
+			for _, l := range g.Any {
+				key := strings.ToLower(l)
+				li, ok := litIdx[key]
+				if !ok {
+					li = int32(len(lits))
+					lits = append(lits, l)
+					litIdx[key] = li
+					rs.patSigs = append(rs.patSigs, nil)
+				}
+				if !slices.Contains(rs.patSigs[li], idx) {
+					rs.patSigs[li] = append(rs.patSigs[li], idx)
+				}
+			}
+		}
+	}
+	rs.m = newMatcher(lits)
+	return rs, nil
+}
+
+// hits is what one scan of a line found.
+type hits struct {
+	builtin [numBuiltins]bool
+	sigs    []int32 // candidate signatures (literal found), ascending
+}
+
+// scan finds the literals in text and lists the candidate signatures.
+func (rs *ruleSet) scan(text string, h *hits) {
+	h.builtin = [numBuiltins]bool{}
+	h.sigs = h.sigs[:0]
+	rs.m.scan(text, func(p int32) {
+		if p < numBuiltins {
+			h.builtin[p] = true
+			return
+		}
+		for _, si := range rs.patSigs[p] {
+			if !slices.Contains(h.sigs, si) {
+				h.sigs = append(h.sigs, si)
+			}
+		}
+	})
+	if len(h.sigs) > 1 {
+		slices.Sort(h.sigs)
+	}
+}
+
+// confirm checks the non-literal conditions of a candidate signature.
+func (g *Signature) confirm(p *Prefix, server string) bool {
+	if g.Levels != nil && !slices.Contains(g.Levels, p.Level) {
+		return false
+	}
+	if len(g.Servers) > 0 && !slices.Contains(g.Servers, server) {
+		return false
+	}
+	if len(g.NotServers) > 0 && slices.Contains(g.NotServers, server) {
+		return false
+	}
+	body := p.Body
+	if len(body) > maxRegexInput {
+		body = body[:maxRegexInput]
+	}
+	if g.re != nil && !g.re.MatchString(body) {
+		return false
+	}
+	if g.unless != nil && g.unless.MatchString(body) {
+		return false
+	}
+	return true
+}
+
+// maxRegexInput bounds the bytes of a line a signature regexp looks at.
+const maxRegexInput = 8 << 10
+
+// MatchSignature reports the IDs of the signatures that match one line, as
+// the classifier would see it for a launch of the given server family. It is
+// meant for tests and for explaining a verdict.
+func MatchSignature(line, server string) []string {
+	rs := defaultRules()
+	p := ParsePrefix(line, 0)
+	var h hits
+	rs.scan(stripForScan(line), &h)
+	var ids []string
+	for _, si := range h.sigs {
+		if g := rs.sigs[si]; g.confirm(&p, server) {
+			ids = append(ids, g.ID)
+		}
+	}
+	return ids
+}
+
+func stripForScan(s string) string {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return stripANSI(s)
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package classify
+
+import (
+	"regexp"
+	"slices"
+	"time"
+)
+
+var reProgress = regexp.MustCompile(`(\d+)/(\d+) \[`)
+
+// phase applies one phase signature to the launch's phases. Phases of
+// several ranks overlap: a begin while the phase runs is ignored and an end
+// after it ended moves its end to the last rank's line.
+func (s *State) phase(fb *feedBuf, g *Signature, body string, seq int64, at time.Time) {
+	cur := s.latestPhase(g.Phase)
+	switch g.Action {
+	case "begin":
+		if cur != nil && cur.EndSeq == 0 {
+			return
+		}
+		s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
+	case "end":
+		switch {
+		case cur == nil:
+			s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at, EndSeq: seq, End: at})
+		default:
+			cur.EndSeq, cur.End = seq, at
+			if cur.Total > 0 && cur.Done < cur.Total {
+				cur.Done = cur.Total
+			}
+			fb.phase(*cur)
+		}
+	case "progress":
+		done, total, ok := progressOf(body)
+		if cur == nil || cur.EndSeq != 0 {
+			if !ok || done >= total && cur != nil {
+				return
+			}
+			s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
+			cur = s.latestPhase(g.Phase)
+		}
+		if ok && (done != cur.Done || total != cur.Total) {
+			cur.Done, cur.Total = done, total
+			fb.phase(*cur)
+		}
+	}
+}
+
+// progressOf reads the last "12/64 [" counter of a tqdm line.
+func progressOf(body string) (done, total int, ok bool) {
+	tail := body
+	if len(tail) > 4096 {
+		tail = tail[len(tail)-4096:]
+	}
+	ms := reProgress.FindAllStringSubmatch(tail, -1)
+	if len(ms) == 0 {
+		return 0, 0, false
+	}
+	last := ms[len(ms)-1]
+	done, total = atoiSafe(last[1]), atoiSafe(last[2])
+	if total <= 0 || done > total {
+		return 0, 0, false
+	}
+	return done, total, true
+}
+
+func atoiSafe(s string) int {
+	n := 0
+	for i := 0; i < len(s) && i < 9; i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+func (s *State) latestPhase(name string) *Phase {
+	for i := len(s.d.Phases) - 1; i >= 0; i-- {
+		if s.d.Phases[i].Name == name {
+			return &s.d.Phases[i]
+		}
+	}
+	return nil
+}
+
+func (s *State) addPhase(fb *feedBuf, ph Phase) {
+	if len(s.d.Phases) >= maxPhaseInsts {
+		s.d.Phases = slices.Delete(s.d.Phases, 0, 1)
+	}
+	s.d.Phases = append(s.d.Phases, ph)
+	fb.phase(ph)
+}
+
+// endPhases ends every running phase (readiness ends startup).
+func (s *State) endPhases(fb *feedBuf, seq int64, at time.Time) {
+	for i := range s.d.Phases {
+		if ph := &s.d.Phases[i]; ph.EndSeq == 0 {
+			ph.EndSeq, ph.End = seq, at
+			fb.phase(*ph)
+		}
+	}
+}

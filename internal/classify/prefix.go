@@ -1,0 +1,459 @@
+package classify
+
+import (
+	"strings"
+	"time"
+)
+
+// Prefix is what ParsePrefix found at the start of a line: the producer's
+// timestamp, level and rank tags, and the message body behind them.
+type Prefix struct {
+	Time  time.Time // zero if the line carries no complete timestamp
+	Level string    // INFO, WARNING, ERROR, CRITICAL, FATAL, DEBUG; "" if none
+	Rank  string    // TP1, DP0 TP0 EP0, rank0 ...; "" if none
+	// Source identifies the process or rank that wrote the line, from tags
+	// such as "(EngineCore_DP0 pid=123)", "[... TP3]" or "[rank0]:"; "" if
+	// the line carries none.
+	Source string
+	// Tagged is true when any prefix (timestamp, level or tag) was found.
+	Tagged bool
+	// Body is the message after the prefixes, without ANSI colour codes and
+	// trailing carriage returns; its leading indentation is kept.
+	Body string
+
+	full string // the line without ANSI codes and trailing carriage returns
+}
+
+// ParsePrefix splits a log line into its prefixes and body. It understands the
+// prefixes of SGLang, vLLM, uvicorn, TGI, TensorRT-LLM, glog/absl, Python
+// logging and logfmt (Ollama). year supplies the year for timestamps that
+// lack one (vLLM's "08-03 21:02:48"); with year 0 such timestamps are left zero.
+func ParsePrefix(text string, year int) Prefix {
+	var p Prefix
+	if strings.IndexByte(text, 0x1b) >= 0 {
+		text = stripANSI(text)
+	}
+	for len(text) > 0 && text[len(text)-1] == '\r' {
+		text = text[:len(text)-1]
+	}
+	p.full = text
+	for range 6 {
+		rest, ok := p.eat(text, year)
+		if !ok {
+			break
+		}
+		p.Tagged = true
+		text = rest
+	}
+	p.Body = text
+	return p
+}
+
+// eat consumes one prefix from the start of s.
+func (p *Prefix) eat(s string, year int) (string, bool) {
+	if len(s) < 3 {
+		return s, false
+	}
+	switch c := s[0]; {
+	case c == '(':
+		return p.eatProcTag(s)
+	case c == '[':
+		if rest, ok := p.eatBracketTime(s); ok {
+			return rest, true
+		}
+		if rest, ok := p.eatRankTag(s); ok {
+			return rest, true
+		}
+		if rest, ok := p.eatBracketLevel(s); ok {
+			return rest, true
+		}
+		if len(s) > 1 && isGlogLevel(s[1]) {
+			if rest, ok := p.eatGlog(s[1:], year, ']'); ok {
+				return rest, true
+			}
+		}
+		return s, false
+	case isDigit(c):
+		return p.eatDated(s)
+	case c == 't' && strings.HasPrefix(s, "time="):
+		return p.eatLogfmt(s)
+	case c >= 'A' && c <= 'Z':
+		if rest, ok := p.eatLevelWord(s, year); ok {
+			return rest, true
+		}
+		if isGlogLevel(c) {
+			return p.eatGlog(s, year, 0)
+		}
+	}
+	return s, false
+}
+
+// eatProcTag reads vLLM's "(EngineCore_DP0 pid=123) " process tag.
+func (p *Prefix) eatProcTag(s string) (string, bool) {
+	end := strings.IndexByte(s, ')')
+	if end < 0 || end > 80 {
+		return s, false
+	}
+	tag := s[1:end]
+	sp := strings.Index(tag, " pid=")
+	if sp <= 0 || !allDigits(tag[sp+5:]) {
+		return s, false
+	}
+	name := tag[:sp]
+	p.Source = tag
+	if r := rankSuffix(name); r != "" {
+		p.Rank = r
+	}
+	return skipOneSpace(s[end+1:]), true
+}
+
+// rankSuffix returns "TP0" from names such as "Worker_TP0" or "EngineCore_DP0".
+func rankSuffix(name string) string {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return ""
+	}
+	r := name[i+1:]
+	if len(r) >= 3 && isRankWord(r) {
+		return r
+	}
+	return ""
+}
+
+func isRankWord(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	switch w[:2] {
+	case "TP", "DP", "PP", "EP", "CP", "SP":
+		return allDigits(w[2:])
+	}
+	return false
+}
+
+// eatBracketTime reads SGLang's "[2026-01-12 05:01:25 DP7 TP7 EP7] " and
+// similar bracketed timestamps.
+func (p *Prefix) eatBracketTime(s string) (string, bool) {
+	if len(s) < 21 || !isDigit(s[1]) {
+		return s, false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 || end > 80 {
+		return s, false
+	}
+	inner := s[1:end]
+	t, n := parseDateTime(inner)
+	if n == 0 {
+		return s, false
+	}
+	p.Time = t
+	if rest := strings.TrimSpace(inner[n:]); rest != "" {
+		words := strings.Fields(rest)
+		var ranks []string
+		for _, w := range words {
+			if isRankWord(w) {
+				ranks = append(ranks, w)
+			}
+		}
+		if len(ranks) > 0 {
+			p.Rank = strings.Join(ranks, " ")
+			p.Source = p.Rank
+		}
+	}
+	return skipOneSpace(s[end+1:]), true
+}
+
+// eatRankTag reads torch's "[rank0]:" tag.
+func (p *Prefix) eatRankTag(s string) (string, bool) {
+	if !strings.HasPrefix(s, "[rank") {
+		return s, false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 6 || end > 12 || !allDigits(s[5:end]) {
+		return s, false
+	}
+	p.Rank = s[1:end]
+	p.Source = p.Rank
+	rest := s[end+1:]
+	if strings.HasPrefix(rest, ":") {
+		rest = rest[1:]
+	}
+	return skipOneSpace(rest), true
+}
+
+// eatBracketLevel reads "[TensorRT-LLM][WARNING] ", "[WARNING] " and "[ERROR] ".
+func (p *Prefix) eatBracketLevel(s string) (string, bool) {
+	rest := s
+	if strings.HasPrefix(rest, "[TensorRT-LLM]") {
+		rest = rest[len("[TensorRT-LLM]"):]
+	}
+	if !strings.HasPrefix(rest, "[") {
+		return s, false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 2 || end > 10 {
+		return s, false
+	}
+	lv := normLevel(rest[1:end])
+	if lv == "" {
+		return s, false
+	}
+	p.Level = lv
+	return skipOneSpace(rest[end+1:]), true
+}
+
+// eatDated reads prefixes that start with a date: TGI's RFC 3339 time and
+// level, Python logging's "2026-04-05 16:52:19,388 - NAME - WARNING - ",
+// "2026-03-27 20:55:46.396 DEBUG " and TensorFlow's "2025-10-14 19:22:02.871009: E file:1] ".
+func (p *Prefix) eatDated(s string) (string, bool) {
+	t, n := parseDateTime(s)
+	if n == 0 {
+		return s, false
+	}
+	rest := s[n:]
+	switch {
+	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
+		// TensorFlow: "2025-10-14 19:22:02.871009: E external/...cc:467] msg"
+		lv := glogLevel(rest[2])
+		end := strings.Index(rest, "] ")
+		if end < 0 || end > 200 {
+			return s, false
+		}
+		p.Time, p.Level = t, lv
+		return rest[end+2:], true
+	case strings.HasPrefix(rest, " - "):
+		// Python logging: " - NAME - LEVEL - msg"
+		parts := strings.SplitN(rest[3:], " - ", 3)
+		if len(parts) == 3 {
+			if lv := normLevel(parts[1]); lv != "" {
+				p.Time, p.Level = t, lv
+				return parts[2], true
+			}
+		}
+		if len(parts) >= 2 {
+			if lv := normLevel(parts[0]); lv != "" {
+				p.Time, p.Level = t, lv
+				return strings.Join(parts[1:], " - "), true
+			}
+		}
+		p.Time = t
+		return rest[3:], true
+	}
+	trimmed := strings.TrimLeft(rest, " ")
+	if sp := strings.IndexByte(trimmed, ' '); sp > 0 && sp <= 8 {
+		if lv := normLevel(trimmed[:sp]); lv != "" {
+			p.Time, p.Level = t, lv
+			return trimmed[sp+1:], true
+		}
+	}
+	if len(rest) < len(s) && (rest == "" || rest[0] == ' ') {
+		p.Time = t
+		return skipOneSpace(rest), true
+	}
+	return s, false
+}
+
+// eatLogfmt reads Ollama's `time=... level=INFO source=... msg="..."`.
+func (p *Prefix) eatLogfmt(s string) (string, bool) {
+	i := strings.Index(s, " level=")
+	if i < 0 || i > 60 {
+		return s, false
+	}
+	if t, n := parseDateTime(s[5:]); n > 0 {
+		p.Time = t
+	}
+	lvEnd := strings.IndexByte(s[i+7:], ' ')
+	lv := s[i+7:]
+	if lvEnd >= 0 {
+		lv = lv[:lvEnd]
+	}
+	p.Level = normLevel(lv)
+	p.Tagged = true
+	// The message stays in the body: logfmt keeps it inside msg="...".
+	return s, false
+}
+
+// eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
+// uvicorn's "INFO:     ".
+func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
+	end := 0
+	for end < len(s) && end < 9 && s[end] >= 'A' && s[end] <= 'Z' {
+		end++
+	}
+	if end < 4 || end >= len(s) {
+		return s, false
+	}
+	lv := normLevel(s[:end])
+	if lv == "" {
+		return s, false
+	}
+	rest := s[end:]
+	if rest[0] == ':' {
+		// uvicorn: "INFO:     msg"
+		p.Level = lv
+		return strings.TrimLeft(rest[1:], " "), true
+	}
+	if rest[0] != ' ' {
+		return s, false
+	}
+	rest = rest[1:]
+	// vLLM: "MM-DD HH:MM:SS [file.py:123] "
+	if len(rest) >= 15 && isDigit(rest[0]) && rest[2] == '-' && rest[5] == ' ' && rest[8] == ':' {
+		mo, d := atoi2(rest[0:2]), atoi2(rest[3:5])
+		h, mi, se := atoi2(rest[6:8]), atoi2(rest[9:11]), atoi2(rest[12:14])
+		if year > 0 && mo >= 1 && mo <= 12 {
+			p.Time = time.Date(year, time.Month(mo), d, h, mi, se, 0, time.UTC)
+		}
+		rest = rest[14:]
+		rest = skipOneSpace(rest)
+		if strings.HasPrefix(rest, "[") {
+			if e := strings.Index(rest, "] "); e > 0 && e < 80 {
+				rest = rest[e+2:]
+			} else if e := strings.IndexByte(rest, ']'); e > 0 && e == len(rest)-1 {
+				rest = ""
+			}
+		}
+		p.Level = lv
+		return rest, true
+	}
+	return s, false
+}
+
+// eatGlog reads glog/absl prefixes: "E0000 00:00:1760469722.892123    4394 cuda_dnn.cc:8579] "
+// and "W0803 21:48:43.773000 6890 torch/_inductor/utils.py:1731] ". When
+// closer is ']' the prefix started with '[' (torch's "[W803 21:49:24.248 file.cpp:1575] ").
+func (p *Prefix) eatGlog(s string, year int, closer byte) (string, bool) {
+	if len(s) < 10 || !isGlogLevel(s[0]) || !isDigit(s[1]) {
+		return s, false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 || end > 160 {
+		return s, false
+	}
+	// Require "HH:MM:SS" inside.
+	head := s[:end]
+	if strings.IndexByte(head, ':') < 0 || strings.IndexByte(head, ' ') < 0 {
+		return s, false
+	}
+	p.Level = glogLevel(s[0])
+	return skipOneSpace(s[end+1:]), true
+}
+
+func isGlogLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+func glogLevel(c byte) string {
+	switch c {
+	case 'I':
+		return "INFO"
+	case 'W':
+		return "WARNING"
+	case 'E':
+		return "ERROR"
+	case 'F':
+		return "FATAL"
+	}
+	return ""
+}
+
+// normLevel maps a level word to its canonical name, "" if it is not one.
+func normLevel(w string) string {
+	switch strings.ToUpper(strings.TrimSpace(w)) {
+	case "INFO":
+		return "INFO"
+	case "WARNING", "WARN":
+		return "WARNING"
+	case "ERROR", "ERR":
+		return "ERROR"
+	case "CRITICAL":
+		return "CRITICAL"
+	case "FATAL":
+		return "FATAL"
+	case "DEBUG", "TRACE", "VERBOSE":
+		return "DEBUG"
+	}
+	return ""
+}
+
+// parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" with optional fraction
+// (. or ,) and optional Z, and returns the time and the bytes consumed.
+func parseDateTime(s string) (time.Time, int) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, 0
+	}
+	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if !isDigit(s[i]) {
+			return time.Time{}, 0
+		}
+	}
+	y := atoi2(s[0:2])*100 + atoi2(s[2:4])
+	mo, d := atoi2(s[5:7]), atoi2(s[8:10])
+	h, mi, se := atoi2(s[11:13]), atoi2(s[14:16]), atoi2(s[17:19])
+	n := 19
+	ns := 0
+	if n < len(s) && (s[n] == '.' || s[n] == ',') {
+		j := n + 1
+		scale := 100000000
+		for j < len(s) && isDigit(s[j]) {
+			if scale > 0 {
+				ns += int(s[j]-'0') * scale
+				scale /= 10
+			}
+			j++
+		}
+		if j > n+1 {
+			n = j
+		}
+	}
+	if n < len(s) && s[n] == 'Z' {
+		n++
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > 31 {
+		return time.Time{}, 0
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC), n
+}
+
+func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func skipOneSpace(s string) string {
+	if strings.HasPrefix(s, " ") {
+		return s[1:]
+	}
+	return s
+}
+
+// stripANSI removes ANSI CSI escape sequences such as "\x1b[1;36m".
+func stripANSI(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != 0x1b {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+	}
+	return b.String()
+}
