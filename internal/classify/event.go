@@ -37,7 +37,9 @@ type event struct {
 	Untracked bool        `json:"untracked,omitempty"`
 	Ranges    []lineRange `json:"ranges,omitempty"`
 	Srcs      []string    `json:"srcs,omitempty"`
-	Fixed     bool        `json:"fixed,omitempty"` // Fatal was set by a signature
+	Fixed     bool        `json:"fixed,omitempty"`     // Fatal was set by a signature
+	Signalled bool        `json:"signalled,omitempty"` // a signal or process death is part of the event
+	Alive     int         `json:"alive,omitempty"`     // requests served after the event
 }
 
 // lineRange is a run of consecutively fed lines of an event with the same
@@ -314,6 +316,9 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 		changed = true
 	}
 	if g != nil {
+		if g.Kind == AlarmSignal {
+			ev.Signalled = true
+		}
 		if g.Priority >= ev.KindPrio {
 			ev.A.Kind, ev.KindPrio = g.Kind, g.Priority
 			changed = true

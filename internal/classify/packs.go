@@ -33,6 +33,7 @@ const (
 	RolePhase    = "phase"    // a startup phase begins, advances or ends
 	RoleConfig   = "config"   // a configuration dump; parsed, never alarmed on
 	RoleDetect   = "detect"   // the line proves the server family
+	RoleServing  = "serving"  // the server answered a request: an error before it was survived
 )
 
 // Signature is one pattern of a rule pack. A line matches when it contains
@@ -145,7 +146,7 @@ func defaultRules() *ruleSet {
 	return defaultRS
 }
 
-var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect}
+var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -194,6 +194,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 		}
 	}
 
+	if m.serving {
+		s.survived(fb)
+	}
 	if m.shutdown && s.d.Shutdown == 0 {
 		s.d.Shutdown = l.Seq
 	}
@@ -239,6 +242,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		return
 	case m.follow != nil && m.best == nil:
 		if ev := s.recent(); ev != nil {
+			ev.Signalled = true
 			s.assign(fb, ev, &v, at)
 			return
 		}
@@ -268,6 +272,27 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 }
 
+// survived counts a served request against the fatal alarms raised while
+// serving: a traceback after readiness that the server answers requests
+// after (twice) was a request-level error, not the server's death. Events
+// with a signal, CUDA, NCCL or OOM cause are never downgraded.
+func (s *State) survived(fb *feedBuf) {
+	if s.d.Ready == nil {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if !ev.live() || !ev.A.Fatal || ev.Signalled || ev.St == stFrames || ev.A.FirstSeq <= s.d.Ready.Seq ||
+			(ev.A.Kind != AlarmTraceback && ev.A.Kind != AlarmOther && ev.A.Kind != AlarmAssert) {
+			continue
+		}
+		ev.Alive++
+		if ev.Alive >= 2 {
+			s.setFatal(ev, false)
+			fb.touch(ev)
+		}
+	}
+}
+
 // source attributes a line to a process or rank. Untagged lines continue the
 // source of the line just before when that source has an event open.
 func (s *State) source(p *Prefix) string {
@@ -291,6 +316,7 @@ type lineMatch struct {
 	phases    []*Signature
 	retry     bool
 	shutdown  bool
+	serving   bool
 }
 
 func (s *State) match(p *Prefix) lineMatch {
@@ -337,6 +363,8 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.retry = true
 		case RoleShutdown:
 			m.shutdown = true
+		case RoleServing:
+			m.serving = true
 		}
 	}
 	return m
