@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test lint bench build postgres clean
+.PHONY: run test lint bench build postgres chromium generate clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -14,7 +14,7 @@ run: postgres build
 	./bin/web $(ARGS)
 
 ## test: every test, against real PostgreSQL (a throwaway cluster unless TEST_DATABASE_URL is set)
-test: postgres
+test: postgres chromium
 	$(GO) test -count=1 -timeout 20m ./...
 
 ## lint: gofmt, go vet and staticcheck must be clean
@@ -30,6 +30,14 @@ bench: postgres
 
 postgres:
 	@./scripts/ensure-postgres.sh
+
+# chromium: the browser tests drive Debian's headless Chromium
+chromium:
+	@./scripts/ensure-chromium.sh
+
+## generate: regenerate the templ views (internal/views/*_templ.go, committed)
+generate:
+	$(GO) tool templ generate -path internal/views
 
 clean:
 	rm -rf bin

@@ -13,6 +13,7 @@ import (
 
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/store"
+	"launchwatch/internal/views"
 )
 
 // errorBody is the JSON shape of every API error.
@@ -54,14 +55,24 @@ func (h *handler) handleError(err error, c echo.Context) {
 	default:
 		h.log.Error("request failed", slog.String("error", err.Error()), requestGroup(c))
 	}
-	if c.Request().Method == http.MethodHead {
+	switch {
+	case c.Request().Method == http.MethodHead:
 		err = c.NoContent(status)
-	} else {
+	case wantsHTML(c):
+		err = render(c, status, views.ErrorPage(views.ErrorProps{Status: status, Title: http.StatusText(status), Message: msg}))
+	default:
 		err = c.JSON(status, errorBody{Error: msg})
 	}
 	if err != nil {
 		h.log.Debug("writing error response", slog.String("error", err.Error()))
 	}
+}
+
+// wantsHTML reports whether the request came from the review UI, whose
+// errors are pages; the API and the health checks answer JSON.
+func wantsHTML(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return !strings.HasPrefix(p, "/api/") && p != "/healthz" && p != "/readyz"
 }
 
 func requestGroup(c echo.Context) slog.Attr {

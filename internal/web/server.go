@@ -11,6 +11,7 @@ import (
 
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/store"
+	"launchwatch/static"
 )
 
 // Config holds the HTTP-level settings.
@@ -48,6 +49,9 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
+	e.StaticFS("/static", static.FS)
+	e.GET("/", h.launchesIndex)
+
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.linesIngest)
 	api.GET("/launches/:key/lines", h.linesList)

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LaunchFilter narrows the launches list. Empty fields do not filter.
+type LaunchFilter struct {
+	Status     string
+	Server     string
+	LabelName  string
+	LabelValue string // with LabelName: the label must have this value; alone: the label must exist
+	Search     string // part of the key or the name, case-insensitive
+	Limit      int
+	Offset     int
+}
+
+// LaunchListItem is a launch in the list, with the line times the list
+// shows: start and time to ready are taken from the lines themselves so a
+// replayed log shows its own times, not when it was uploaded.
+type LaunchListItem struct {
+	Launch
+	FirstLineTS *time.Time // the time of the first line
+	ReadyLineTS *time.Time // the time of the readiness line
+}
+
+// TimeToReady is how long the launch took from its first line to ready.
+func (l *LaunchListItem) TimeToReady() *time.Duration {
+	if l.FirstLineTS == nil || l.ReadyLineTS == nil {
+		return nil
+	}
+	d := l.ReadyLineTS.Sub(*l.FirstLineTS)
+	return &d
+}
+
+// launchQuery builds the WHERE clause of a launch listing, numbering
+// placeholders from the argument count so values never enter the SQL text.
+type launchQuery struct {
+	conds []string
+	args  []any
+}
+
+func (q *launchQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return "$" + strconv.Itoa(len(q.args))
+}
+
+func (q *launchQuery) where() string {
+	if len(q.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(q.conds, " AND ")
+}
+
+func newLaunchQuery(f LaunchFilter) *launchQuery {
+	q := &launchQuery{}
+	if f.Status != "" {
+		q.conds = append(q.conds, "l.status = "+q.arg(f.Status))
+	}
+	if f.Server != "" {
+		q.conds = append(q.conds, "l.server = "+q.arg(f.Server))
+	}
+	switch {
+	case f.LabelName != "" && f.LabelValue != "":
+		q.conds = append(q.conds, "l.labels @> jsonb_build_object("+q.arg(f.LabelName)+"::text, "+q.arg(f.LabelValue)+"::text)")
+	case f.LabelName != "":
+		q.conds = append(q.conds, "l.labels ? "+q.arg(f.LabelName))
+	}
+	if f.Search != "" {
+		p := q.arg("%" + likeEscaper.Replace(f.Search) + "%")
+		q.conds = append(q.conds, "(l.key ILIKE "+p+" OR l.name ILIKE "+p+")")
+	}
+	return q
+}
+
+// likeEscaper makes a search string match literally inside LIKE.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ListLaunches returns one page of launches matching f, newest first, and
+// how many match in all.
+func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListItem, int, error) {
+	q := newLaunchQuery(f)
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM launches l`+q.where(), q.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count launches: %w", err)
+	}
+	limit, offset := q.arg(f.Limit), q.arg(f.Offset)
+	// The line times are point lookups on the lines primary key, so the
+	// page costs two index probes per launch whatever the launch's size.
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+launchColumns+`,
+			(SELECT ts FROM lines x WHERE x.launch_id = l.id ORDER BY x.seq LIMIT 1),
+			(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq)
+		FROM launches l`+q.where()+`
+		ORDER BY l.created_at DESC, l.id DESC LIMIT `+limit+` OFFSET `+offset, q.args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list launches: %w", err)
+	}
+	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (LaunchListItem, error) {
+		var it LaunchListItem
+		l := &it.Launch
+		err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
+			&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
+			&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
+			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &it.FirstLineTS, &it.ReadyLineTS)
+		return it, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list launches: %w", err)
+	}
+	return items, total, nil
+}
+
+// LaunchServers returns the server kinds of all launches, for filters.
+func (s *Store) LaunchServers(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT server FROM launches WHERE server <> '' ORDER BY server`)
+	if err != nil {
+		return nil, fmt.Errorf("store: launch servers: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: launch servers: %w", err)
+	}
+	return out, nil
+}
+
+// HasLaunches reports whether any launch is stored.
+func (s *Store) HasLaunches(ctx context.Context) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM launches)`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("store: has launches: %w", err)
+	}
+	return ok, nil
+}

@@ -1,0 +1,39 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Duration formats d the way an engineer reads a launch: 33.8s, 4m12s, 2h05m.
+func Duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "—"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// Time formats t in UTC, to the second; an unknown time is a dash.
+func Time(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// percent is done/total as a CSS width.
+func percent(done, total int) string {
+	if total <= 0 {
+		return "0%"
+	}
+	return strconv.Itoa(min(100, done*100/total)) + "%"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/status"
+	"launchwatch/internal/store"
+	"launchwatch/internal/views"
+)
+
+const launchesPerPage = 50
+
+// allStatuses are the launch statuses, in the order the filter offers them.
+var allStatuses = []string{status.Starting, status.Loading, status.Ready, status.Alarm, status.Crashed,
+	status.Exited, status.Silent}
+
+// firstLogCurl is the command an empty installation suggests.
+const firstLogCurl = `curl --data-binary @x.log -H 'Content-Type: text/plain' 'http://127.0.0.1:8080/api/v1/launches/demo/lines?server=sglang'`
+
+// launchesIndex answers GET /: the launches, filtered and paged.
+func (h *handler) launchesIndex(c echo.Context) error {
+	f, err := parseLaunchesFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	sf := store.LaunchFilter{Status: f.Status, Server: f.Server, Search: f.Query,
+		Limit: launchesPerPage, Offset: (f.Page - 1) * launchesPerPage}
+	sf.LabelName, sf.LabelValue, _ = strings.Cut(f.Label, "=")
+	items, total, err := h.store.ListLaunches(ctx, sf)
+	if err != nil {
+		return err
+	}
+	p := views.LaunchesProps{Filter: f, Total: total, Statuses: allStatuses, CurlLine: firstLogCurl}
+	if total == 0 && !f.Active() {
+		p.Empty = true
+		return render(c, 200, views.Launches(p))
+	}
+	if p.Servers, err = h.store.LaunchServers(ctx); err != nil {
+		return err
+	}
+	for i := range items {
+		l := &items[i]
+		start := l.FirstLineTS
+		if start == nil {
+			start = &l.CreatedAt
+		}
+		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name, Status: l.Status, Server: l.Server,
+			Host: l.Host, Start: start, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
+			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal})
+	}
+	if f.Page > 1 {
+		p.PrevURL = launchesURL(f, f.Page-1)
+	}
+	if f.Page*launchesPerPage < total {
+		p.NextURL = launchesURL(f, f.Page+1)
+	}
+	return render(c, 200, views.Launches(p))
+}
+
+func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
+	f := views.LaunchesFilter{
+		Status: q.Get("status"), Server: strings.TrimSpace(q.Get("server")),
+		Label: strings.TrimSpace(q.Get("label")), Query: strings.TrimSpace(q.Get("q")),
+	}
+	if f.Status != "" && !slices.Contains(allStatuses, f.Status) {
+		return f, badParam("status %q is not one of %s", f.Status, strings.Join(allStatuses, ", "))
+	}
+	if f.Server != "" && !serverPattern.MatchString(f.Server) {
+		return f, badParam("server %q is not valid", f.Server)
+	}
+	if name, _, _ := strings.Cut(f.Label, "="); f.Label != "" && !labelKeyPattern.MatchString(name) {
+		return f, badParam("label %q is not valid: use name or name=value", f.Label)
+	}
+	if len(f.Query) > 200 || !utf8.ValidString(f.Query) {
+		return f, badParam("search must be at most 200 bytes of text")
+	}
+	page, err := intParam(q, "page", 1, 1, 100000)
+	f.Page = int(page)
+	return f, err
+}
+
+// launchesURL is the list URL of page n with the same filters.
+func launchesURL(f views.LaunchesFilter, n int) string {
+	v := url.Values{}
+	for k, s := range map[string]string{"status": f.Status, "server": f.Server, "label": f.Label, "q": f.Query} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	v.Set("page", strconv.Itoa(n))
+	return "/?" + v.Encode()
+}
