@@ -169,6 +169,13 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		if err := b.tx.DeleteAlarmsAfter(ctx, b.launch.ID, state.Summary().Alarms); err != nil {
 			return err
 		}
+		// A rebuild reports every phase again, possibly different ones.
+		if err := b.tx.DeletePhases(ctx, b.launch.ID); err != nil {
+			return err
+		}
+	}
+	if err := b.tx.UpsertPhases(ctx, b.launch.ID, res.Phases); err != nil {
+		return err
 	}
 	return b.saveLaunch(ctx, fresh, attrs, state, res.Config)
 }

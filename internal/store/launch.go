@@ -55,13 +55,19 @@ func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs LaunchAttrs)
 	if labels == nil {
 		labels = map[string]string{}
 	}
+	// Look first: INSERT ... ON CONFLICT takes an id from the sequence even
+	// when the launch exists, and ids must stay dense because they decide
+	// the partition of the launch's lines.
 	var id int64
-	err := s.pool.QueryRow(ctx, `
-		INSERT INTO launches (key, name, server, host, labels) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (key) DO NOTHING
-		RETURNING id`, key, attrs.Name, attrs.Server, attrs.Host, labels).Scan(&id)
+	err := s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
+		err = s.pool.QueryRow(ctx, `
+			INSERT INTO launches (key, name, server, host, labels) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (key) DO NOTHING
+			RETURNING id`, key, attrs.Name, attrs.Server, attrs.Host, labels).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) { // created by a concurrent first batch
+			err = s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
+		}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("store: ensure launch: %w", err)

@@ -55,6 +55,13 @@ func TestEnsureLaunchCreatesOnceAndPartitions(t *testing.T) {
 	if id1 != id2 {
 		t.Fatalf("same key gave two launches: %d and %d", id1, id2)
 	}
+	id3, err := st.EnsureLaunch(ctx, "b", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id3 != id1+1 {
+		t.Errorf("second launch has id %d, want %d: ids must stay dense (they pick the line partition)", id3, id1+1)
+	}
 	l, err := st.LaunchByKey(ctx, "a")
 	if err != nil {
 		t.Fatal(err)

@@ -20,16 +20,16 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 // testBundle is a real web server on a fresh database.
 type testBundle struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	store *store.Store
 }
 
-func setup(t *testing.T) *testBundle {
+func setup(t testing.TB) *testBundle {
 	return setupWith(t, web.Config{})
 }
 
-func setupWith(t *testing.T, cfg web.Config) *testBundle {
+func setupWith(t testing.TB, cfg web.Config) *testBundle {
 	t.Helper()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
@@ -40,7 +40,7 @@ func setupWith(t *testing.T, cfg web.Config) *testBundle {
 }
 
 // testWriter sends the server's log to t.Log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
