@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"time"
 
@@ -78,6 +79,9 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 		return nil, 0, nil
 	}
 	if lines[0].Seq == 0 {
+		if l.LastSeq > math.MaxInt64-int64(len(lines)) {
+			return nil, 0, badRequest("cannot number %d more lines after seq %d: send explicit seqs", len(lines), l.LastSeq)
+		}
 		for i := range lines {
 			lines[i].Seq = l.LastSeq + 1 + int64(i)
 		}

@@ -29,7 +29,11 @@ type account struct {
 func serverAccount() (account, error) {
 	if os.Geteuid() != 0 {
 		groups, _ := os.Getgroups()
-		return account{name: strconv.Itoa(os.Geteuid()), uid: os.Geteuid(), gid: os.Getegid(), groups: groups}, nil
+		name := strconv.Itoa(os.Geteuid())
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+		return account{name: name, uid: os.Geteuid(), gid: os.Getegid(), groups: groups}, nil
 	}
 	u, err := user.Lookup(serverUser)
 	if err != nil {

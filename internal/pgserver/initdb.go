@@ -18,7 +18,7 @@ const superuser = "postgres"
 // initCluster runs initdb when dir does not hold a cluster yet. initdb writes into a sibling
 // directory that is renamed into place only on success, so a crash mid-initdb never leaves a
 // half-made cluster that later starts would trip over.
-func initCluster(ctx context.Context, binDir, dir string, a account, ephemeral bool) error {
+func initCluster(ctx context.Context, binDir, dir string, a account, noSync bool) error {
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err == nil {
 		return nil
 	}
@@ -54,7 +54,7 @@ func initCluster(ctx context.Context, binDir, dir string, a account, ephemeral b
 		"--auth-host=reject", // never listens on TCP anyway; refuse if someone turns it on
 		"--no-instructions",
 	}
-	if ephemeral {
+	if noSync {
 		args = append(args, "--no-sync")
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"), args...)

@@ -72,6 +72,9 @@ func locate(dataDir, fallbackRoot string, a account, logger *slog.Logger) (locat
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return location{}, fmt.Errorf("pgserver: %w", err)
 	}
+	if !a.switchTo { // we run postgres as ourselves, and we just reached abs
+		return location{dir: link}, nil
+	}
 	blocker, ok := a.canTraverse(abs)
 	if ok {
 		return location{dir: link}, nil

@@ -48,7 +48,7 @@ func TestFallbackWhenParentNotTraversable(t *testing.T) {
 	root := filepath.Join(base, "fallback")
 	logger, logs := newTestLogger(t)
 
-	s := startServer(t, Config{DataDir: dataDir, FallbackRoot: root, Logger: logger})
+	s := startServer(t, Config{DataDir: dataDir, FallbackRoot: root, Logger: logger, skipInitSync: true})
 	want, err := fallbackDirIn(root, dataDir)
 	if err != nil {
 		t.Fatal(err)

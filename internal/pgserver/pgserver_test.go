@@ -87,7 +87,7 @@ func assertOwnedByPostgres(t *testing.T, path string) {
 func TestRestartReusesData(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
-	s := startServer(t, Config{DataDir: dataDir})
+	s := startServer(t, Config{DataDir: dataDir, skipInitSync: true})
 	if _, err := connect(t, s).Exec(context.Background(),
 		`create table kept (v text); insert into kept values ('still here')`); err != nil {
 		t.Fatal(err)
@@ -137,12 +137,7 @@ func TestEphemeralIsFastAndRemovedOnStop(t *testing.T) {
 func TestStartFailureShowsServerLog(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
-	s := startServer(t, Config{DataDir: dataDir, Ephemeral: true})
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	// Ephemeral removed the cluster; start a durable one, break its config, and start again.
-	s = startServer(t, Config{DataDir: dataDir})
+	s := startServer(t, Config{DataDir: dataDir, skipInitSync: true})
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -27,6 +28,10 @@ type Config struct {
 	Ephemeral bool
 	// FallbackRoot overrides the package constant FallbackRoot; tests use it to stay hermetic.
 	FallbackRoot string
+
+	// skipInitSync lets this package's tests skip initdb's final fsync, which dominates test time on
+	// a busy machine, for durable clusters whose durability is not what the test checks.
+	skipInitSync bool
 }
 
 // Server is a running private PostgreSQL cluster, reachable only over its unix socket.
@@ -100,7 +105,7 @@ func (s *Server) prepareAndRun(ctx context.Context) error {
 	if err := clearStalePostmaster(ctx, s.loc.dir, s.sockDir, s.logger); err != nil {
 		return err
 	}
-	if err := initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral); err != nil {
+	if err := initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral || s.cfg.skipInitSync); err != nil {
 		return err
 	}
 	return s.run(ctx)
@@ -129,7 +134,7 @@ func (s *Server) Dir() string { return s.loc.dir }
 func (s *Server) SocketDir() string { return s.sockDir }
 
 // LogFile returns the path of the server log.
-func (s *Server) LogFile() string { return s.loc.dir + "/" + logFileName }
+func (s *Server) LogFile() string { return filepath.Join(s.loc.dir, logFileName) }
 
 // Done is closed when the postmaster has exited, whether through Stop or not, so the web server can
 // notice losing its database.

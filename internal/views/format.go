@@ -37,3 +37,5 @@ func percent(done, total int) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }

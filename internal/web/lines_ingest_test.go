@@ -234,6 +234,7 @@ func TestIngestRejectsBadInput(t *testing.T) {
 		{"BadSeqParam", "/api/v1/launches/k/lines?seq=abc", "text/plain", []byte("a"), nil, 400, "seq must be an integer"},
 		{"ZeroSeqParam", "/api/v1/launches/k/lines?seq=0", "text/plain", []byte("a"), nil, 400, "seq must be an integer from 1"},
 		{"SeqOverflow", "/api/v1/launches/k/lines?seq=9223372036854775807", "text/plain", []byte("a\nb"), nil, 400, "too large"},
+		{"TooManyLabels", "/api/v1/launches/k/lines?" + manyLabels(33), "text/plain", []byte("a"), nil, 400, "at most 32 labels"},
 		{"BadKey", "/api/v1/launches/bad%20key/lines", "text/plain", []byte("a"), nil, 400, "launch key"},
 		{"KeyTooLong", "/api/v1/launches/" + strings.Repeat("k", 201) + "/lines", "text/plain", []byte("a"), nil, 400, "launch key"},
 		{"BadServer", "/api/v1/launches/k/lines?server=s%20g", "text/plain", []byte("a"), nil, 400, "server"},
@@ -261,6 +262,17 @@ func TestIngestRejectsBadInput(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("UnnumberedLinesCannotOverflowSeq", func(t *testing.T) {
+		b.postText("/api/v1/launches/edge/lines?seq=9223372036854775806", "last\n")
+		r := b.do("POST", "/api/v1/launches/edge/lines", "text/plain", []byte("x\ny\n"))
+		if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), "send explicit seqs") {
+			t.Errorf("got %d %s, want 400", r.status, r.body)
+		}
+		if l := b.launch("edge"); l.Counts.Lines != 1 {
+			t.Errorf("line count = %d, want 1", l.Counts.Lines)
+		}
+	})
 
 	t.Run("RejectedBatchLeavesAnExistingLaunchAlone", func(t *testing.T) {
 		b.postText("/api/v1/launches/kept/lines", "a\nb\n")
@@ -291,4 +303,12 @@ func TestIngestDefaultBodyLimitIs16MiB(t *testing.T) {
 	if l := b.launch("big"); l.Counts.Lines != 16*1024 {
 		t.Errorf("line count = %d after the rejected batch, want %d", l.Counts.Lines, 16*1024)
 	}
+}
+
+func manyLabels(n int) string {
+	var q []string
+	for i := range n {
+		q = append(q, fmt.Sprintf("label.l%d=v", i))
+	}
+	return strings.Join(q, "&")
 }

@@ -18,6 +18,9 @@ import (
 // file names and shell commands, so it is kept to a safe alphabet.
 var launchKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,199}$`)
 
+// maxLabels bounds the labels one request may set.
+const maxLabels = 32
+
 var (
 	serverPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
 	labelKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`)
@@ -66,12 +69,15 @@ func launchAttrs(q url.Values) (store.LaunchAttrs, error) {
 		if a.Labels == nil {
 			a.Labels = map[string]string{}
 		}
+		if len(a.Labels) == maxLabels {
+			return a, badParam("at most %d labels per batch", maxLabels)
+		}
 		a.Labels[name] = v
 	}
 	return a, nil
 }
 
-// positiveInt reads an optional integer query parameter in [min, max].
+// intParam reads an optional integer query parameter in [min, max].
 func intParam(q url.Values, name string, def, min, max int64) (int64, error) {
 	s := q.Get(name)
 	if s == "" {
