@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -24,7 +25,57 @@ func TestMain(m *testing.M) {
 		runHelper(dataDir)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if templateCluster.dir != "" {
+		_ = os.RemoveAll(templateCluster.dir)
+	}
+	os.Exit(code)
+}
+
+// templateCluster is made once per test binary by seedCluster.
+var templateCluster struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// seedCluster copies a cluster made once per test binary to clusterDir, so that tests about what
+// happens around a cluster skip initdb, which costs about a second of CPU (much more on a busy
+// machine). Start then reuses it like a cluster from an earlier run. Tests about creating clusters
+// (TestStartQueryStop, the ephemeral and fallback tests) still run initdb through Start.
+func seedCluster(t *testing.T, clusterDir string) {
+	t.Helper()
+	templateCluster.once.Do(func() {
+		templateCluster.err = func() error {
+			dir, err := os.MkdirTemp("", "pgserver-template-")
+			if err != nil {
+				return err
+			}
+			templateCluster.dir = dir
+			if err := os.Chmod(dir, 0o755); err != nil {
+				return err
+			}
+			binDir, err := FindBinDir()
+			if err != nil {
+				return err
+			}
+			a, err := serverAccount()
+			if err != nil {
+				return err
+			}
+			return initCluster(context.Background(), binDir, filepath.Join(dir, "pg"), a, true)
+		}()
+	})
+	if templateCluster.err != nil {
+		t.Fatalf("template cluster: %v", templateCluster.err)
+	}
+	if err := os.MkdirAll(filepath.Dir(clusterDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// cp -a keeps the postgres user's ownership and the 0700 mode postgres insists on.
+	if out, err := exec.Command("cp", "-a", filepath.Join(templateCluster.dir, "pg"), clusterDir).CombinedOutput(); err != nil {
+		t.Fatalf("copy template cluster: %v\n%s", err, out)
+	}
 }
 
 // runHelper starts a server, reports the postmaster's PID on stdout and waits to be killed.

@@ -14,6 +14,7 @@ func TestLongDataDirUsesShortSocketDir(t *testing.T) {
 	if len(dataDir) <= maxSocketPath {
 		t.Fatalf("test path too short: %d bytes", len(dataDir))
 	}
+	seedCluster(t, filepath.Join(dataDir, "pg"))
 	s := startServer(t, Config{DataDir: dataDir, Ephemeral: true})
 	if s.Dir() != filepath.Join(dataDir, "pg") {
 		t.Errorf("Dir = %s", s.Dir())
@@ -48,11 +49,12 @@ func TestFallbackWhenParentNotTraversable(t *testing.T) {
 	root := filepath.Join(base, "fallback")
 	logger, logs := newTestLogger(t)
 
-	s := startServer(t, Config{DataDir: dataDir, FallbackRoot: root, Logger: logger, skipInitSync: true})
 	want, err := fallbackDirIn(root, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	seedCluster(t, want) // initdb in a fallback root runs in TestSweepRemovesAbandonedEphemeralCluster
+	s := startServer(t, Config{DataDir: dataDir, FallbackRoot: root, Logger: logger})
 	if s.Dir() != want {
 		t.Errorf("Dir = %s, want %s", s.Dir(), want)
 	}

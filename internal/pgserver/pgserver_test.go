@@ -87,7 +87,8 @@ func assertOwnedByPostgres(t *testing.T, path string) {
 func TestRestartReusesData(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
-	s := startServer(t, Config{DataDir: dataDir, skipInitSync: true})
+	seedCluster(t, filepath.Join(dataDir, "pg"))
+	s := startServer(t, Config{DataDir: dataDir})
 	if _, err := connect(t, s).Exec(context.Background(),
 		`create table kept (v text); insert into kept values ('still here')`); err != nil {
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func TestRestartReusesData(t *testing.T) {
 func TestSecondStartIsRefusedWhileRunning(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
+	seedCluster(t, filepath.Join(dataDir, "pg"))
 	s := startServer(t, Config{DataDir: dataDir, Ephemeral: true})
 
 	_, err := Start(context.Background(), Config{DataDir: dataDir, Ephemeral: true})
@@ -137,7 +139,8 @@ func TestEphemeralIsFastAndRemovedOnStop(t *testing.T) {
 func TestStartFailureShowsServerLog(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
-	s := startServer(t, Config{DataDir: dataDir, skipInitSync: true})
+	seedCluster(t, filepath.Join(dataDir, "pg"))
+	s := startServer(t, Config{DataDir: dataDir})
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,8 @@ func TestStalePostmasterPID(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dataDir := filepath.Join(traversableTempDir(t), "data")
-			s := startServer(t, Config{DataDir: dataDir, skipInitSync: true})
+			seedCluster(t, filepath.Join(dataDir, "pg"))
+			s := startServer(t, Config{DataDir: dataDir})
 			if _, err := connect(t, s).Exec(context.Background(), `create table kept (v int)`); err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +87,8 @@ func TestOrphanedPostmasterIsReplaced(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(traversableTempDir(t), "data")
 	logger, logs := newTestLogger(t)
-	old := startServer(t, Config{DataDir: dataDir, Logger: logger, skipInitSync: true})
+	seedCluster(t, filepath.Join(dataDir, "pg"))
+	old := startServer(t, Config{DataDir: dataDir, Logger: logger})
 	if _, err := connect(t, old).Exec(context.Background(), `create table kept (v int)`); err != nil {
 		t.Fatal(err)
 	}

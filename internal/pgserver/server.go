@@ -28,10 +28,6 @@ type Config struct {
 	Ephemeral bool
 	// FallbackRoot overrides the package constant FallbackRoot; tests use it to stay hermetic.
 	FallbackRoot string
-
-	// skipInitSync lets this package's tests skip initdb's final fsync, which dominates test time on
-	// a busy machine, for durable clusters whose durability is not what the test checks.
-	skipInitSync bool
 }
 
 // Server is a running private PostgreSQL cluster, reachable only over its unix socket.
@@ -105,7 +101,7 @@ func (s *Server) prepareAndRun(ctx context.Context) error {
 	if err := clearStalePostmaster(ctx, s.loc.dir, s.sockDir, s.logger); err != nil {
 		return err
 	}
-	if err := initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral || s.cfg.skipInitSync); err != nil {
+	if err := initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral); err != nil {
 		return err
 	}
 	return s.run(ctx)

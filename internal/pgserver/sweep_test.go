@@ -27,6 +27,11 @@ func TestSweepRemovesAbandonedEphemeralCluster(t *testing.T) {
 		t.Fatalf("no ephemeral marker: %v", err)
 	}
 
+	seeded, err := fallbackDirIn(root, filepath.Join(private, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedCluster(t, seeded)
 	s := startServer(t, Config{DataDir: filepath.Join(private, "b"), FallbackRoot: root, Ephemeral: true})
 	select {
 	case <-abandoned.Done():
