@@ -26,6 +26,7 @@ type config struct {
 	LogFormat       string
 	Migrate         bool
 	ShutdownTimeout time.Duration
+	SilentAfter     time.Duration
 }
 
 const usageHeader = `Usage: web [flags]
@@ -68,6 +69,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
+	silent, err := envDuration(getenv, "LAUNCHWATCH_SILENT_AFTER", 2*time.Minute)
+	if err != nil {
+		return c, err
+	}
 	fs.StringVar(&c.Addr, "addr", envOr("LAUNCHWATCH_ADDR", "127.0.0.1:8080"), "listen `address` (host:port; port 0 picks a free one) [LAUNCHWATCH_ADDR]")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
 	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
@@ -76,6 +81,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.StringVar(&c.LogFormat, "log-format", envOr("LAUNCHWATCH_LOG_FORMAT", "text"), "log `format`: text or json [LAUNCHWATCH_LOG_FORMAT]")
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending database migrations at start [LAUNCHWATCH_MIGRATE]")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "how long to let in-flight requests finish on SIGINT/SIGTERM [LAUNCHWATCH_SHUTDOWN_TIMEOUT]")
+	fs.DurationVar(&c.SilentAfter, "silent-after", silent, "a starting or loading launch with no line and no heartbeat for this `duration` is shown as silent [LAUNCHWATCH_SILENT_AFTER]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -101,6 +107,9 @@ func (c config) validate() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be text or json, got %q", c.LogFormat))
+	}
+	if c.SilentAfter <= 0 {
+		errs = append(errs, fmt.Errorf("--silent-after must be positive, got %s", c.SilentAfter))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))

@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	st := store.New(pool)
-	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes}, st, ingest.NewPipeline(st, log), log)
+	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter}, st, ingest.NewPipeline(st, log), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -286,7 +286,7 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	}
 	for _, want := range []string{"--addr", "LAUNCHWATCH_ADDR", "127.0.0.1:8080", "--data-dir", "LAUNCHWATCH_DATA_DIR",
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
-		"--shutdown-timeout"} {
+		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}

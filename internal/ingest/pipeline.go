@@ -63,7 +63,10 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Accepted, ack.LastSeq, ack.Status = len(fresh), b.lastSeq, b.status
-		return nil
+		if len(fresh) == 0 {
+			return nil // nothing changed: a retry
+		}
+		return tx.Notify(ctx, key)
 	})
 	if err != nil {
 		return Ack{}, err
@@ -218,6 +221,7 @@ func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Resu
 		verdicts[v.Seq] = v
 	}
 	rows := make([]store.Line, len(fresh))
+	var lastTS time.Time
 	for i, l := range fresh {
 		v, ok := verdicts[l.Seq]
 		if !ok {
@@ -229,8 +233,16 @@ func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Resu
 			ts = v.Time // the timestamp in the line's own prefix
 		}
 		if ts.IsZero() {
+			// A line without a time of its own (a traceback frame, a
+			// progress bar) was written right after the line before it;
+			// the receive time would put a replayed log's tail hours
+			// away from its head on the timeline.
+			ts = lastTS
+		}
+		if ts.IsZero() {
 			ts = b.received
 		}
+		lastTS = ts
 		rows[i] = store.Line{Seq: l.Seq, TS: ts, ReceivedAt: b.received, Stream: l.Stream, Kind: string(v.Kind),
 			Level: v.Level, Rank: v.Rank, AlarmNo: alarmNo(v.Alarm), Text: l.Text}
 	}

@@ -4,6 +4,8 @@
 // process reporter all agree.
 package status
 
+import "time"
+
 // Launch statuses.
 const (
 	Starting = "starting" // lines arrive, nothing recognized yet
@@ -47,4 +49,16 @@ func Of(f Facts) string {
 	default:
 		return Starting
 	}
+}
+
+// Observed returns the status a viewer should see at now. A launch that is
+// still starting or loading but was not heard from (no line, no heartbeat)
+// for longer than after is Silent: "we cannot see", which is neither "not
+// ready yet" nor "crashed". Stored statuses never hold Silent; it is a
+// judgement about the present.
+func Observed(stored string, lastHeard, now time.Time, after time.Duration) string {
+	if (stored == Starting || stored == Loading) && after > 0 && now.Sub(lastHeard) > after {
+		return Silent
+	}
+	return stored
 }

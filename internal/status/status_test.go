@@ -1,6 +1,9 @@
 package status
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestOf(t *testing.T) {
 	t.Parallel()
@@ -27,6 +30,33 @@ func TestOf(t *testing.T) {
 			t.Parallel()
 			if got := Of(tt.facts); got != tt.want {
 				t.Errorf("Of(%+v) = %q, want %q", tt.facts, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestObserved(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		stored string
+		quiet  time.Duration
+		want   string
+	}{
+		{"LoadingAndRecentlyHeard", Loading, time.Minute, Loading},
+		{"LoadingAndQuietTooLong", Loading, 3 * time.Minute, Silent},
+		{"StartingAndQuietTooLong", Starting, 3 * time.Minute, Silent},
+		{"ReadyServersMayBeQuiet", Ready, time.Hour, Ready},
+		{"CrashedStaysCrashed", Crashed, time.Hour, Crashed},
+		{"AlarmStaysAlarm", Alarm, time.Hour, Alarm},
+		{"ExitedStaysExited", Exited, time.Hour, Exited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Observed(tt.stored, now.Add(-tt.quiet), now, 2*time.Minute); got != tt.want {
+				t.Errorf("Observed(%s, quiet %s) = %s, want %s", tt.stored, tt.quiet, got, tt.want)
 			}
 		})
 	}

@@ -185,3 +185,15 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	}
 	return nil
 }
+
+// LastHeard is when the launch last showed a sign of life: a line, a
+// heartbeat, or its creation.
+func (l *Launch) LastHeard() time.Time {
+	t := l.CreatedAt
+	for _, u := range []*time.Time{l.LastLineAt, l.LastHeartbeatAt} {
+		if u != nil && u.After(t) {
+			t = *u
+		}
+	}
+	return t
+}

@@ -31,3 +31,18 @@ func errorMessage(t *testing.T, r response) string {
 	}
 	return body.Error
 }
+
+// report posts a process report and checks the status it answers.
+func (b *testBundle) report(path, body, wantStatus string) {
+	b.t.Helper()
+	r := b.do("POST", path, "application/json", []byte(body))
+	if r.status != 200 {
+		b.t.Fatalf("%s %s: %d %s", path, body, r.status, r.body)
+	}
+	var ack struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(r.body, &ack); err != nil || ack.Status != wantStatus {
+		b.t.Errorf("%s %s: status %q (%s), want %q", path, body, ack.Status, r.body, wantStatus)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 )
 
@@ -51,9 +52,12 @@ type timesJSON struct {
 	LastHeartbeat *time.Time `json:"last_heartbeat,omitempty"`
 }
 
-func newLaunchJSON(l *store.Launch) launchJSON {
+// newLaunchJSON shows l as seen at now: a launch quiet for longer than
+// silentAfter while loading is silent.
+func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) launchJSON {
 	j := launchJSON{
-		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels, Status: l.Status,
+		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels,
+		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter),
 		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
 		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines",
 		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
@@ -76,5 +80,5 @@ func (h *handler) launchShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newLaunchJSON(l))
+	return c.JSON(http.StatusOK, newLaunchJSON(l, time.Now(), h.cfg.SilentAfter))
 }

@@ -5,6 +5,7 @@ package web
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -18,7 +19,13 @@ import (
 type Config struct {
 	MaxBodyBytes int64 // largest accepted request body, after decompression
 	MaxLineBytes int   // longest line stored whole
+	// SilentAfter is how long a starting or loading launch may go without a
+	// line or heartbeat before it is shown as silent; 0 means DefaultSilentAfter.
+	SilentAfter time.Duration
 }
+
+// DefaultSilentAfter is the silence threshold when none is configured.
+const DefaultSilentAfter = 2 * time.Minute
 
 // handler holds what every route needs.
 type handler struct {
@@ -32,6 +39,9 @@ type handler struct {
 func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = ingest.DefaultMaxBodyBytes
+	}
+	if cfg.SilentAfter <= 0 {
+		cfg.SilentAfter = DefaultSilentAfter
 	}
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = ingest.DefaultMaxLineBytes
@@ -51,9 +61,13 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/readyz", h.readyz)
 	e.StaticFS("/static", static.FS)
 	e.GET("/", h.launchesIndex)
+	e.GET("/launches/:key", h.timelineShow)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.linesIngest)
+	api.POST("/launches/:key/heartbeat", h.launchHeartbeat)
+	api.POST("/launches/:key/health", h.launchHealth)
+	api.POST("/launches/:key/exit", h.launchExit)
 	api.GET("/launches/:key/lines", h.linesList)
 	api.GET("/launches/:key", h.launchShow)
 	return e

@@ -1,0 +1,95 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"launchwatch/internal/store"
+)
+
+// ProcessAck is the answer to a heartbeat, health result or exit report.
+type ProcessAck struct {
+	Launch string `json:"launch"`
+	Status string `json:"status"`
+}
+
+// Heartbeat records that the launch's shipper is alive. The launch is
+// created if this is the first the server hears of it, so `launchwatch
+// wait` can see a launch that has not printed anything yet.
+func (p *Pipeline) Heartbeat(ctx context.Context, key string, attrs store.LaunchAttrs) (ProcessAck, error) {
+	id, err := p.store.EnsureLaunch(ctx, key, attrs)
+	if err != nil {
+		return ProcessAck{}, err
+	}
+	if err := p.store.Heartbeat(ctx, id, p.now().UTC()); err != nil {
+		return ProcessAck{}, err
+	}
+	l, err := p.store.LaunchByKey(ctx, key)
+	if err != nil {
+		return ProcessAck{}, err
+	}
+	return ProcessAck{Launch: key, Status: l.Status}, nil
+}
+
+// Health records a health probe result. The first passing probe makes the
+// launch ready, definitively; failures are kept as events. Neither hides
+// what the log says: a fatal alarm still makes the status alarm or crashed.
+func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail string) (ProcessAck, error) {
+	kind := store.EventHealthFail
+	if ok {
+		kind = store.EventHealthOK
+	}
+	return p.processEvent(ctx, key, store.Event{Kind: kind, Detail: detail}, func(tx *store.Tx, id int64, at time.Time) error {
+		if ok {
+			return tx.MarkReadyByProbe(ctx, id, at)
+		}
+		return nil
+	})
+}
+
+// Exit records how the launch's process ended: code, or the signal that
+// killed it ("" if none). This is definitive: exited for code 0, crashed
+// otherwise.
+func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal string) (ProcessAck, error) {
+	if (code == nil) == (signal == "") {
+		return ProcessAck{}, badRequest(`an exit report needs either "code" or "signal"`)
+	}
+	detail := signal
+	var sig *string
+	if code != nil {
+		detail = fmt.Sprintf("exit code %d", *code)
+	} else {
+		sig = &signal
+	}
+	return p.processEvent(ctx, key, store.Event{Kind: store.EventExit, Detail: detail}, func(tx *store.Tx, id int64, at time.Time) error {
+		return tx.SetExit(ctx, id, code, sig, at)
+	})
+}
+
+// processEvent stores one process event and its effect on the launch, and
+// recomputes the status, in one transaction.
+func (p *Pipeline) processEvent(ctx context.Context, key string, e store.Event, apply func(*store.Tx, int64, time.Time) error) (ProcessAck, error) {
+	id, err := p.store.EnsureLaunch(ctx, key, store.LaunchAttrs{})
+	if err != nil {
+		return ProcessAck{}, err
+	}
+	e.At = p.now().UTC()
+	ack := ProcessAck{Launch: key}
+	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.LockLaunch(ctx, id); err != nil {
+			return err
+		}
+		if err := tx.AddEvent(ctx, id, e); err != nil {
+			return err
+		}
+		if err := apply(tx, id, e.At); err != nil {
+			return err
+		}
+		if ack.Status, err = tx.RecomputeStatus(ctx, id); err != nil {
+			return err
+		}
+		return tx.Notify(ctx, key)
+	})
+	return ack, err
+}

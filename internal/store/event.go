@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/status"
+)
+
+// Launch event kinds reported by a process wrapper.
+const (
+	EventHealthOK   = "health_ok"
+	EventHealthFail = "health_fail"
+	EventExit       = "exit"
+)
+
+// Event is a fact about a launch's process: a health probe result or its exit.
+type Event struct {
+	At     time.Time
+	Kind   string
+	Detail string
+}
+
+// Heartbeat records that the launch's shipper is alive, so a quiet server
+// is not mistaken for one we cannot see.
+func (s *Store) Heartbeat(ctx context.Context, launchID int64, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE launches SET last_heartbeat_at = GREATEST(last_heartbeat_at, $2) WHERE id = $1`, launchID, at)
+	if err != nil {
+		return fmt.Errorf("store: heartbeat: %w", err)
+	}
+	return nil
+}
+
+// AddEvent records a health result or the exit in the launch's event log.
+func (t *Tx) AddEvent(ctx context.Context, launchID int64, e Event) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO launch_events (launch_id, at, kind, detail) VALUES ($1, $2, $3, $4)`,
+		launchID, e.At, e.Kind, e.Detail)
+	if err != nil {
+		return fmt.Errorf("store: add event: %w", err)
+	}
+	return nil
+}
+
+// MarkReadyByProbe makes the launch ready by a passing health probe, unless
+// it was ready already.
+func (t *Tx) MarkReadyByProbe(ctx context.Context, launchID int64, at time.Time) error {
+	_, err := t.tx.Exec(ctx, `
+		UPDATE launches SET ready_at = $2, ready_source = 'health'
+		WHERE id = $1 AND ready_at IS NULL`, launchID, at)
+	if err != nil {
+		return fmt.Errorf("store: mark ready: %w", err)
+	}
+	return nil
+}
+
+// SetExit records how the launch's process ended: an exit code, or the
+// signal that killed it.
+func (t *Tx) SetExit(ctx context.Context, launchID int64, code *int, signal *string, at time.Time) error {
+	_, err := t.tx.Exec(ctx, `
+		UPDATE launches SET exit_code = $2, exit_signal = $3, ended_at = $4 WHERE id = $1`,
+		launchID, code, signal, at)
+	if err != nil {
+		return fmt.Errorf("store: set exit: %w", err)
+	}
+	return nil
+}
+
+// RecomputeStatus derives the launch's status from what is stored (phase,
+// readiness, fatal alarms by review state, exit) and saves it.
+func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error) {
+	var f status.Facts
+	var readyAt *time.Time
+	err := t.tx.QueryRow(ctx, `
+		SELECT l.ready_at, l.phase, l.exit_code, l.exit_signal,
+			count(a.*) FILTER (WHERE a.fatal AND a.state = 'open'),
+			count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed')
+		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id
+		WHERE l.id = $1
+		GROUP BY l.id`, launchID).Scan(&readyAt, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.OpenFatal, &f.ConfirmedFatal)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: status facts: %w", err)
+	}
+	f.Ready = readyAt != nil
+	st := status.Of(f)
+	if _, err := t.tx.Exec(ctx, `UPDATE launches SET status = $2, updated_at = now() WHERE id = $1`, launchID, st); err != nil {
+		return "", fmt.Errorf("store: save status: %w", err)
+	}
+	return st, nil
+}
+
+// Events returns the launch's process events in order.
+func (s *Store) Events(ctx context.Context, launchID int64) ([]Event, error) {
+	rows, err := s.pool.Query(ctx, `SELECT at, kind, detail FROM launch_events WHERE launch_id = $1 ORDER BY id`, launchID)
+	if err != nil {
+		return nil, fmt.Errorf("store: events: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Event, error) {
+		var e Event
+		return e, row.Scan(&e.At, &e.Kind, &e.Detail)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: events: %w", err)
+	}
+	return out, nil
+}
+
+// NotifyChannel is the PostgreSQL channel on which every change to a launch
+// is announced, so that every web process can push it to its live clients.
+const NotifyChannel = "launchwatch_launch"
+
+// Notify announces a change of the launch key when the transaction commits
+// (NOTIFY is transactional, so listeners never hear of uncommitted lines).
+func (t *Tx) Notify(ctx context.Context, key string) error {
+	if _, err := t.tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, key); err != nil {
+		return fmt.Errorf("store: notify: %w", err)
+	}
+	return nil
+}

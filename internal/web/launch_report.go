@@ -1,0 +1,122 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxReportBytes bounds the small JSON bodies of process reports.
+const maxReportBytes = 64 << 10
+
+// signalPattern is what an exit signal looks like: SIGKILL, SIGSEGV ...
+var signalPattern = regexp.MustCompile(`^SIG[A-Z0-9+-]{1,12}$`)
+
+// launchHeartbeat answers POST /api/v1/launches/{key}/heartbeat: the
+// shipper is alive even if the server prints nothing.
+func (h *handler) launchHeartbeat(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	attrs, err := launchAttrs(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	ack, err := h.pipe.Heartbeat(c.Request().Context(), key, attrs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ack)
+}
+
+// healthReport is the body of POST /api/v1/launches/{key}/health.
+type healthReport struct {
+	OK     *bool  `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// launchHealth records a health probe result of the launch's server.
+func (h *handler) launchHealth(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	var r healthReport
+	if err := decodeReport(c, &r); err != nil {
+		return err
+	}
+	if r.OK == nil {
+		return badParam(`a health report needs "ok": true or false`)
+	}
+	ack, err := h.pipe.Health(c.Request().Context(), key, *r.OK, truncate(r.Detail, 500))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ack)
+}
+
+// exitReport is the body of POST /api/v1/launches/{key}/exit.
+type exitReport struct {
+	Code   *int   `json:"code"`
+	Signal string `json:"signal"`
+}
+
+// launchExit records how the launch's process ended.
+func (h *handler) launchExit(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	var r exitReport
+	if err := decodeReport(c, &r); err != nil {
+		return err
+	}
+	if r.Signal != "" && !signalPattern.MatchString(r.Signal) {
+		return badParam(`"signal" must be a signal name such as SIGKILL, got %q`, r.Signal)
+	}
+	if r.Code != nil && (*r.Code < 0 || *r.Code > 255) {
+		return badParam(`"code" must be an exit code from 0 to 255, got %d`, *r.Code)
+	}
+	ack, err := h.pipe.Exit(c.Request().Context(), key, r.Code, r.Signal)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ack)
+}
+
+// decodeReport reads a small JSON object body into v.
+func decodeReport(c echo.Context, v any) error {
+	data, err := io.ReadAll(io.LimitReader(c.Request().Body, maxReportBytes+1))
+	if err != nil {
+		return badParam("reading body: %v", err)
+	}
+	if len(data) > maxReportBytes {
+		return badParam("body larger than %d bytes", maxReportBytes)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return badParam("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+		}
+		return badParam("body is not the expected JSON object: %v", err)
+	}
+	return nil
+}
+
+// truncate cuts s to at most n bytes of valid UTF-8 without NUL, which
+// Postgres text cannot hold.
+func truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.ToValidUTF8(s, "")
+}
