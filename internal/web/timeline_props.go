@@ -1,0 +1,182 @@
+package web
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/store"
+	"launchwatch/internal/views"
+)
+
+// launchPageData is what the launch page reads from the store.
+type launchPageData struct {
+	launch      *store.Launch
+	phases      []store.Phase
+	alarms      []store.Alarm
+	gaps        []store.Gap
+	first, last time.Time
+	ready       *time.Time
+	context     map[int][]store.Line // alarm number → its lines with context
+	lines       []store.Line
+}
+
+// alarmContextLines is how many lines an alarm card shows around its event.
+const (
+	alarmContextLines = 3
+	alarmMaxLines     = 60
+)
+
+// mainConfigKeys are the configuration keys an engineer compares first
+// between launches, across server families.
+var mainConfigKeys = []string{"model_path", "model", "served_model_name", "tp_size", "tensor_parallel_size",
+	"dp_size", "pp_size", "pipeline_parallel_size", "dtype", "quantization", "kv_cache_dtype",
+	"mem_fraction_static", "gpu_memory_utilization", "cuda_graph_max_bs", "max_model_len", "context_length",
+	"max_num_seqs", "max_running_requests"}
+
+// gapThreshold is the shortest silence the timeline marks as a gap: long
+// enough that ordinary pauses between log lines are not gaps.
+func gapThreshold(first, last time.Time) time.Duration {
+	return max(30*time.Second, last.Sub(first)/10)
+}
+
+func (h *handler) readyTime(c echo.Context, l *store.Launch) (*time.Time, error) {
+	if l.ReadySeq == nil {
+		return nil, nil
+	}
+	lines, err := h.store.LinesBetween(c.Request().Context(), l.ID, *l.ReadySeq, *l.ReadySeq, 1)
+	if err != nil || len(lines) == 0 {
+		return nil, err
+	}
+	return &lines[0].TS, nil
+}
+
+func (h *handler) alarmContexts(c echo.Context, launchID int64, alarms []store.Alarm) (map[int][]store.Line, error) {
+	out := make(map[int][]store.Line, len(alarms))
+	for _, a := range alarms {
+		lines, err := h.store.LinesBetween(c.Request().Context(), launchID, a.FirstSeq-alarmContextLines,
+			a.LastSeq+alarmContextLines, alarmMaxLines)
+		if err != nil {
+			return nil, err
+		}
+		out[a.No] = lines
+	}
+	return out, nil
+}
+
+// lineHref is the permalink of a line: a log window that starts a little
+// before it, scrolled to it.
+func lineHref(key string, seq int64) string {
+	return "/launches/" + key + "?after=" + strconv.FormatInt(max(0, seq-21), 10) + "#L" + strconv.FormatInt(seq, 10)
+}
+
+func (d *launchPageData) props() views.LaunchProps {
+	l := d.launch
+	p := views.LaunchProps{Key: l.Key, Name: l.Name, Status: l.Status, Server: l.Server, Host: l.Host,
+		Phase: l.Phase, PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, ExitCode: l.ExitCode,
+		ExitSignal: l.ExitSignal, LineCount: l.LineCount, OpenAlarms: l.OpenAlarms,
+		Labels: sortedKV(l.Labels), Config: sortedKV(l.Config)}
+	if !d.first.IsZero() {
+		p.Start = &d.first
+	}
+	if d.ready != nil && !d.first.IsZero() {
+		ttr := d.ready.Sub(d.first)
+		p.TimeToReady = &ttr
+	}
+	for _, k := range mainConfigKeys {
+		if v, ok := l.Config[k]; ok {
+			p.MainConfig = append(p.MainConfig, views.KV{K: k, V: v})
+		}
+	}
+	p.Timeline = d.timeline()
+	for _, a := range d.alarms {
+		p.Alarms = append(p.Alarms, alarmProps(l.Key, a, d.context[a.No]))
+	}
+	return p
+}
+
+func (d *launchPageData) timeline() views.TimelineProps {
+	key := d.launch.Key
+	t := views.TimelineProps{Start: d.first, End: d.last}
+	if !t.End.After(t.Start) {
+		t.End = t.Start.Add(time.Second)
+	}
+	for _, ph := range d.phases {
+		tp := views.TimelinePhase{Name: ph.Name, Begin: ph.Begin, End: t.End, Running: ph.End == nil,
+			Done: ph.Done, Total: ph.Total, Href: lineHref(key, ph.BeginSeq)}
+		if ph.End != nil {
+			tp.End = *ph.End
+		}
+		t.Phases = append(t.Phases, tp)
+	}
+	if d.ready != nil {
+		t.Ready = &views.TimelineMark{At: *d.ready, Href: lineHref(key, *d.launch.ReadySeq)}
+	}
+	for _, a := range d.alarms {
+		at := d.first
+		if a.FirstTS != nil {
+			at = *a.FirstTS
+		}
+		t.Alarms = append(t.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
+			Href: "#alarm-" + strconv.Itoa(a.No)})
+	}
+	for _, g := range d.gaps {
+		t.Gaps = append(t.Gaps, views.TimelineGap{From: g.From, To: g.To})
+	}
+	return t
+}
+
+func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProps {
+	p := views.AlarmProps{LaunchKey: key, No: a.No, Kind: a.Kind, Fatal: a.Fatal, Headline: a.Headline,
+		HeadlineSeq: a.HeadlineSeq, Ranks: a.Ranks, State: a.State, DecidedAt: a.DecidedAt, RuleID: a.RuleID,
+		Href: lineHref(key, a.FirstSeq)}
+	if a.DecidedBy != nil {
+		p.DecidedBy = *a.DecidedBy
+	}
+	if a.Reason != nil {
+		p.Reason = *a.Reason
+	}
+	for _, ln := range context {
+		p.Context = append(p.Context, logLine(key, ln))
+	}
+	return p
+}
+
+func logLine(key string, ln store.Line) views.LogLine {
+	v := views.LogLine{Seq: ln.Seq, Kind: ln.Kind, Text: ln.Text, Href: lineHref(key, ln.Seq)}
+	if ln.AlarmNo != nil {
+		v.AlarmNo = *ln.AlarmNo
+	}
+	if ln.Kind == "config" {
+		v.Config = sortedKV(parseConfigLine(ln.Text))
+	}
+	return v
+}
+
+// configStart finds where a configuration dump may begin in a line behind
+// its prefixes: "ServerArgs(" or "{".
+var configStart = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*\(|\{`)
+
+// parseConfigLine reads the key/values of a configuration dump line with
+// the classifier's parser, trying the first few places a dump may start.
+func parseConfigLine(text string) map[string]string {
+	for _, loc := range configStart.FindAllStringIndex(text, 5) {
+		if m := classify.ParseConfig(text[loc[0]:]); len(m) > 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+func sortedKV(m map[string]string) []views.KV {
+	out := make([]views.KV, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, views.KV{K: k, V: m[k]})
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/store"
+	"launchwatch/internal/views"
+)
+
+// logWindow is how many lines the log view shows at once.
+const logWindow = 500
+
+// timelineShow answers GET /launches/{key}: the launch's facts, timeline,
+// alarms and one window of its log (?after=SEQ, ?errors=1, ?hideconfig=1).
+func (h *handler) timelineShow(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	q := c.QueryParams()
+	after, err := intParam(q, "after", 0, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	lf := store.LineFilter{After: after, Limit: logWindow + 1, ErrorsOnly: q.Get("errors") == "1",
+		HideConfig: q.Get("hideconfig") == "1"}
+	ctx := c.Request().Context()
+	l, err := h.store.LaunchByKey(ctx, key)
+	if err != nil {
+		return err
+	}
+	d := launchPageData{launch: l}
+	if d.phases, err = h.store.Phases(ctx, l.ID); err != nil {
+		return err
+	}
+	if d.alarms, err = h.store.Alarms(ctx, l.ID); err != nil {
+		return err
+	}
+	if d.first, d.last, err = h.store.LineSpan(ctx, l.ID); err != nil {
+		return err
+	}
+	if d.gaps, err = h.store.Gaps(ctx, l.ID, gapThreshold(d.first, d.last), 50); err != nil {
+		return err
+	}
+	if d.ready, err = h.readyTime(c, l); err != nil {
+		return err
+	}
+	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
+		return err
+	}
+	if d.lines, err = h.store.FilteredLines(ctx, l.ID, lf); err != nil {
+		return err
+	}
+	p := d.props()
+	p.Log = logProps(key, d.lines, lf)
+	return render(c, 200, views.Launch(p))
+}
+
+// logProps is the log window; it was read with one line more than it
+// shows, to know whether a next window exists.
+func logProps(key string, lines []store.Line, f store.LineFilter) views.LogProps {
+	p := views.LogProps{LaunchKey: key, ErrorsOnly: f.ErrorsOnly, HideConfig: f.HideConfig, After: f.After}
+	base := "/launches/" + key + "?"
+	if f.ErrorsOnly {
+		base += "errors=1&"
+	}
+	if f.HideConfig {
+		base += "hideconfig=1&"
+	}
+	if len(lines) > logWindow {
+		lines = lines[:logWindow]
+		p.NextURL = base + "after=" + strconv.FormatInt(lines[len(lines)-1].Seq, 10) + "#log"
+	}
+	if f.After > 0 {
+		p.FirstURL = base + "after=0#log"
+	}
+	for _, ln := range lines {
+		p.Lines = append(p.Lines, logLine(key, ln))
+	}
+	return p
+}

@@ -1,0 +1,165 @@
+package web_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestTimelineShow(t *testing.T) {
+	t.Parallel()
+
+	t.Run("CrashingLaunchShowsFactsPhasesAlarmAndLog", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-a&label.team=infer", crashingLog)
+		doc := b.page("/launches/crash-1", 200)
+		if s := testid(doc, "launch-status").Text(); s != "alarm" {
+			t.Errorf("status %q, want alarm", s)
+		}
+		if cfg := testid(doc, "facts").Text(); !strings.Contains(cfg, "mem_fraction_static") || !strings.Contains(cfg, "0.7") || !strings.Contains(cfg, "gpu-a") {
+			t.Errorf("facts lack the main configuration or host: %q", cfg)
+		}
+		var phases []string
+		for _, s := range testid(doc, "timeline-phase").EachIter() {
+			phases = append(phases, s.AttrOr("data-phase", ""))
+		}
+		if !strings.Contains(strings.Join(phases, ","), "weights") {
+			t.Errorf("timeline phases %q lack weights", phases)
+		}
+		// Load weight begin 10:00:05 → end 10:00:40.
+		if w := doc.Find(`[data-phase="weights"]`).Text(); !strings.Contains(w, "35.0s") {
+			t.Errorf("weights phase says %q, want its duration 35.0s", w)
+		}
+		marks := testid(doc, "timeline-alarm")
+		if marks.Length() != 1 || marks.AttrOr("data-state", "") != "open" || marks.AttrOr("href", "") != "#alarm-1" {
+			t.Errorf("alarm markers: %d, state %q, href %q", marks.Length(), marks.AttrOr("data-state", ""), marks.AttrOr("href", ""))
+		}
+		if testid(doc, "timeline-ready").Length() != 0 {
+			t.Error("a crashed launch has a ready marker")
+		}
+		card := testid(doc, "alarm-card")
+		if card.Length() != 1 || card.AttrOr("id", "") != "alarm-1" {
+			t.Fatalf("%d alarm cards", card.Length())
+		}
+		if h := card.Find(`[data-testid="alarm-headline"]`).Text(); !strings.Contains(h, "torch.OutOfMemoryError: CUDA out of memory") {
+			t.Errorf("headline %q", h)
+		}
+		if n := card.Find(`[data-testid="log-line"]`).Length(); n < 5 {
+			t.Errorf("alarm card shows %d context lines", n)
+		}
+		lines := testid(doc, "log").Find(`[data-testid="log-line"]`)
+		if lines.Length() != 13 {
+			t.Errorf("log shows %d lines, want 13", lines.Length())
+		}
+		if dump := testid(doc, "log").Find(`[data-testid="config-dump"]`); dump.Length() != 1 || !strings.Contains(dump.Text(), "cuda_graph_max_bs") {
+			t.Errorf("config dump not collapsed into key/values: %q", dump.Text())
+		}
+		last := lines.Last()
+		if last.AttrOr("id", "") != "L13" || last.AttrOr("data-kind", "") != "error" || !last.HasClass("k-error") {
+			t.Errorf("last line: id %q kind %q", last.AttrOr("id", ""), last.AttrOr("data-kind", ""))
+		}
+		if href := last.Find("a.no").AttrOr("href", ""); href != "/launches/crash-1?after=0#L13" {
+			t.Errorf("permalink %q", href)
+		}
+	})
+
+	t.Run("HealthyLaunchShowsReadyMarkerAndTimeToReady", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", healthyLog)
+		doc := b.page("/launches/ok-1", 200)
+		if s := testid(doc, "launch-status").Text(); s != "ready" {
+			t.Errorf("status %q", s)
+		}
+		if s := testid(doc, "time-to-ready").Text(); strings.TrimSpace(s) != "1m20s" {
+			t.Errorf("time to ready %q", s)
+		}
+		if href := testid(doc, "timeline-ready").AttrOr("href", ""); href != "/launches/ok-1?after=0#L7" {
+			t.Errorf("ready marker links to %q", href)
+		}
+		if testid(doc, "no-alarms").Length() != 1 {
+			t.Error("no 'no alarm' note")
+		}
+	})
+
+	t.Run("GapsAreMarked", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/g/lines", "[2026-11-29 10:00:00] a\n[2026-11-29 10:00:05] b\n[2026-11-29 10:20:00] c\n[2026-11-29 10:20:01] d\n")
+		doc := b.page("/launches/g", 200)
+		gaps := testid(doc, "timeline-gap")
+		if gaps.Length() != 1 || !strings.Contains(gaps.Text(), "19m55s") {
+			t.Errorf("%d gaps: %q, want one of 19m55s", gaps.Length(), gaps.Text())
+		}
+	})
+
+	t.Run("LogIsWindowedAndFiltered", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var sb strings.Builder
+		for i := 1; i <= 1200; i++ {
+			fmt.Fprintf(&sb, "line %d\n", i)
+		}
+		b.postText("/api/v1/launches/big/lines", sb.String())
+		b.postText("/api/v1/launches/big/lines", crashingLog)
+		doc := b.page("/launches/big", 200)
+		lines := testid(doc, "log").Find(`[data-testid="log-line"]`)
+		if lines.Length() != 500 || lines.First().AttrOr("data-seq", "") != "1" {
+			t.Fatalf("first window: %d lines from %q", lines.Length(), lines.First().AttrOr("data-seq", ""))
+		}
+		next := testid(doc, "log-next").AttrOr("href", "")
+		if next != "/launches/big?after=500#log" {
+			t.Fatalf("next window link %q", next)
+		}
+		doc = b.page(strings.TrimSuffix(next, "#log"), 200)
+		lines = testid(doc, "log").Find(`[data-testid="log-line"]`)
+		if lines.First().AttrOr("data-seq", "") != "501" || testid(doc, "log-first").Length() != 1 {
+			t.Errorf("second window starts at %q", lines.First().AttrOr("data-seq", ""))
+		}
+		doc = b.page("/launches/big?after=1079", 200) // the permalink window of line 1100
+		if doc.Find("#L1100").Length() != 1 {
+			t.Error("permalink window lacks #L1100")
+		}
+
+		doc = b.page("/launches/big?errors=1", 200)
+		for _, s := range testid(doc, "log").Find(`[data-testid="log-line"]`).EachIter() {
+			if s.AttrOr("data-kind", "") != "error" && !s.HasClass("in-alarm") {
+				t.Errorf("errors only shows line %s of kind %s", s.AttrOr("data-seq", ""), s.AttrOr("data-kind", ""))
+			}
+		}
+		if n := testid(doc, "log").Find(`[data-testid="log-line"]`).Length(); n < 5 {
+			t.Errorf("errors only shows %d lines", n)
+		}
+		doc = b.page("/launches/big?hideconfig=1&after=1200", 200)
+		if n := testid(doc, "log").Find(`[data-kind="config"]`).Length(); n != 0 {
+			t.Errorf("hide config shows %d config lines", n)
+		}
+		if n := testid(doc, "log").Find(`[data-testid="log-line"]`).Length(); n != 12 {
+			t.Errorf("hide config shows %d lines, want 12", n)
+		}
+	})
+
+	t.Run("LogTextIsEscaped", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/x/lines", "<script>alert(1)</script> & <b>bold</b>\n")
+		r := b.do("GET", "/launches/x", "", nil)
+		if strings.Contains(string(r.body), "<script>alert") || strings.Contains(string(r.body), "<b>bold") {
+			t.Error("log text is rendered as HTML")
+		}
+		doc := b.page("/launches/x", 200)
+		if got := testid(doc, "log").Find(".text").Text(); got != "<script>alert(1)</script> & <b>bold</b>" {
+			t.Errorf("text %q", got)
+		}
+	})
+
+	t.Run("UnknownLaunchIs404Page", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		doc := b.page("/launches/nope", 404)
+		if testid(doc, "error-title").Length() != 1 {
+			t.Error("no error page")
+		}
+	})
+}
