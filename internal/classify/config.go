@@ -32,7 +32,7 @@ func ParseConfig(text string) map[string]string {
 		if !ok {
 			return
 		}
-		out[truncate(k, maxConfigKey)] = truncate(v, maxConfigValue)
+		out[clean(k, maxConfigKey)] = clean(v, maxConfigValue)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

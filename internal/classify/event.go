@@ -310,7 +310,7 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 	changed := false
 	if prio >= ev.Prio {
 		ev.Prio = prio
-		ev.A.Headline = truncate(strings.TrimSpace(t), maxHeadline)
+		ev.A.Headline = clean(strings.TrimSpace(t), maxHeadline)
 		ev.A.HeadlineSeq = seq
 		ev.A.Template = Template(ev.A.Headline)
 		changed = true

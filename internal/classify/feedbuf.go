@@ -12,6 +12,7 @@ type feedBuf struct {
 	revised []LineVerdict // revisions of lines from earlier calls
 	revIdx  map[int64]int
 	touched []*event
+	tIdx    map[*event]struct{}
 	phases  []Phase
 	cfg     map[string]string
 	ready   *Marker
@@ -40,9 +41,16 @@ func (fb *feedBuf) revise(v LineVerdict) {
 }
 
 func (fb *feedBuf) touch(ev *event) {
-	if ev.A.ID == 0 || slices.Contains(fb.touched, ev) {
+	if ev.A.ID == 0 || (len(fb.touched) > 0 && fb.touched[len(fb.touched)-1] == ev) {
 		return
 	}
+	if fb.tIdx == nil {
+		fb.tIdx = map[*event]struct{}{}
+	}
+	if _, ok := fb.tIdx[ev]; ok {
+		return
+	}
+	fb.tIdx[ev] = struct{}{}
 	fb.touched = append(fb.touched, ev)
 }
 

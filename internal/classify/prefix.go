@@ -100,7 +100,7 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		return s, false
 	}
 	name := tag[:sp]
-	p.Source = tag
+	p.Source = clean(tag, 80)
 	if r := rankSuffix(name); r != "" {
 		p.Rank = r
 	}

@@ -23,10 +23,17 @@ func FuzzFeed(f *testing.F) {
 		"INFO:     Application startup complete.\nSIGTERM received\nEngineDeadError: x\n\x1b[1;36m(APIServer pid=1)\x1b[0m INFO:     127.0.0.1 - \"GET / HTTP/1.1\" 200 OK",
 		"server_args=ServerArgs(a=1, b='(', c={'x': [1, 2]}\n\r\r\r\nLoading safetensors checkpoint shards: 1/2 [",
 	}
+	// Windows of the corpus logs: small seeds keep the fuzzer's minimization fast.
 	matches, _ := filepath.Glob(filepath.Join(corpusDir(f), "*.log"))
 	for _, m := range matches {
-		if b, err := os.ReadFile(m); err == nil && len(b) < 40<<10 {
-			seeds = append(seeds, string(b))
+		b, err := os.ReadFile(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i += 60 {
+			w := strings.Join(lines[i:min(len(lines), i+30)], "\n")
+			seeds = append(seeds, truncateSeed(w, 4<<10))
 		}
 	}
 	for i, s := range seeds {
@@ -48,6 +55,13 @@ func FuzzFeed(f *testing.F) {
 			}
 		}
 	})
+}
+
+func truncateSeed(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // liveHeapGrowth runs fn and returns the growth of the live heap it left behind.

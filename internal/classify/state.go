@@ -157,7 +157,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	defer func() {
 		s.retire(fb)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Body: truncate(t, maxPrevBody), Kind: v.Kind, Alarm: v.Alarm}
+			Body: clean(t, maxPrevBody), Kind: v.Kind, Alarm: v.Alarm}
 		fb.add(v)
 	}()
 

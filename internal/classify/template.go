@@ -148,6 +148,16 @@ func Fingerprint(kind AlarmKind, template string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// clean truncates s to at most n bytes and replaces invalid UTF-8, for
+// text kept in the state (which must survive a JSON round trip unchanged).
+func clean(s string, n int) string {
+	s = truncate(s, n)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
+
 // truncate cuts s to at most n bytes on a UTF-8 boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
