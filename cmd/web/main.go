@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/ingest"
+	"launchwatch/internal/live"
 	"launchwatch/internal/pgserver"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
@@ -82,8 +83,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
+	// Live updates: every process LISTENs, so a line stored through any
+	// web process reaches the live clients of all of them.
+	hub := live.NewHub()
+	listenCtx, stopListening := context.WithCancel(context.WithoutCancel(ctx))
+	listening := make(chan struct{})
+	go func() {
+		defer close(listening)
+		live.Listen(listenCtx, pool, store.NotifyChannel, hub, log)
+	}()
+	defer func() { stopListening(); <-listening }() // before the pool closes
+
 	st := store.New(pool)
-	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter}, st, ingest.NewPipeline(st, log), log)
+	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub}, st, ingest.NewPipeline(st, log), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -96,6 +108,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Shutdown does not close hijacked (websocket) connections: the hub
+	// tells its clients to go, and they reconnect to another process.
+	srv.RegisterOnShutdown(hub.Close)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", "http://"+ln.Addr().String()))

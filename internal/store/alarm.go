@@ -91,21 +91,11 @@ func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error)
 
 // Alarms returns the alarms of a launch in order.
 func (s *Store) Alarms(ctx context.Context, launchID int64) ([]Alarm, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq, template, fingerprint, ranks,
-			occurred_at, state, rule_id, decided_by, decided_at, reason,
-			(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq)
-		FROM alarms a WHERE launch_id = $1 ORDER BY alarm_no`, launchID)
+	rows, err := s.pool.Query(ctx, `SELECT `+alarmColumns+` FROM alarms a WHERE a.launch_id = $1 ORDER BY a.alarm_no`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: alarms: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alarm, error) {
-		var a Alarm
-		err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
-			&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-			&a.FirstTS)
-		return a, err
-	})
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alarm, error) { return scanAlarm(row) })
 	if err != nil {
 		return nil, fmt.Errorf("store: alarms: %w", err)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -27,7 +28,22 @@ type launchJSON struct {
 	ExitCode  *int              `json:"exit_code,omitempty"`
 	Signal    *string           `json:"exit_signal,omitempty"`
 	Config    map[string]string `json:"config"`
+	Alarms    []alarmJSON       `json:"alarms"`
 	LinesPath string            `json:"lines_url"`
+}
+
+// alarmJSON is the API shape of an alarm.
+type alarmJSON struct {
+	No          int    `json:"no"`
+	Kind        string `json:"kind"`
+	Fatal       bool   `json:"fatal"`
+	State       string `json:"state"`
+	Headline    string `json:"headline"`
+	HeadlineSeq int64  `json:"headline_seq"`
+	FirstSeq    int64  `json:"first_seq"`
+	LastSeq     int64  `json:"last_seq"`
+	Ranks       int    `json:"ranks"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 type progressJSON struct {
@@ -58,7 +74,7 @@ func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) la
 	j := launchJSON{
 		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels,
 		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter),
-		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
+		Phase:  l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
 		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines",
 		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
 		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
@@ -80,5 +96,24 @@ func (h *handler) launchShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newLaunchJSON(l, time.Now(), h.cfg.SilentAfter))
+	j, err := h.launchView(c.Request().Context(), l)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, j)
+}
+
+// launchView is the API view of l now, with its alarms.
+func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, error) {
+	j := newLaunchJSON(l, time.Now(), h.cfg.SilentAfter)
+	alarms, err := h.store.Alarms(ctx, l.ID)
+	if err != nil {
+		return j, err
+	}
+	j.Alarms = make([]alarmJSON, len(alarms))
+	for i, a := range alarms {
+		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
+			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint}
+	}
+	return j, nil
 }

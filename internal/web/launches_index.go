@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -45,13 +46,15 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	if p.Servers, err = h.store.LaunchServers(ctx); err != nil {
 		return err
 	}
+	now := time.Now()
 	for i := range items {
 		l := &items[i]
 		start := l.FirstLineTS
 		if start == nil {
 			start = &l.CreatedAt
 		}
-		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name, Status: l.Status, Server: l.Server,
+		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name,
+			Status: status.Observed(l.Status, l.LastHeard(), now, h.cfg.SilentAfter), Server: l.Server,
 			Host: l.Host, Start: start, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
 			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal})
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/store"
 )
 
 const (
@@ -58,15 +60,21 @@ func (h *handler) linesList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := linesPageJSON{Launch: key, Lines: make([]lineJSON, 0, len(lines))}
+	page := linesPageJSON{Launch: key}
 	if len(lines) > int(limit) {
 		lines = lines[:limit]
 		next := lines[len(lines)-1].Seq
 		page.NextAfter = &next
 	}
-	for _, ln := range lines {
-		page.Lines = append(page.Lines, lineJSON{Seq: ln.Seq, TS: ln.TS, ReceivedAt: ln.ReceivedAt, Stream: ln.Stream,
-			Kind: ln.Kind, Level: ln.Level, Rank: ln.Rank, Alarm: ln.AlarmNo, Text: ln.Text})
-	}
+	page.Lines = toLineJSON(lines)
 	return c.JSON(http.StatusOK, page)
+}
+
+func toLineJSON(lines []store.Line) []lineJSON {
+	out := make([]lineJSON, len(lines))
+	for i, ln := range lines {
+		out[i] = lineJSON{Seq: ln.Seq, TS: ln.TS, ReceivedAt: ln.ReceivedAt, Stream: ln.Stream,
+			Kind: ln.Kind, Level: ln.Level, Rank: ln.Rank, Alarm: ln.AlarmNo, Text: ln.Text}
+	}
+	return out
 }

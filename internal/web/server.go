@@ -5,12 +5,14 @@ package web
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"launchwatch/internal/ingest"
+	"launchwatch/internal/live"
 	"launchwatch/internal/store"
 	"launchwatch/static"
 )
@@ -19,6 +21,9 @@ import (
 type Config struct {
 	MaxBodyBytes int64 // largest accepted request body, after decompression
 	MaxLineBytes int   // longest line stored whole
+	// Hub wakes live clients when launches change; cmd/web feeds it from
+	// PostgreSQL LISTEN. Nil gives a hub of its own that nothing feeds.
+	Hub *live.Hub
 	// SilentAfter is how long a starting or loading launch may go without a
 	// line or heartbeat before it is shown as silent; 0 means DefaultSilentAfter.
 	SilentAfter time.Duration
@@ -32,6 +37,7 @@ type handler struct {
 	cfg   Config
 	store *store.Store
 	pipe  *ingest.Pipeline
+	hub   *live.Hub
 	log   *slog.Logger
 }
 
@@ -46,7 +52,10 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = ingest.DefaultMaxLineBytes
 	}
-	h := &handler{cfg: cfg, store: st, pipe: pipe, log: log}
+	if cfg.Hub == nil {
+		cfg.Hub = live.NewHub()
+	}
+	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -62,6 +71,9 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.StaticFS("/static", static.FS)
 	e.GET("/", h.launchesIndex)
 	e.GET("/launches/:key", h.timelineShow)
+	// Browser forms change state: refuse cross-origin posts (CSRF).
+	sameOrigin := echo.WrapMiddleware(http.NewCrossOriginProtection().Handler)
+	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, sameOrigin)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.linesIngest)
@@ -70,5 +82,6 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	api.POST("/launches/:key/exit", h.launchExit)
 	api.GET("/launches/:key/lines", h.linesList)
 	api.GET("/launches/:key", h.launchShow)
+	api.GET("/launches/:key/live", h.launchLive)
 	return e
 }

@@ -3,9 +3,11 @@ package web
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -27,36 +29,51 @@ func (h *handler) timelineShow(c echo.Context) error {
 	}
 	lf := store.LineFilter{After: after, Limit: logWindow + 1, ErrorsOnly: q.Get("errors") == "1",
 		HideConfig: q.Get("hideconfig") == "1"}
-	ctx := c.Request().Context()
-	l, err := h.store.LaunchByKey(ctx, key)
+	p, err := h.launchPage(c, key, lf)
 	if err != nil {
 		return err
 	}
+	return render(c, 200, views.Launch(p))
+}
+
+// launchPage reads everything the launch page shows.
+func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (views.LaunchProps, error) {
+	ctx := c.Request().Context()
+	l, err := h.store.LaunchByKey(ctx, key)
+	if err != nil {
+		return views.LaunchProps{}, err
+	}
 	d := launchPageData{launch: l}
 	if d.phases, err = h.store.Phases(ctx, l.ID); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.alarms, err = h.store.Alarms(ctx, l.ID); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.first, d.last, err = h.store.LineSpan(ctx, l.ID); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.gaps, err = h.store.Gaps(ctx, l.ID, gapThreshold(d.first, d.last), 50); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.ready, err = h.readyTime(c, l); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	if d.lines, err = h.store.FilteredLines(ctx, l.ID, lf); err != nil {
-		return err
+		return views.LaunchProps{}, err
 	}
 	p := d.props()
 	p.Log = logProps(key, d.lines, lf)
-	return render(c, 200, views.Launch(p))
+	// Silence is a judgement about the present, made at read time like the API does.
+	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
+	p.Reviewer = reviewerName(c)
+	for i := range p.Alarms {
+		p.Alarms[i].Reviewer = p.Reviewer
+	}
+	return p, nil
 }
 
 // logProps is the log window; it was read with one line more than it

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"launchwatch/internal/ingest"
+	"launchwatch/internal/live"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
@@ -34,8 +36,22 @@ func setupWith(t testing.TB, cfg web.Config) *testBundle {
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Feed the hub from LISTEN as cmd/web does.
+	hub := live.NewHub()
+	ctx, cancel := context.WithCancel(context.Background())
+	listening := make(chan struct{})
+	go func() {
+		defer close(listening)
+		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
+	}()
+	cfg.Hub = hub
 	srv := httptest.NewServer(web.New(cfg, st, ingest.NewPipeline(st, log), log))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		hub.Close()
+		srv.Close()
+		cancel()
+		<-listening
+	})
 	return &testBundle{t: t, url: srv.URL, store: st}
 }
 

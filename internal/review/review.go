@@ -1,0 +1,112 @@
+// Package review applies people's decisions on alarms: each verdict is
+// stored with who, when and why, recorded as an audit event and reflected
+// in the launch's status, all in one transaction.
+package review
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"launchwatch/internal/store"
+)
+
+// Verdicts a person can give an alarm.
+const (
+	Confirm = "confirm" // the alarm is a real failure
+	Dismiss = "dismiss" // the alarm is a false alarm
+)
+
+// Decision is a person's verdict on one alarm, as submitted.
+type Decision struct {
+	LaunchKey string
+	AlarmNo   int
+	Verdict   string // Confirm or Dismiss
+	Actor     string // the reviewer's name
+	Reason    string // why; required to dismiss
+}
+
+// InvalidError lists what is wrong with a decision, per form field.
+type InvalidError struct {
+	Fields map[string]string
+}
+
+func (e *InvalidError) Error() string {
+	var parts []string
+	for k, v := range e.Fields {
+		parts = append(parts, k+": "+v)
+	}
+	return "review: invalid decision: " + strings.Join(parts, "; ")
+}
+
+// Validate trims the decision's text and checks it; the same rules serve
+// the HTML form and any future API.
+func (d *Decision) Validate() error {
+	d.Actor, d.Reason = strings.TrimSpace(d.Actor), strings.TrimSpace(d.Reason)
+	f := map[string]string{}
+	switch d.Verdict {
+	case Confirm, Dismiss:
+	default:
+		f["verdict"] = "choose confirm or dismiss"
+	}
+	switch {
+	case d.Actor == "":
+		f["name"] = "enter your name: every decision records who made it"
+	case utf8.RuneCountInString(d.Actor) > 80 || strings.ContainsAny(d.Actor, "\x00\n\r"):
+		f["name"] = "a name is at most 80 characters on one line"
+	}
+	switch {
+	case d.Verdict == Dismiss && d.Reason == "":
+		f["reason"] = "say why this is not a real failure"
+	case utf8.RuneCountInString(d.Reason) > 1000 || strings.ContainsRune(d.Reason, 0):
+		f["reason"] = "a reason is at most 1000 characters"
+	}
+	if len(f) > 0 {
+		return &InvalidError{Fields: f}
+	}
+	return nil
+}
+
+// Subject names an alarm in the audit log.
+func Subject(launchKey string, no int) string {
+	return "alarm:" + launchKey + "/" + strconv.Itoa(no)
+}
+
+// Decide stores the decision and returns the launch's new status. The
+// launch row is locked first, like ingest does, so a decision and a batch
+// of the same launch never compute its status from each other's halves.
+func Decide(ctx context.Context, st *store.Store, d Decision) (string, error) {
+	if err := d.Validate(); err != nil {
+		return "", err
+	}
+	state := "confirmed"
+	if d.Verdict == Dismiss {
+		state = "dismissed"
+	}
+	l, err := st.LaunchByKey(ctx, d.LaunchKey)
+	if err != nil {
+		return "", err
+	}
+	var newStatus string
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.LockLaunch(ctx, l.ID); err != nil {
+			return err
+		}
+		prev, err := tx.SetAlarmDecision(ctx, l.ID, d.AlarmNo, state, d.Actor, d.Reason)
+		if err != nil {
+			return err
+		}
+		err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
+			Subject: Subject(d.LaunchKey, d.AlarmNo),
+			Detail:  map[string]any{"from": prev, "to": state, "reason": d.Reason}})
+		if err != nil {
+			return err
+		}
+		if newStatus, err = tx.RecomputeStatus(ctx, l.ID); err != nil {
+			return err
+		}
+		return tx.Notify(ctx, d.LaunchKey)
+	})
+	return newStatus, err
+}

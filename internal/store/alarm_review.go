@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
+	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
+	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq)`
+
+func scanAlarm(row pgx.Row) (Alarm, error) {
+	var a Alarm
+	err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
+		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
+		&a.FirstTS)
+	return a, err
+}
+
+// Alarm returns alarm no of a launch, or ErrNotFound.
+func (s *Store) Alarm(ctx context.Context, launchID int64, no int) (Alarm, error) {
+	a, err := scanAlarm(s.pool.QueryRow(ctx, `SELECT `+alarmColumns+` FROM alarms a
+		WHERE a.launch_id = $1 AND a.alarm_no = $2`, launchID, no))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	if err != nil {
+		return a, fmt.Errorf("store: alarm: %w", err)
+	}
+	return a, nil
+}
+
+// SetAlarmDecision records a person's verdict on an alarm (confirmed or
+// dismissed) with who and why, and returns the state it had before. A
+// person's decision replaces a rule's: rule_id is cleared.
+func (t *Tx) SetAlarmDecision(ctx context.Context, launchID int64, no int, state, actor, reason string) (string, error) {
+	var prev string
+	err := t.tx.QueryRow(ctx, `
+		WITH prev AS (SELECT state FROM alarms WHERE launch_id = $1 AND alarm_no = $2 FOR UPDATE)
+		UPDATE alarms a SET state = $3, decided_by = $4, decided_at = now(), reason = NULLIF($5, ''),
+			rule_id = NULL, updated_at = now()
+		FROM prev WHERE a.launch_id = $1 AND a.alarm_no = $2
+		RETURNING prev.state`, launchID, no, state, actor, reason).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: decide alarm: %w", err)
+	}
+	return prev, nil
+}
+
+// AuditEvent is one recorded decision or rule change.
+type AuditEvent struct {
+	Actor   string
+	Action  string // alarm.confirm, alarm.dismiss, rule.create ...
+	Subject string // what it was done to, e.g. alarm:KEY/3
+	Detail  map[string]any
+}
+
+// AddAudit records an audit event in the transaction of the change itself,
+// so there is never a change without its record.
+func (t *Tx) AddAudit(ctx context.Context, e AuditEvent) error {
+	detail := e.Detail
+	if detail == nil {
+		detail = map[string]any{}
+	}
+	_, err := t.tx.Exec(ctx, `INSERT INTO audit_events (actor, action, subject, detail) VALUES ($1, $2, $3, $4)`,
+		e.Actor, e.Action, e.Subject, detail)
+	if err != nil {
+		return fmt.Errorf("store: add audit event: %w", err)
+	}
+	return nil
+}
+
+// AuditFor returns the audit events of a subject, oldest first.
+func (s *Store) AuditFor(ctx context.Context, subject string) ([]AuditEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail FROM audit_events
+		WHERE subject = $1 ORDER BY id`, subject)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit events: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditEvent, error) {
+		var e AuditEvent
+		return e, row.Scan(&e.Actor, &e.Action, &e.Subject, &e.Detail)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: audit events: %w", err)
+	}
+	return out, nil
+}

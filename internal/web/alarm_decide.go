@@ -1,0 +1,107 @@
+package web
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+	"launchwatch/internal/store"
+	"launchwatch/internal/views"
+)
+
+// reviewerCookie remembers the name a reviewer typed, until accounts exist.
+const reviewerCookie = "lw_reviewer"
+
+func reviewerName(c echo.Context) string {
+	if ck, err := c.Cookie(reviewerCookie); err == nil {
+		return ck.Value
+	}
+	return ""
+}
+
+// alarmDecide answers POST /launches/{key}/alarms/{no}/decide with the form
+// fields verdict (confirm or dismiss), name and reason. From htmx it answers
+// the alarm's card (and the launch's status out of band) to swap in place;
+// a plain form post is redirected back to the alarm. An invalid decision
+// re-renders the card or the page with the messages and 422.
+func (h *handler) alarmDecide(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	no, err := strconv.Atoi(c.Param("no"))
+	if err != nil || no < 1 || no > math.MaxInt32 {
+		return badParam("alarm number %q is not valid", c.Param("no"))
+	}
+	d := review.Decision{LaunchKey: key, AlarmNo: no, Verdict: c.FormValue("verdict"),
+		Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
+	htmx := c.Request().Header.Get("HX-Request") == "true"
+	newStatus, err := review.Decide(c.Request().Context(), h.store, d)
+	var invalid *review.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		return h.renderInvalidDecision(c, d, invalid, htmx)
+	case err != nil:
+		return err
+	}
+	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: d.Actor, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
+		SameSite: http.SameSiteLaxMode, HttpOnly: true})
+	if !htmx {
+		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
+	}
+	card, err := h.alarmCard(c, key, no)
+	if err != nil {
+		return err
+	}
+	card.Reviewer = d.Actor
+	return render(c, http.StatusOK, views.DecidedCard(card, newStatus))
+}
+
+// alarmCard reads one alarm's card.
+func (h *handler) alarmCard(c echo.Context, key string, no int) (views.AlarmProps, error) {
+	ctx := c.Request().Context()
+	l, err := h.store.LaunchByKey(ctx, key)
+	if err != nil {
+		return views.AlarmProps{}, err
+	}
+	a, err := h.store.Alarm(ctx, l.ID, no)
+	if err != nil {
+		return views.AlarmProps{}, err
+	}
+	lines, err := h.alarmContexts(c, l.ID, []store.Alarm{a})
+	if err != nil {
+		return views.AlarmProps{}, err
+	}
+	return alarmProps(key, a, lines[a.No]), nil
+}
+
+// renderInvalidDecision shows the decision form again, as typed, with what
+// is wrong: the card for htmx, the whole page for a plain form post.
+func (h *handler) renderInvalidDecision(c echo.Context, d review.Decision, invalid *review.InvalidError, htmx bool) error {
+	fill := func(a *views.AlarmProps) {
+		a.Reviewer, a.ReasonDraft, a.Errors = d.Actor, d.Reason, invalid.Fields
+	}
+	if htmx {
+		card, err := h.alarmCard(c, d.LaunchKey, d.AlarmNo)
+		if err != nil {
+			return err
+		}
+		fill(&card)
+		return render(c, http.StatusUnprocessableEntity, views.AlarmCard(card))
+	}
+	p, err := h.launchPage(c, d.LaunchKey, store.LineFilter{Limit: logWindow + 1})
+	if err != nil {
+		return err
+	}
+	for i := range p.Alarms {
+		if p.Alarms[i].No == d.AlarmNo {
+			fill(&p.Alarms[i])
+		}
+	}
+	return render(c, http.StatusUnprocessableEntity, views.Launch(p))
+}

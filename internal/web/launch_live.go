@@ -1,0 +1,188 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/store"
+)
+
+const (
+	liveWriteWait   = 10 * time.Second // a client that cannot take a message this fast is dropped
+	livePongWait    = 45 * time.Second
+	livePingEvery   = 15 * time.Second
+	liveStatusEvery = 5 * time.Second // re-check the status so silence shows without any event
+	livePageLines   = 1000
+)
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  1024,
+	WriteBufferSize: 32 << 10,
+	CheckOrigin:     sameOrigin,
+}
+
+// sameOrigin accepts clients that send no Origin (command-line tools) and
+// browsers on a page of this very server; a page elsewhere may not read
+// launches through a visitor's browser.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
+}
+
+// liveMessage is one message pushed to a live client.
+type liveMessage struct {
+	Type   string      `json:"type"` // "launch", "lines" or "absent"
+	Launch *launchJSON `json:"launch,omitempty"`
+	Lines  []lineJSON  `json:"lines,omitempty"`
+}
+
+// launchLive streams a launch over a websocket:
+// GET /api/v1/launches/{key}/live?after=SEQ. The client gets the launch's
+// state ("launch") whenever it changes, every line after SEQ ("lines") as
+// it is stored, and "absent" while the launch does not exist yet. A client
+// that reconnects passes the last seq it saw and resumes from there.
+func (h *handler) launchLive(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	after, err := intParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	sub := h.hub.Subscribe(key) // before the first read, so no change is missed
+	defer h.hub.Unsubscribe(sub)
+	ws, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	if err != nil {
+		return nil // the upgrader has answered the client already
+	}
+	defer ws.Close()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
+	defer cancel()
+	go readUntilClosed(ws, cancel)
+
+	s := &launchStream{h: h, ws: ws, key: key, seq: after}
+	ping := time.NewTicker(livePingEvery)
+	defer ping.Stop()
+	poll := time.NewTicker(liveStatusEvery)
+	defer poll.Stop()
+	for {
+		if err := s.sync(ctx); err != nil {
+			s.close(err)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Done():
+			s.close(errShuttingDown)
+			return nil
+		case <-ping.C:
+			if err := ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(liveWriteWait)); err != nil {
+				return nil
+			}
+		case <-sub.Wake():
+		case <-poll.C:
+		}
+	}
+}
+
+var errShuttingDown = errors.New("server shutting down")
+
+// launchStream is the state of one live client.
+type launchStream struct {
+	h        *handler
+	ws       *websocket.Conn
+	key      string
+	seq      int64  // the last line sent
+	lastSent []byte // the last launch state sent, to send only changes
+	absent   bool
+}
+
+// sync sends what changed since the last call: the launch state and the
+// new lines, a page at a time until the client has caught up.
+func (s *launchStream) sync(ctx context.Context) error {
+	l, err := s.h.store.LaunchByKey(ctx, s.key)
+	if errors.Is(err, store.ErrNotFound) {
+		if !s.absent {
+			s.absent = true
+			return s.send(liveMessage{Type: "absent"})
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.absent = false
+	for s.seq < l.LastSeq {
+		lines, err := s.h.store.Lines(ctx, l.ID, s.seq, livePageLines)
+		if err != nil {
+			return err
+		}
+		if len(lines) == 0 {
+			break
+		}
+		if err := s.send(liveMessage{Type: "lines", Lines: toLineJSON(lines)}); err != nil {
+			return err
+		}
+		s.seq = lines[len(lines)-1].Seq
+	}
+	j, err := s.h.launchView(ctx, l)
+	if err != nil {
+		return err
+	}
+	state, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(state, s.lastSent) {
+		return nil
+	}
+	s.lastSent = state
+	return s.send(liveMessage{Type: "launch", Launch: &j})
+}
+
+func (s *launchStream) send(m liveMessage) error {
+	s.ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
+	return s.ws.WriteJSON(m)
+}
+
+// close says goodbye: a client that was dropped (slow, or the server is
+// stopping) reconnects with ?after= and resumes.
+func (s *launchStream) close(err error) {
+	code, text := websocket.CloseInternalServerErr, "internal error"
+	if errors.Is(err, errShuttingDown) {
+		code, text = websocket.CloseGoingAway, err.Error()
+	} else if !errors.Is(err, context.Canceled) {
+		s.h.log.Debug("live client dropped", slog.String("launch", s.key), slog.String("error", err.Error()))
+	}
+	s.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second)) //nolint:errcheck
+}
+
+// readUntilClosed reads (and discards) what the client sends, so pongs and
+// the close handshake are processed, and cancels when the client goes away.
+func readUntilClosed(ws *websocket.Conn, cancel context.CancelFunc) {
+	defer cancel()
+	ws.SetReadLimit(512)
+	ws.SetReadDeadline(time.Now().Add(livePongWait)) //nolint:errcheck
+	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(livePongWait)) })
+	for {
+		if _, _, err := ws.NextReader(); err != nil {
+			return
+		}
+	}
+}
