@@ -24,6 +24,7 @@ type TimelineProps struct {
 	Ready      *TimelineMark
 	Alarms     []TimelineAlarm
 	Gaps       []TimelineGap
+	Live       bool // the launch is still starting or loading: unended phases are running
 }
 
 // TimelinePhase is one startup phase.
@@ -104,12 +105,39 @@ func (p TimelineProps) Ticks() []Tick {
 
 func fmt1(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
-func phaseLabel(ph TimelinePhase) string {
-	if ph.Running {
-		if ph.Total > 0 {
-			return itoa(ph.Done) + "/" + itoa(ph.Total) + " …"
-		}
-		return "running …"
+func (p TimelineProps) phaseLabel(ph TimelinePhase) string {
+	d := Duration(ph.End.Sub(ph.Begin))
+	switch {
+	case ph.Running && p.Live && ph.Total > 0:
+		return d + ", " + itoa(ph.Done) + "/" + itoa(ph.Total) + " …"
+	case ph.Running && p.Live:
+		return d + " …"
+	case ph.Running:
+		return d + ", no end line"
 	}
-	return Duration(ph.End.Sub(ph.Begin))
+	return d
+}
+
+// labelAt places a bar's label after the bar, or inside its end when the
+// bar reaches the right edge.
+func (p TimelineProps) labelAt(t time.Time) (x, anchor string) {
+	if end := p.xf(t); end > tlWidth-tlRight-140 {
+		return fmt1(end - 4), "end"
+	} else {
+		return fmt1(end + 4), "start"
+	}
+}
+
+func (p TimelineProps) labelX(t time.Time) string { x, _ := p.labelAt(t); return x }
+
+func (p TimelineProps) labelAnchor(t time.Time) string { _, a := p.labelAt(t); return a }
+
+func tickAnchor(i, n int) string {
+	switch i {
+	case 0:
+		return "start"
+	case n - 1:
+		return "end"
+	}
+	return "middle"
 }

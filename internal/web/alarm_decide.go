@@ -26,7 +26,8 @@ func reviewerName(c echo.Context) string {
 
 // alarmDecide answers POST /launches/{key}/alarms/{no}/decide with the form
 // fields verdict (confirm or dismiss), name and reason. From htmx it answers
-// the alarm's card (and the launch's status out of band) to swap in place;
+// the alarm's card, and out of band the launch's status, facts and
+// timeline, to swap in place;
 // a plain form post is redirected back to the alarm. An invalid decision
 // re-renders the card or the page with the messages and 422.
 func (h *handler) alarmDecide(c echo.Context) error {
@@ -41,7 +42,7 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	d := review.Decision{LaunchKey: key, AlarmNo: no, Verdict: c.FormValue("verdict"),
 		Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
 	htmx := c.Request().Header.Get("HX-Request") == "true"
-	newStatus, err := review.Decide(c.Request().Context(), h.store, d)
+	_, err = review.Decide(c.Request().Context(), h.store, d)
 	var invalid *review.InvalidError
 	switch {
 	case errors.As(err, &invalid):
@@ -54,12 +55,14 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	if !htmx {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}
-	card, err := h.alarmCard(c, key, no)
+	p, err := h.launchPage(c, key, store.LineFilter{Limit: 1})
 	if err != nil {
 		return err
 	}
-	card.Reviewer = d.Actor
-	return render(c, http.StatusOK, views.DecidedCard(card, newStatus))
+	for i := range p.Alarms {
+		p.Alarms[i].Reviewer = d.Actor // the cookie set above is not in this request
+	}
+	return render(c, http.StatusOK, views.DecisionAnswer(p, no))
 }
 
 // alarmCard reads one alarm's card.

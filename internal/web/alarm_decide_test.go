@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 )
@@ -120,9 +122,21 @@ func TestAlarmDecide(t *testing.T) {
 		if !strings.Contains(body, `data-state="dismissed"`) || !strings.Contains(body, "injected &lt;b&gt;test&lt;/b&gt; fault") {
 			t.Errorf("card is not the dismissed alarm with its escaped reason: %s", body)
 		}
-		if !strings.Contains(body, `id="launch-status" data-testid="launch-status" hx-swap-oob="true">starting`) &&
-			!strings.Contains(body, `hx-swap-oob="true">loading`) {
-			t.Errorf("answer lacks the launch's new status out of band: %s", body)
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Find(`#facts[hx-swap-oob="true"]`).Length() != 1 || doc.Find(`#timeline[hx-swap-oob="true"]`).Length() != 1 {
+			t.Errorf("answer lacks the facts and timeline out of band: %s", body)
+		}
+		if st := doc.Find(`#launch-status`).Text(); st != "loading" {
+			t.Errorf("status out of band %q, want loading", st)
+		}
+		if m := doc.Find(`[data-testid="timeline-alarm"]`).AttrOr("data-state", ""); m != "dismissed" {
+			t.Errorf("timeline alarm marker %q, want dismissed", m)
+		}
+		if n := doc.Find(`[data-testid="launch-open-alarms"]`).Text(); n != "0" {
+			t.Errorf("open alarms out of band %q, want 0", n)
 		}
 		if st := b.launch("crash-1").Status; st == "alarm" || st == "crashed" {
 			t.Errorf("status %q after dismissing the only alarm", st)

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -102,7 +103,8 @@ func (d *launchPageData) props() views.LaunchProps {
 
 func (d *launchPageData) timeline() views.TimelineProps {
 	key := d.launch.Key
-	t := views.TimelineProps{Start: d.first, End: d.last}
+	t := views.TimelineProps{Start: d.first, End: d.last,
+		Live: d.launch.Status == status.Starting || d.launch.Status == status.Loading}
 	if !t.End.After(t.Start) {
 		t.End = t.Start.Add(time.Second)
 	}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"strings"
+	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -54,4 +55,11 @@ func (b *testBundle) page(path string, wantStatus int) *goquery.Document {
 // testid selects elements by their data-testid.
 func testid(doc *goquery.Document, id string) *goquery.Selection {
 	return doc.Find(`[data-testid="` + id + `"]`)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,153 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is Debian's Chromium, which the browser tests drive.
+const chromiumPath = "/usr/bin/chromium"
+
+// newBrowser starts a headless Chromium with a fresh profile for the test
+// and returns a tab context. When the test fails, a screenshot of the tab
+// is saved and its path logged.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		// make test installs it; a bare go test installs it here.
+		out, err := exec.Command("../../scripts/ensure-chromium.sh").CombinedOutput()
+		if err != nil {
+			t.Fatalf("Chromium is missing and could not be installed: %v\n%s", err, out)
+		}
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 1000),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	tab, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		if t.Failed() {
+			saveScreenshot(t, tab)
+		}
+		cancelTab()
+		cancelAlloc()
+		cancel()
+	})
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return tab
+}
+
+// saveScreenshot keeps what the browser showed when a test failed, outside
+// the test's temporary directories so the developer can look at it.
+func saveScreenshot(t *testing.T, tab context.Context) {
+	ctx, cancel := context.WithTimeout(tab, 5*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Logf("no screenshot: %v", err)
+		return
+	}
+	dir, err := os.MkdirTemp("", "launchwatch-browser-")
+	if err != nil {
+		t.Logf("no screenshot: %v", err)
+		return
+	}
+	path := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Logf("no screenshot: %v", err)
+		return
+	}
+	t.Logf("screenshot of the failed browser test: %s", path)
+}
+
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+
+	t.Run("ConfirmAlarmMakesLaunchCrashed", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-node-7&label.team=inference", crashingLog)
+		tab := newBrowser(t)
+
+		alarmCard := chromedp.CSS(`[data-testid="alarm-card"]`)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/"),
+			chromedp.Click(chromedp.CSS(`[data-testid="launch-row"][data-key="crash-1"] a`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="open"]`)),
+		)
+		if err != nil {
+			t.Fatalf("opening the launch: %v", err)
+		}
+		before, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A mark on the page's window: it survives an in-place swap, not a reload.
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.notReloaded = 1`)); err != nil {
+			t.Fatal(err)
+		}
+		err = chromedp.Do(tab,
+			chromedp.SendKeys(alarmCard+` [data-testid="reviewer-name"]`, "ada"),
+			chromedp.Click(alarmCard+` [data-testid="confirm"]`),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="confirmed"]`)),
+		)
+		if err != nil {
+			t.Fatalf("confirming the alarm: %v", err)
+		}
+		after, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="alarm-decision"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before != "alarm" {
+			t.Errorf("status before confirming %q, want alarm", before)
+		}
+		if !strings.Contains(after, "confirmed by ada") {
+			t.Errorf("decision shown as %q", after)
+		}
+		if status != "crashed" {
+			t.Errorf("status shown after confirming %q, want crashed", status)
+		}
+		marker, err := chromedp.Run(tab, chromedp.AttributeValue(chromedp.CSS(`[data-testid="timeline-alarm"]`), "data-state"))
+		if err != nil || marker.Value != "confirmed" {
+			t.Errorf("timeline alarm marker %+v (%v), want confirmed", marker, err)
+		}
+		if st := b.launch("crash-1").Status; st != "crashed" {
+			t.Errorf("stored status %q, want crashed", st)
+		}
+		if mark, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.notReloaded || 0`)); err != nil || mark != 1 {
+			t.Errorf("the decision reloaded the page instead of swapping the card in place (%v)", err)
+		}
+		if path := os.Getenv("LAUNCHWATCH_SCREENSHOT"); path != "" {
+			png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			must(t, os.WriteFile(path, png, 0o644))
+			t.Logf("timeline screenshot saved to %s", path)
+		}
+	})
+}
