@@ -17,6 +17,12 @@ CREATE TABLE launch_events (
 -- ready_source says what made the launch ready: its log or a health probe.
 ALTER TABLE launches ADD COLUMN ready_source text NOT NULL DEFAULT '';
 
+-- exit_requested: the process ended because its operator asked it to (the
+-- wrapper forwarded the operator's SIGINT/SIGTERM). That is a deliberate
+-- shutdown, not a crash.
+ALTER TABLE launches ADD COLUMN exit_requested boolean NOT NULL DEFAULT false;
+
 -- +goose Down
+ALTER TABLE launches DROP COLUMN exit_requested;
 ALTER TABLE launches DROP COLUMN ready_source;
 DROP TABLE launch_events;

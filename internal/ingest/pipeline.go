@@ -184,6 +184,9 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 	if err := b.tx.UpsertPhases(ctx, b.launch.ID, res.Phases); err != nil {
 		return err
 	}
+	if err := b.applyRules(ctx, server, alarms); err != nil {
+		return err
+	}
 	return b.saveLaunch(ctx, fresh, attrs, state, res.Config)
 }
 
@@ -329,7 +332,7 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 	u.Status = status.Of(status.Facts{
 		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil, Phase: sum.Phase,
 		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal,
-		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal,
+		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal, ExitRequested: b.launch.ExitRequested,
 	})
 	b.lastSeq, b.status = u.LastSeq, u.Status
 	return b.tx.SaveLaunch(ctx, u)

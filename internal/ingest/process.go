@@ -49,9 +49,9 @@ func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail strin
 }
 
 // Exit records how the launch's process ended: code, or the signal that
-// killed it ("" if none). This is definitive: exited for code 0, crashed
-// otherwise.
-func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal string) (ProcessAck, error) {
+// killed it ("" if none). This is definitive: exited for code 0 or when the
+// operator asked the process to stop (requested), crashed otherwise.
+func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal string, requested bool) (ProcessAck, error) {
 	if (code == nil) == (signal == "") {
 		return ProcessAck{}, badRequest(`an exit report needs either "code" or "signal"`)
 	}
@@ -62,8 +62,11 @@ func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal strin
 	} else {
 		sig = &signal
 	}
+	if requested {
+		detail += ", stop requested by the operator"
+	}
 	return p.processEvent(ctx, key, store.Event{Kind: store.EventExit, Detail: detail}, func(tx *store.Tx, id int64, at time.Time) error {
-		return tx.SetExit(ctx, id, code, sig, at)
+		return tx.SetExit(ctx, id, code, sig, requested, at)
 	})
 }
 

@@ -25,6 +25,7 @@ type Facts struct {
 	ConfirmedFatal int     // fatal alarms a person confirmed
 	ExitCode       *int    // reported by the process wrapper when the process ended
 	ExitSignal     *string // the signal that killed the process, if any
+	ExitRequested  bool    // the operator asked the process to stop: a deliberate shutdown
 }
 
 // Of returns the status of a launch with facts f. What the process itself
@@ -32,6 +33,8 @@ type Facts struct {
 // a person's confirmation wins over the classifier's open question.
 func Of(f Facts) string {
 	switch {
+	case f.ExitRequested && (f.ExitCode != nil || f.ExitSignal != nil):
+		return Exited
 	case f.ExitSignal != nil && *f.ExitSignal != "":
 		return Crashed
 	case f.ExitCode != nil && *f.ExitCode != 0:

@@ -23,6 +23,8 @@ func TestOf(t *testing.T) {
 		{"ExitZeroWinsOverOpenAlarm", Facts{OpenFatal: 2, ExitCode: &zero}, Exited},
 		{"ExitNonZero", Facts{Ready: true, ExitCode: &one}, Crashed},
 		{"KilledBySignal", Facts{ExitSignal: &kill}, Crashed},
+		{"OperatorStopIsNoCrash", Facts{Ready: true, ExitSignal: &kill, ExitRequested: true}, Exited},
+		{"OperatorStopWithCode", Facts{Ready: true, ExitCode: &one, ExitRequested: true}, Exited},
 		{"EmptySignalIgnored", Facts{ExitSignal: &empty, Phase: "init"}, Loading},
 	}
 	for _, tt := range tests {

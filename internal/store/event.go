@@ -59,11 +59,11 @@ func (t *Tx) MarkReadyByProbe(ctx context.Context, launchID int64, at time.Time)
 }
 
 // SetExit records how the launch's process ended: an exit code, or the
-// signal that killed it.
-func (t *Tx) SetExit(ctx context.Context, launchID int64, code *int, signal *string, at time.Time) error {
+// signal that killed it, and whether its operator asked for it.
+func (t *Tx) SetExit(ctx context.Context, launchID int64, code *int, signal *string, requested bool, at time.Time) error {
 	_, err := t.tx.Exec(ctx, `
-		UPDATE launches SET exit_code = $2, exit_signal = $3, ended_at = $4 WHERE id = $1`,
-		launchID, code, signal, at)
+		UPDATE launches SET exit_code = $2, exit_signal = $3, exit_requested = $4, ended_at = $5 WHERE id = $1`,
+		launchID, code, signal, requested, at)
 	if err != nil {
 		return fmt.Errorf("store: set exit: %w", err)
 	}
@@ -76,12 +76,12 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 	var f status.Facts
 	var readyAt *time.Time
 	err := t.tx.QueryRow(ctx, `
-		SELECT l.ready_at, l.phase, l.exit_code, l.exit_signal,
+		SELECT l.ready_at, l.phase, l.exit_code, l.exit_signal, l.exit_requested,
 			count(a.*) FILTER (WHERE a.fatal AND a.state = 'open'),
 			count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed')
 		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id
 		WHERE l.id = $1
-		GROUP BY l.id`, launchID).Scan(&readyAt, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.OpenFatal, &f.ConfirmedFatal)
+		GROUP BY l.id`, launchID).Scan(&readyAt, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested, &f.OpenFatal, &f.ConfirmedFatal)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNotFound
 	}

@@ -63,8 +63,9 @@ func (h *handler) launchHealth(c echo.Context) error {
 
 // exitReport is the body of POST /api/v1/launches/{key}/exit.
 type exitReport struct {
-	Code   *int   `json:"code"`
-	Signal string `json:"signal"`
+	Code      *int   `json:"code"`
+	Signal    string `json:"signal"`
+	Requested bool   `json:"requested"` // the operator asked the process to stop
 }
 
 // launchExit records how the launch's process ended.
@@ -83,7 +84,7 @@ func (h *handler) launchExit(c echo.Context) error {
 	if r.Code != nil && (*r.Code < 0 || *r.Code > 255) {
 		return badParam(`"code" must be an exit code from 0 to 255, got %d`, *r.Code)
 	}
-	ack, err := h.pipe.Exit(c.Request().Context(), key, r.Code, r.Signal)
+	ack, err := h.pipe.Exit(c.Request().Context(), key, r.Code, r.Signal, r.Requested)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,7 @@ func TestProcessReports(t *testing.T) {
 		b.report("/api/v1/launches/e0/exit", `{"code": 0}`, "exited")
 		b.report("/api/v1/launches/e1/exit", `{"code": 1}`, "crashed")
 		b.report("/api/v1/launches/e9/exit", `{"signal": "SIGKILL"}`, "crashed")
+		b.report("/api/v1/launches/stop/exit", `{"signal": "SIGTERM", "requested": true}`, "exited")
 		// Lines after the exit (the shipper's last batch) do not undo it.
 		if ack := b.postText("/api/v1/launches/e0/lines", "The server is fired up and ready to roll!\n"); ack.Status != "exited" {
 			t.Errorf("status after a late line = %q, want exited", ack.Status)

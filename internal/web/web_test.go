@@ -2,20 +2,17 @@ package web_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"launchwatch/internal/ingest"
-	"launchwatch/internal/live"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
+	"launchwatch/internal/web/webtest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -33,29 +30,11 @@ func setup(t testing.TB) *testBundle {
 
 func setupWith(t testing.TB, cfg web.Config) *testBundle {
 	t.Helper()
-	pool, _ := storetest.NewDB(t)
-	st := store.New(pool)
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// Feed the hub from LISTEN as cmd/web does.
-	hub := live.NewHub()
-	ctx, cancel := context.WithCancel(context.Background())
-	listening := make(chan struct{})
-	go func() {
-		defer close(listening)
-		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
-	}()
-	cfg.Hub = hub
-	srv := httptest.NewServer(web.New(cfg, st, ingest.NewPipeline(st, log), log))
-	t.Cleanup(func() {
-		hub.Close()
-		srv.Close()
-		cancel()
-		<-listening
-	})
-	return &testBundle{t: t, url: srv.URL, store: st}
+	srv := webtest.Start(t, cfg)
+	return &testBundle{t: t, url: srv.URL, store: srv.Store}
 }
 
-// testWriter sends the server's log to t.Log.
+// testWriter sends a server's log to t.Log.
 type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+
+	"launchwatch/internal/client"
+)
+
+// Exit codes shared by ship, run and wait.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUnreachable = 4 // cannot reach the server, or bad usage
+)
+
+// serverFlags are the flags every command that talks to a server takes.
+type serverFlags struct {
+	url   string
+	token string
+}
+
+func addServerFlags(fs *flag.FlagSet) *serverFlags {
+	f := &serverFlags{}
+	def := os.Getenv("LAUNCHWATCH_URL")
+	if def == "" {
+		def = "http://127.0.0.1:8080"
+	}
+	fs.StringVar(&f.url, "url", def, "Launchwatch server `URL` [LAUNCHWATCH_URL]")
+	fs.StringVar(&f.token, "token", os.Getenv("LAUNCHWATCH_TOKEN"), "API `token` sent as a bearer token [LAUNCHWATCH_TOKEN]")
+	return f
+}
+
+func (f *serverFlags) client() (*client.Client, error) {
+	return client.New(f.url, f.token)
+}
+
+// labelFlags collects repeated --label K=V flags.
+type labelFlags map[string]string
+
+func (l labelFlags) String() string { return "" }
+
+func (l labelFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want K=V, got %q", v)
+	}
+	l[k] = val
+	return nil
+}
+
+// attrFlags are the launch attributes ship and run send with each batch.
+type attrFlags struct {
+	server, host, name string
+	labels             labelFlags
+}
+
+func addAttrFlags(fs *flag.FlagSet) *attrFlags {
+	a := &attrFlags{labels: labelFlags{}}
+	host, _ := os.Hostname()
+	fs.StringVar(&a.server, "server", "", "server `family` of the launch: sglang, vllm, tgi, trtllm, ...")
+	fs.StringVar(&a.host, "host", host, "`host` the launch runs on")
+	fs.StringVar(&a.name, "name", "", "a human `name` for the launch (e.g. the model)")
+	fs.Var(a.labels, "label", "a `K=V` label of the launch; repeat for more")
+	return a
+}
+
+func (a *attrFlags) values() url.Values {
+	q := url.Values{}
+	for k, v := range map[string]string{"server": a.server, "host": a.host, "name": a.name} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	for k, v := range a.labels {
+		q.Set("label."+k, v)
+	}
+	return q
+}
+
+// usageWithExamples prints a command's usage line, description, flags
+// (GNU-style, --name) and examples.
+func usageWithExamples(w io.Writer, fs *flag.FlagSet, usage, about, examples string) func() {
+	return func() {
+		fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", usage, about)
+		fs.VisitAll(func(f *flag.Flag) {
+			name, help := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  --%s", f.Name)
+			if name != "" {
+				fmt.Fprintf(w, " %s", name)
+			}
+			fmt.Fprintf(w, "\n    \t%s", help)
+			if f.DefValue != "" && f.DefValue != "false" && f.Name != "token" {
+				fmt.Fprintf(w, " (default %q)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+		fmt.Fprintf(w, "\nExamples:\n%s", examples)
+	}
+}
+
+func newCLILogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"launchwatch/internal/client"
+	"launchwatch/internal/shipper"
+)
+
+// runRun implements `launchwatch run --launch KEY [--health-url URL] -- CMD ARGS...`.
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	srv := addServerFlags(fs)
+	attrs := addAttrFlags(fs)
+	launch := fs.String("launch", "", "launch `KEY` (required)")
+	healthURL := fs.String("health-url", "", "probe this `URL` (e.g. http://127.0.0.1:30000/health); the first 2xx makes the launch ready")
+	healthEvery := fs.Duration("health-every", 2*time.Second, "how often to probe --health-url")
+	verbose := fs.Bool("v", false, "log every batch")
+	fs.Usage = usageWithExamples(stderr, fs, "launchwatch run --launch KEY [flags] -- CMD [ARGS...]",
+		`Starts CMD, passes its stdout and stderr through to this terminal and ships both
+(tagged) to Launchwatch, forwards SIGINT and SIGTERM to it, and reports how it ended:
+exit code 0 or a stop you asked for is "exited", anything else "crashed". With
+--health-url, the first passing probe makes the launch ready (whatever the log says)
+and later failures are reported; a passing probe never hides a fatal error in the log.
+The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
+		`  launchwatch run --launch llama-0412 --server sglang --health-url http://127.0.0.1:30000/health -- \
+      python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --port 30000
+`)
+	cmdArgs := []string{}
+	for i, a := range args {
+		if a == "--" {
+			args, cmdArgs = args[:i], args[i+1:]
+			break
+		}
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUnreachable
+	}
+	cmdArgs = append(pos, cmdArgs...)
+	if len(cmdArgs) == 0 || *launch == "" || !launchKeyPattern.MatchString(*launch) {
+		fmt.Fprintln(stderr, "launchwatch run: want --launch KEY (letters, digits, . _ : @ + = -) and a command after -- (see --help)")
+		return exitUnreachable
+	}
+	c, err := srv.client()
+	if err != nil {
+		fmt.Fprintln(stderr, "launchwatch run:", err)
+		return exitUnreachable
+	}
+	r := &runner{c: c, key: *launch, log: newCLILogger(stderr, *verbose), stdout: stdout, stderr: stderr}
+	return r.run(ctx, cmdArgs, attrs, *healthURL, *healthEvery)
+}
+
+// runner runs one child process and ships it.
+type runner struct {
+	c              *client.Client
+	key            string
+	log            *slog.Logger
+	stdout, stderr io.Writer
+	seq            atomic.Int64
+	stopRequested  atomic.Bool
+}
+
+func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, healthURL string, healthEvery time.Duration) int {
+	// Continue after lines already stored under this key (a re-run), so
+	// nothing new is mistaken for a duplicate.
+	if l, err := r.c.Launch(ctx, r.key); err == nil {
+		r.seq.Store(l.LastSeq)
+		r.log.Warn("launch exists already; appending to it", slog.String("launch", r.key), slog.Int64("last_seq", l.LastSeq))
+	} else if !errors.Is(err, client.ErrNotFound) {
+		r.log.Warn("cannot read the launch yet; lines are kept and retried", slog.String("error", err.Error()))
+	}
+
+	// Our own signal handling from here: the child gets what we get.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
+	cmd.Stdin = os.Stdin
+	// Its own process group: a Ctrl-C in the terminal reaches only us, and
+	// we forward it once.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(r.stderr, "launchwatch run:", err)
+		return exitFailed
+	}
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		fmt.Fprintln(r.stderr, "launchwatch run:", err)
+		return exitFailed
+	}
+	q := shipper.NewQueue()
+	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: attrs.values(), Log: r.log})
+	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSending()
+	sent := make(chan error, 1)
+	go func() { sent <- sender.Run(sendCtx) }()
+
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(r.stderr, "launchwatch run:", err)
+		q.Push(client.Line{Seq: r.seq.Add(1), Text: "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error(), TS: time.Now().UTC(), Stream: "stderr"})
+		q.Close()
+		<-sent
+		code := 127
+		r.report(&code, "")
+		return code
+	}
+
+	var copying sync.WaitGroup
+	copying.Go(func() { r.pump(outPipe, r.stdout, "stdout", q) })
+	copying.Go(func() { r.pump(errPipe, r.stderr, "stderr", q) })
+
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
+	if healthURL != "" {
+		go r.probe(probeCtx, healthURL, healthEvery)
+	}
+
+	exited := make(chan error, 1)
+	go func() {
+		copying.Wait() // read all output before Wait closes the pipes
+		exited <- cmd.Wait()
+	}()
+	var waitErr error
+	for done := false; !done; {
+		select {
+		case sig := <-sigs:
+			r.stopRequested.Store(true)
+			r.log.Info("forwarding signal to the server process", slog.String("signal", sig.String()))
+			cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
+		case waitErr = <-exited:
+			done = true
+		}
+	}
+	stopProbe()
+	q.Close()
+
+	// Every line must reach the server before the exit is reported.
+	flushErr := r.flush(sent, sigs, stopSending)
+	code, signal := exitOf(cmd.ProcessState, waitErr)
+	if signal != "" {
+		r.report(nil, signal)
+	} else {
+		r.report(&code, "")
+	}
+	if flushErr != nil {
+		fmt.Fprintln(r.stderr, "launchwatch run: some lines were not shipped:", flushErr)
+	}
+	return code
+}
+
+// pump copies one output stream of the child to the terminal, line by
+// line as it comes, and queues each line for shipping.
+func (r *runner) pump(from io.Reader, to io.Writer, stream string, q *shipper.Queue) {
+	br := bufio.NewReaderSize(from, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			to.Write(line) //nolint:errcheck // the terminal going away must not stop shipping
+			text := string(trimEOL(line))
+			q.Push(client.Line{Seq: r.seq.Add(1), Text: text, TS: time.Now().UTC(), Stream: stream})
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// flush waits for the queue to drain. A second Ctrl-C gives up, saying so.
+func (r *runner) flush(sent <-chan error, sigs <-chan os.Signal, stop context.CancelFunc) error {
+	notice := time.NewTimer(5 * time.Second)
+	defer notice.Stop()
+	for {
+		select {
+		case err := <-sent:
+			return err
+		case <-notice.C:
+			fmt.Fprintln(r.stderr, "launchwatch run: still shipping the last lines to the server (Ctrl-C again to give up)")
+		case <-sigs:
+			stop()
+			return fmt.Errorf("interrupted while shipping")
+		}
+	}
+}
+
+// report tells the server how the process ended, retrying a little.
+func (r *runner) report(code *int, signal string) {
+	for attempt := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := r.c.Exit(ctx, r.key, code, signal, r.stopRequested.Load())
+		cancel()
+		if err == nil || !client.Retryable(err) {
+			if err != nil {
+				fmt.Fprintln(r.stderr, "launchwatch run: reporting the exit:", err)
+			}
+			return
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+	fmt.Fprintln(r.stderr, "launchwatch run: could not report the exit to the server")
+}
+
+// probe checks the health URL: the first pass is reported (ready), then
+// every change between passing and failing.
+func (r *runner) probe(ctx context.Context, url string, every time.Duration) {
+	hc := &http.Client{Timeout: max(every, time.Second)}
+	passed, lastOK := false, false
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		ok, detail := probeOnce(ctx, hc, url)
+		if ctx.Err() != nil {
+			return
+		}
+		if ok && !passed || passed && ok != lastOK {
+			if _, err := r.c.Health(ctx, r.key, ok, detail); err != nil {
+				r.log.Warn("reporting health", slog.String("error", err.Error()))
+			} else {
+				passed, lastOK = passed || ok, ok
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func probeOnce(ctx context.Context, hc *http.Client, url string) (bool, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return false, err.Error()
+	}
+	io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16)) //nolint:errcheck
+	res.Body.Close()
+	return res.StatusCode/100 == 2, fmt.Sprintf("%s: HTTP %d", url, res.StatusCode)
+}
+
+// exitOf turns how the child ended into an exit code (128+N for signal N,
+// as shells do) and the signal's name, if a signal killed it.
+func exitOf(ps *os.ProcessState, err error) (int, string) {
+	if ps == nil {
+		return exitFailed, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGILL: "SIGILL",
+		syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+		syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE", syscall.SIGTERM: "SIGTERM",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", int(s))
+}

@@ -1,0 +1,65 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Launch is what the server says about a launch.
+type Launch struct {
+	Key      string            `json:"key"`
+	Name     string            `json:"name"`
+	Server   string            `json:"server"`
+	Host     string            `json:"host"`
+	Status   string            `json:"status"`
+	Phase    string            `json:"phase"`
+	Progress *Progress         `json:"progress"`
+	LastSeq  int64             `json:"last_seq"`
+	ExitCode *int              `json:"exit_code"`
+	Signal   *string           `json:"exit_signal"`
+	Config   map[string]string `json:"config"`
+	Alarms   []Alarm           `json:"alarms"`
+	Times    struct {
+		Created       time.Time  `json:"created"`
+		LastLine      *time.Time `json:"last_line"`
+		Ready         *time.Time `json:"ready"`
+		LastHeartbeat *time.Time `json:"last_heartbeat"`
+	} `json:"times"`
+}
+
+// Progress is the progress within the current phase, e.g. 12 of 64 shards.
+type Progress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// Alarm is an error event of a launch.
+type Alarm struct {
+	No       int    `json:"no"`
+	Kind     string `json:"kind"`
+	Fatal    bool   `json:"fatal"`
+	State    string `json:"state"`
+	Headline string `json:"headline"`
+}
+
+// Launch reads a launch; ErrNotFound if it does not exist.
+func (c *Client) Launch(ctx context.Context, key string) (*Launch, error) {
+	var l Launch
+	err := c.do(ctx, http.MethodGet, "/api/v1/launches/"+url.PathEscape(key), nil, "", nil, &l)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// LaunchURL is the launch's page in the web UI.
+func (c *Client) LaunchURL(key string) string {
+	return c.endpoint("/launches/"+url.PathEscape(key), nil)
+}

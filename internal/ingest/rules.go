@@ -1,0 +1,41 @@
+package ingest
+
+import (
+	"context"
+	"time"
+
+	"launchwatch/internal/classify"
+)
+
+// applyRules suppresses the batch's new or grown alarms that a suppression
+// rule in force matches, so a false alarm a person already turned into a
+// rule never alarms again. Alarms a person decided on are left alone.
+func (b *batch) applyRules(ctx context.Context, server string, alarms []classify.Alarm) error {
+	if len(alarms) == 0 {
+		return nil
+	}
+	rules, err := b.tx.RulesInForce(ctx)
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	crs := make([]classify.Rule, 0, len(rules))
+	now := time.Now()
+	for i := range rules {
+		if rules[i].InForce(now) {
+			crs = append(crs, rules[i].Classify())
+		}
+	}
+	rs, _ := classify.CompileRules(crs) // invalid rules were refused when saved; any left never match
+	labels, err := b.tx.LaunchLabels(ctx, b.launch.ID)
+	if err != nil {
+		return err
+	}
+	for _, a := range alarms {
+		if id, ok := rs.Match(a, server, labels); ok {
+			if _, err := b.tx.SuppressByRule(ctx, b.launch.ID, a.ID, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package shipper
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// State is what `launchwatch ship` remembers between runs: which file (by
+// device and inode, since rotation reuses the name), how far into it the
+// server has acknowledged, and the seq of the last acknowledged line.
+type State struct {
+	Launch string `json:"launch"`
+	Path   string `json:"path"`
+	Dev    uint64 `json:"dev"`
+	Ino    uint64 `json:"ino"`
+	Offset int64  `json:"offset"` // bytes of the file acknowledged
+	Seq    int64  `json:"seq"`    // last acknowledged seq
+}
+
+// LoadState reads a state file; a missing file is a zero State.
+func LoadState(path string) (State, error) {
+	var s State
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("state file %s is damaged (%v): remove it to ship the file again from its start", path, err)
+	}
+	return s, nil
+}
+
+// Save writes the state atomically (write a temporary file, fsync, rename),
+// so a crash leaves either the old or the new state, never half of one.
+func (s State) Save(path string) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
