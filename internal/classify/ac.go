@@ -8,6 +8,7 @@ type matcher struct {
 	class  [256]uint8 // byte -> equivalence class; 0 = no literal uses it
 	nclass int
 	delta  []int32 // state*nclass + class -> next state
+	next   []int32 // delta as row offsets, negated for states with outputs
 	out    [][]int32
 	npat   int
 }
@@ -76,24 +77,51 @@ func newMatcher(pats []string) *matcher {
 			}
 		}
 	}
-	m.out = make([][]int32, len(nodes))
-	for i := range nodes {
-		m.out[i] = nodes[i].out
+	// Renumber states breadth first so that the shallow states, where the
+	// automaton spends most of its time, share a few cache lines.
+	order := make([]int32, 0, len(nodes)) // new -> old
+	newID := make([]int32, len(nodes))    // old -> new
+	order = append(order, 0)
+	for i := 0; i < len(order); i++ {
+		old := order[i]
+		for c := 1; c < m.nclass; c++ {
+			if nx, ok := nodes[old].next[uint8(c)]; ok {
+				newID[nx] = int32(len(order))
+				order = append(order, nx)
+			}
+		}
 	}
+	m.out = make([][]int32, len(nodes))
+	m.next = make([]int32, len(m.delta))
+	for ni, old := range order {
+		m.out[ni] = nodes[old].out
+	}
+	for ni, old := range order {
+		for c := 0; c < m.nclass; c++ {
+			st := newID[m.delta[int(old)*m.nclass+c]]
+			v := st * int32(m.nclass)
+			if len(m.out[st]) > 0 {
+				v = -v
+			}
+			m.next[ni*m.nclass+c] = v
+		}
+	}
+	m.delta = nil
 	return m
 }
 
 // scan calls hit for every pattern found in s (possibly more than once).
 func (m *matcher) scan(s string, hit func(pat int32)) {
-	var st int32
-	delta, class, n := m.delta, &m.class, m.nclass
+	// next holds row offsets (state*nclass); a negative entry marks a state
+	// with outputs, so the loop does one load and one test per byte.
+	next, class := m.next, &m.class
+	var row int32
 	for i := 0; i < len(s); i++ {
-		st = delta[int(st)*n+int(class[s[i]])]
-		if st != 0 {
-			if o := m.out[st]; len(o) > 0 {
-				for _, p := range o {
-					hit(p)
-				}
+		row = next[row+int32(class[s[i]])]
+		if row < 0 {
+			row = -row
+			for _, p := range m.out[row/int32(m.nclass)] {
+				hit(p)
 			}
 		}
 	}

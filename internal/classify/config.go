@@ -12,36 +12,34 @@ const (
 // ParseConfig parses a configuration dump that starts at text: the inside of
 // "Name(k=v, ...)", "{'k': v, ...}", "Args { k: v, ... }" or a bare
 // "k=v, k2=v2" list. Quotes around keys and values are removed; nested
-// values are kept as text. It returns nil when nothing was found.
+// values are kept as text. It stops at the bracket that closes the dump and
+// returns nil when nothing was found.
 func ParseConfig(text string) map[string]string {
-	s := strings.TrimSpace(text)
-	// Skip a leading constructor name.
-	if i := strings.IndexAny(s, "({"); i >= 0 && i < 64 && isIdentLike(strings.TrimSpace(s[:i])) {
+	s := strings.TrimLeft(text, " ")
+	// Skip a leading constructor name: "ServerArgs(" or "{".
+	if i := strings.IndexAny(s, "({"); i >= 0 && i < 64 && (i == 0 || isIdentLike(strings.TrimSpace(s[:i]))) {
 		s = s[i+1:]
 	}
-	out := map[string]string{}
+	out := make(map[string]string, 64)
 	depth := 0
 	var quote byte
-	start := 0
-	flush := func(item string) {
-		if len(out) >= maxConfigKeys {
-			return
+	start, sep := 0, -1 // current item and its first top-level '=' or ':'
+	flush := func(end int) {
+		if sep > start && len(out) < maxConfigKeys {
+			k := unquote(strings.TrimSpace(s[start:sep]))
+			v := unquote(strings.TrimSpace(s[sep+1 : end]))
+			if isIdentLike(k) {
+				out[clean(k, maxConfigKey)] = clean(v, maxConfigValue)
+			}
 		}
-		item = strings.TrimSpace(item)
-		k, v, ok := splitKV(item)
-		if !ok {
-			return
-		}
-		out[clean(k, maxConfigKey)] = clean(v, maxConfigValue)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if quote != 0 {
-			if c == '\\' {
+			switch c {
+			case '\\':
 				i++
-				continue
-			}
-			if c == quote {
+			case quote:
 				quote = 0
 			}
 			continue
@@ -53,55 +51,26 @@ func ParseConfig(text string) map[string]string {
 			depth++
 		case ')', ']', '}':
 			if depth == 0 {
-				flush(s[start:i])
+				flush(i)
 				return nonEmpty(out)
 			}
 			depth--
+		case '=', ':':
+			if depth == 0 && sep < start {
+				sep = i
+			}
 		case ',':
 			if depth == 0 {
-				flush(s[start:i])
-				start = i + 1
+				flush(i)
 				if len(out) >= maxConfigKeys {
 					return nonEmpty(out)
 				}
+				start, sep = i+1, -1
 			}
 		}
 	}
-	flush(s[start:])
+	flush(len(s))
 	return nonEmpty(out)
-}
-
-func splitKV(item string) (string, string, bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(item); i++ {
-		c := item[i]
-		if quote != 0 {
-			if c == quote {
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '\'', '"':
-			quote = c
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '=', ':':
-			if depth != 0 {
-				continue
-			}
-			k := unquote(strings.TrimSpace(item[:i]))
-			v := unquote(strings.TrimSpace(item[i+1:]))
-			if k == "" || !isIdentLike(k) {
-				return "", "", false
-			}
-			return k, v, true
-		}
-	}
-	return "", "", false
 }
 
 func unquote(s string) string {
@@ -112,7 +81,7 @@ func unquote(s string) string {
 }
 
 func isIdentLike(s string) bool {
-	if s == "" {
+	if s == "" || len(s) > maxConfigKey {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

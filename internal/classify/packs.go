@@ -80,6 +80,10 @@ const (
 	litWhat
 	litFrame
 	litRaisedFrom
+	litCR
+	litItS
+	litSIt
+	litBar
 	numBuiltins
 )
 
@@ -91,6 +95,10 @@ var builtinLiterals = [numBuiltins]string{
 	litWhat:         "what():",
 	litFrame:        "frame #",
 	litRaisedFrom:   "Exception raised from",
+	litCR:           "\r",
+	litItS:          "it/s]",
+	litSIt:          "s/it]",
+	litBar:          "%|",
 }
 
 // ruleSet is the compiled form of all packs.
@@ -263,6 +271,54 @@ func (g *Signature) confirm(p *Prefix, server string) bool {
 		return false
 	}
 	return true
+}
+
+// longLine is the length from which a line is checked for a configuration
+// dump before anything else.
+const longLine = 2048
+
+// configAt finds a config signature whose literal occurs in head, and the
+// offset just after that literal.
+func (rs *ruleSet) configAt(head string) (*Signature, int) {
+	for _, g := range rs.sigs {
+		if g.Role != RoleConfig {
+			continue
+		}
+		if at := literalEnd(head, g); at >= 0 {
+			return g, at
+		}
+	}
+	return nil, -1
+}
+
+// literalEnd is the offset just after the first of g's literals found in
+// body (as written, then ignoring ASCII case), -1 if none.
+func literalEnd(body string, g *Signature) int {
+	for _, lit := range g.Any {
+		if i := strings.Index(body, lit); i >= 0 {
+			return i + len(lit)
+		}
+	}
+	for _, lit := range g.Any {
+		if i := indexFold(body, lit); i >= 0 {
+			return i + len(lit)
+		}
+	}
+	return -1
+}
+
+// indexFold is strings.Index ignoring ASCII case.
+func indexFold(s, sub string) int {
+	n := len(sub)
+	if n == 0 {
+		return 0
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if lower(s[i]) == lower(sub[0]) && strings.EqualFold(s[i:i+n], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxRegexInput bounds the bytes of a line a signature regexp looks at.

@@ -1,12 +1,10 @@
 package classify
 
 import (
-	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
-
-var reProgress = regexp.MustCompile(`(\d+)/(\d+) \[`)
 
 // phase applies one phase signature to the launch's phases. Phases of
 // several ranks overlap: a begin while the phase runs is ignored and an end
@@ -48,20 +46,33 @@ func (s *State) phase(fb *feedBuf, g *Signature, body string, seq int64, at time
 
 // progressOf reads the last "12/64 [" counter of a tqdm line.
 func progressOf(body string) (done, total int, ok bool) {
-	tail := body
-	if len(tail) > 4096 {
-		tail = tail[len(tail)-4096:]
+	for end := len(body); end > 0; {
+		i := strings.LastIndex(body[:end], " [")
+		if i < 0 {
+			return 0, 0, false
+		}
+		end = i
+		// digits "/" digits right before " ["
+		j := i
+		for j > 0 && isDigit(body[j-1]) {
+			j--
+		}
+		if j == i || j == 0 || body[j-1] != '/' {
+			continue
+		}
+		k := j - 1
+		for k > 0 && isDigit(body[k-1]) {
+			k--
+		}
+		if k == j-1 {
+			continue
+		}
+		done, total = atoiSafe(body[k:j-1]), atoiSafe(body[j:i])
+		if total > 0 && done <= total {
+			return done, total, true
+		}
 	}
-	ms := reProgress.FindAllStringSubmatch(tail, -1)
-	if len(ms) == 0 {
-		return 0, 0, false
-	}
-	last := ms[len(ms)-1]
-	done, total = atoiSafe(last[1]), atoiSafe(last[2])
-	if total <= 0 || done > total {
-		return 0, 0, false
-	}
-	return done, total, true
+	return 0, 0, false
 }
 
 func atoiSafe(s string) int {

@@ -162,9 +162,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}()
 
 	if m.config != nil {
-		if i := strings.Index(strings.ToLower(body), strings.ToLower(m.configLit)); i >= 0 {
-			fb.config(ParseConfig(body[i+len(m.configLit):]))
-		}
+		fb.config(ParseConfig(body[m.configAt:]))
 		v.Kind = KindConfig
 		return
 	}
@@ -267,7 +265,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	switch {
 	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
 		v.Kind = KindWarning
-	case isProgress(body):
+	case m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]:
 		v.Kind = KindProgress
 	}
 }
@@ -307,21 +305,35 @@ func (s *State) source(p *Prefix) string {
 
 // lineMatch is what the signatures say about one line.
 type lineMatch struct {
-	builtin   [numBuiltins]bool
-	best      *Signature // the highest-priority alarm signature
-	follow    *Signature
-	config    *Signature
-	configLit string
-	ready     *Signature
-	phases    []*Signature
-	retry     bool
-	shutdown  bool
-	serving   bool
+	builtin  [numBuiltins]bool
+	best     *Signature // the highest-priority alarm signature
+	follow   *Signature
+	config   *Signature
+	configAt int // where the configuration starts in the body
+	ready    *Signature
+	phases   []*Signature
+	retry    bool
+	shutdown bool
+	serving  bool
 }
 
 func (s *State) match(p *Prefix) lineMatch {
 	var m lineMatch
-	s.rs.scan(p.full, &s.h)
+	// A long line that starts as a configuration dump is one: skip scanning
+	// its megabytes for signatures.
+	if len(p.Body) > longLine {
+		if g, at := s.rs.configAt(p.Body[:longLine/2]); g != nil {
+			m.config, m.configAt = g, at
+			return m
+		}
+	}
+	// The prefix only matters to detect the server family (vLLM's
+	// "(EngineCore pid=1)", "[TensorRT-LLM]"); once known, scan the body.
+	if s.d.Server == "" {
+		s.rs.scan(p.full, &s.h)
+	} else {
+		s.rs.scan(p.Body, &s.h)
+	}
 	m.builtin = s.h.builtin
 	if len(s.h.sigs) == 0 {
 		return m
@@ -334,9 +346,22 @@ func (s *State) match(p *Prefix) lineMatch {
 			}
 		}
 	}
+	awaiting := false
+	for _, ev := range s.d.Events {
+		if ev.Await >= s.d.N {
+			awaiting = true
+		}
+	}
 	for _, si := range s.h.sigs {
 		g := s.rs.sigs[si]
-		if g.Role == RoleDetect || !g.confirm(p, s.d.Server) {
+		// Only confirm (run the regexp of) what can matter now.
+		switch {
+		case g.Role == RoleDetect,
+			g.Role == RoleRetry && !awaiting,
+			g.Role == RoleServing && len(s.d.Events) == 0:
+			continue
+		}
+		if !g.confirm(p, s.d.Server) {
 			continue
 		}
 		switch g.Role {
@@ -348,11 +373,8 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.follow = g
 		case RoleConfig:
 			if m.config == nil {
-				for _, lit := range g.Any {
-					if strings.Contains(strings.ToLower(p.Body), strings.ToLower(lit)) {
-						m.config, m.configLit = g, lit
-						break
-					}
+				if at := literalEnd(p.Body, g); at >= 0 {
+					m.config, m.configAt = g, at
 				}
 			}
 		case RoleReady:
@@ -435,8 +457,4 @@ func (s *State) active(src string) *event {
 		}
 	}
 	return nil
-}
-
-func isProgress(body string) bool {
-	return strings.IndexByte(body, '\r') >= 0 || strings.Contains(body, "it/s]") || strings.Contains(body, "s/it]") || strings.Contains(body, "%|")
 }

@@ -1,0 +1,73 @@
+package classify_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"launchwatch/internal/classify"
+)
+
+// benchMix is every corpus log concatenated (14 KB ServerArgs dumps, vLLM
+// engine configs, tqdm lines with carriage returns, tracebacks, access logs),
+// plus, when withLongConfig, one synthetic 200 KB config line, split into lines.
+func benchMix(b *testing.B, withLongConfig bool) ([]string, int64) {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(corpusDir(b), "*.log"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no corpus: %v", err)
+	}
+	var lines []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")...)
+	}
+	if withLongConfig {
+		var args strings.Builder
+		for i := range 4000 {
+			args.WriteString("arg_")
+			args.WriteString(strings.Repeat("x", i%17))
+			args.WriteString("='value with exception and error words', ")
+		}
+		lines = append(lines, "[2026-01-01 00:00:00] server_args=ServerArgs("+args.String()+"timeout=600)")
+	}
+	var n int64
+	for _, l := range lines {
+		n += int64(len(l)) + 1
+	}
+	return lines, n
+}
+
+// BenchmarkFeed measures classification throughput, fed in batches of 500
+// lines as ingest would: on the corpus alone and on the corpus with one
+// extra 200 KB config line.
+func BenchmarkFeed(b *testing.B) {
+	b.Run("Corpus", func(b *testing.B) { benchFeed(b, false) })
+	b.Run("CorpusAndLongConfig", func(b *testing.B) { benchFeed(b, true) })
+}
+
+func benchFeed(b *testing.B, withLongConfig bool) {
+	lines, size := benchMix(b, withLongConfig)
+	batches := [][]classify.Line{}
+	for i := 0; i < len(lines); i += 500 {
+		var batch []classify.Line
+		for j := i; j < min(len(lines), i+500); j++ {
+			batch = append(batch, classify.Line{Seq: int64(j + 1), Text: lines[j]})
+		}
+		batches = append(batches, batch)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		st := classify.New("")
+		for _, batch := range batches {
+			st.Feed(batch)
+		}
+	}
+	b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
