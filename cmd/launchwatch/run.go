@@ -117,8 +117,9 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	go func() { sent <- sender.Run(sendCtx) }()
 
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(r.stderr, "launchwatch run:", err)
-		q.Push(client.Line{Seq: r.seq.Add(1), Text: "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error(), TS: time.Now().UTC(), Stream: "stderr"})
+		msg := "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error()
+		fmt.Fprintln(r.stderr, msg)
+		q.Push(client.Line{Seq: r.seq.Add(1), Text: msg, TS: time.Now().UTC(), Stream: "stderr"})
 		q.Close()
 		<-sent
 		code := 127

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"launchwatch/internal/web"
+	"launchwatch/internal/web/webtest"
+)
+
+func post(t *testing.T, url, key, body string) {
+	t.Helper()
+	res, err := http.Post(url+"/api/v1/launches/"+key+"/lines?server=sglang", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("post: %d", res.StatusCode)
+	}
+}
+
+func TestWaitExitCodes(t *testing.T) {
+	t.Parallel()
+
+	t.Run("ReadyIs0EvenForALaunchThatDoesNotExistYet", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		cmd := exec.Command(cliBin, "wait", "later", "--url", srv.URL, "--timeout", "60s")
+		cmd.Env = cleanEnv()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "wait to subscribe", func() bool { return srv.Hub.Subscribers() > 0 })
+		post(t, srv.URL, "later", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		post(t, srv.URL, "later", "[2026-04-02 09:29:20] The server is fired up and ready to roll!\n")
+		cmd.Wait() //nolint:errcheck
+		if code := cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(out.String(), "READY later") ||
+			!strings.Contains(out.String(), "waiting for launch later to appear") {
+			t.Errorf("exit %d, output:\n%s", code, out.String())
+		}
+	})
+
+	t.Run("FatalAlarmIs1WithHeadlineAndURL", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		post(t, srv.URL, "dead", "Traceback (most recent call last):\n  File \"s.py\", line 3, in run\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.94 GiB\n")
+		code, out := cli(t, "wait", "dead", "--url", srv.URL, "--timeout", "60s")
+		if code != 1 || !strings.Contains(out, "torch.OutOfMemoryError: CUDA out of memory") || !strings.Contains(out, srv.URL+"/launches/dead") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+
+	t.Run("FailOnConfirmedKeepsWaitingOnAnOpenAlarm", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		post(t, srv.URL, "doubt", "Traceback (most recent call last):\n  File \"s.py\", line 3, in run\nValueError: bad\n")
+		code, out := cli(t, "wait", "doubt", "--url", srv.URL, "--fail-on", "confirmed", "--timeout", "2s")
+		if code != 2 || !strings.Contains(out, "TIMEOUT doubt") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+
+	t.Run("StillLoadingAtTimeoutIs2", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		post(t, srv.URL, "slow", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		start := time.Now()
+		code, out := cli(t, "wait", "slow", "--url", srv.URL, "--timeout", "1s")
+		if code != 2 || !strings.Contains(out, "TIMEOUT slow") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Errorf("wait --timeout 1s took %s", time.Since(start))
+		}
+	})
+
+	t.Run("SilentIs3", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{SilentAfter: 500 * time.Millisecond})
+		post(t, srv.URL, "quiet", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		code, out := cli(t, "wait", "quiet", "--url", srv.URL, "--timeout", "60s")
+		if code != 3 || !strings.Contains(out, "SILENT quiet") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+
+	t.Run("UnreachableIs4", func(t *testing.T) {
+		t.Parallel()
+		start := time.Now()
+		code, out := cli(t, "wait", "x", "--url", "http://"+freeAddr(t), "--give-up-after", "2s")
+		if code != 4 || !strings.Contains(out, "cannot reach the Launchwatch server") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Errorf("took %s to give up", time.Since(start))
+		}
+	})
+
+	t.Run("BadUsageIs4", func(t *testing.T) {
+		t.Parallel()
+		for _, args := range [][]string{{"wait"}, {"wait", "a", "b"}, {"wait", "a", "--fail-on", "never"}, {"wait", "a", "--bogus"}} {
+			if code, out := cli(t, args...); code != 4 {
+				t.Errorf("%v: exit %d, output %q; want 4", args, code, out)
+			}
+		}
+	})
+
+	t.Run("JSONOutput", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		post(t, srv.URL, "js", "The server is fired up and ready to roll!\n")
+		code, out := cli(t, "wait", "js", "--url", srv.URL, "--json")
+		if code != 0 || !strings.Contains(out, `"result":"ready"`) || !strings.Contains(out, `"exit_code":0`) {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+}
+
+func TestRunThenWaitReplacesThePollingLoop(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	cmd, _ := runChild(t, srv.URL, "loop", []string{"LW_CHILD=traceback"})
+	code, out := cli(t, "wait", "loop", "--url", srv.URL, "--timeout", "60s", "--fail-on", "confirmed")
+	cmd.Wait() //nolint:errcheck
+	if code != 1 || !strings.Contains(out, "CRASHED loop") {
+		t.Errorf("wait: exit %d, output:\n%s", code, out)
+	}
+}
