@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,6 +17,12 @@ import (
 
 // reviewerCookie remembers the name a reviewer typed, until accounts exist.
 const reviewerCookie = "lw_reviewer"
+
+// setReviewer remembers the reviewer's name for a year.
+func setReviewer(c echo.Context, name string) {
+	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: strings.TrimSpace(name), Path: "/",
+		MaxAge: int((365 * 24 * time.Hour).Seconds()), SameSite: http.SameSiteLaxMode, HttpOnly: true})
+}
 
 func reviewerName(c echo.Context) string {
 	if ck, err := c.Cookie(reviewerCookie); err == nil {
@@ -50,8 +57,7 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: d.Actor, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
-		SameSite: http.SameSiteLaxMode, HttpOnly: true})
+	setReviewer(c, d.Actor)
 	if !htmx {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}

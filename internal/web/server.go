@@ -74,6 +74,11 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	// Browser forms change state: refuse cross-origin posts (CSRF).
 	sameOrigin := echo.WrapMiddleware(http.NewCrossOriginProtection().Handler)
 	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, sameOrigin)
+	e.GET("/rules", h.rulesIndex)
+	e.GET("/rules/new", h.ruleNew)
+	e.GET("/rules/preview", h.rulePreview)
+	e.POST("/rules", h.ruleCreate, sameOrigin)
+	e.POST("/rules/:id/toggle", h.ruleToggle, sameOrigin)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.linesIngest)

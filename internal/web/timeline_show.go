@@ -16,7 +16,8 @@ import (
 const logWindow = 500
 
 // timelineShow answers GET /launches/{key}: the launch's facts, timeline,
-// alarms and one window of its log (?after=SEQ, ?errors=1, ?hideconfig=1).
+// alarms and one window of its log (?after=SEQ, ?errors=1, ?hideconfig=1;
+// ?suppressed=1 shows the alarms rules suppressed).
 func (h *handler) timelineShow(c echo.Context) error {
 	key, err := launchKey(c)
 	if err != nil {
@@ -33,6 +34,7 @@ func (h *handler) timelineShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	p.ShowSuppressed = q.Get("suppressed") == "1"
 	return render(c, 200, views.Launch(p))
 }
 

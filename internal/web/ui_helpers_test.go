@@ -35,6 +35,19 @@ const healthyLog = `[2026-11-29 11:00:00] server_args=ServerArgs(model_path='met
 [2026-11-29 11:01:20] The server is fired up and ready to roll!
 `
 
+// falseAlarmLog is an SGLang launch that becomes ready, with a traceback
+// from an optional probe on the way: a false alarm the classifier raises
+// (under these rules) and a person dismisses.
+const falseAlarmLog = `[2026-11-29 11:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B', tp_size=1)
+[2026-11-29 11:00:01] Load weight begin. avail mem=78.50 GB
+[2026-11-29 11:00:02] Exception in optional kernel probe: Traceback (most recent call last):
+  File "/sgl/python/sglang/srt/layers/probe.py", line 12, in probe
+    import flashinfer_fused_probe
+RuntimeError: probe kernel unavailable on this GPU (sm_90), code 17
+[2026-11-29 11:00:38] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB
+[2026-11-29 11:01:20] The server is fired up and ready to roll!
+`
+
 // page GETs an HTML page and parses it.
 func (b *testBundle) page(path string, wantStatus int) *goquery.Document {
 	b.t.Helper()

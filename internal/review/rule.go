@@ -1,0 +1,304 @@
+package review
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/store"
+)
+
+// DefaultRuleLife is how long a rule lives unless its author explicitly
+// chooses that it never expires.
+const DefaultRuleLife = 30 * 24 * time.Hour
+
+// previewLimit bounds how many stored alarms a preview reads.
+const previewLimit = 5000
+
+// RuleDraft is a suppression rule as submitted by its author.
+type RuleDraft struct {
+	Matcher        string // template, substring or regex
+	Pattern        string
+	Scope          string // all, server or label
+	ScopeValue     string // the server kind, or name=value
+	Reason         string
+	Author         string
+	Expiry         string // "30d" (the default) or "never"
+	FromLaunchKey  string // the alarm the rule came from, if any
+	FromAlarmNo    int
+	Override       bool   // hide confirmed alarms anyway
+	OverrideReason string // required with Override
+}
+
+var scopeServer = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+
+// Validate trims the draft and checks every field; messages are per form field.
+func (d *RuleDraft) Validate() error {
+	d.Pattern, d.ScopeValue = strings.TrimSpace(d.Pattern), strings.TrimSpace(d.ScopeValue)
+	d.Reason, d.Author = strings.TrimSpace(d.Reason), strings.TrimSpace(d.Author)
+	d.OverrideReason = strings.TrimSpace(d.OverrideReason)
+	f := map[string]string{}
+	if err := (classify.Rule{Matcher: d.Matcher, Pattern: d.Pattern}).Validate(); err != nil {
+		f["pattern"] = strings.TrimPrefix(err.Error(), "classify: ")
+	} else if len(d.Pattern) > 2000 {
+		f["pattern"] = "a pattern is at most 2000 bytes"
+	}
+	switch d.Scope {
+	case "all":
+		d.ScopeValue = ""
+	case "server":
+		if !scopeServer.MatchString(d.ScopeValue) {
+			f["scope"] = "name the server kind, such as sglang or vllm"
+		}
+	case "label":
+		if k, v, ok := strings.Cut(d.ScopeValue, "="); !ok || k == "" || v == "" || len(d.ScopeValue) > 200 {
+			f["scope"] = "give the label as name=value"
+		}
+	default:
+		f["scope"] = "choose all launches, a server kind or a label"
+	}
+	if d.Reason == "" {
+		f["reason"] = "a rule needs a reason: why are these alarms false?"
+	} else if utf8.RuneCountInString(d.Reason) > 1000 {
+		f["reason"] = "a reason is at most 1000 characters"
+	}
+	if d.Author == "" || utf8.RuneCountInString(d.Author) > 80 || strings.ContainsAny(d.Author, "\x00\n\r") {
+		f["name"] = "enter your name (at most 80 characters): every rule records its author"
+	}
+	if d.Expiry == "" {
+		d.Expiry = "30d"
+	}
+	if d.Expiry != "30d" && d.Expiry != "never" {
+		f["expiry"] = "choose 30 days or never"
+	}
+	if d.Override && d.OverrideReason == "" {
+		f["override"] = "say why this rule may hide alarms a person confirmed"
+	}
+	if len(f) > 0 {
+		return &InvalidError{Fields: f}
+	}
+	return nil
+}
+
+func (d *RuleDraft) rule(now time.Time) store.Rule {
+	r := store.Rule{Matcher: d.Matcher, Pattern: d.Pattern, Scope: d.Scope, ScopeValue: d.ScopeValue,
+		Reason: d.Reason, Author: d.Author}
+	if d.Expiry != "never" {
+		exp := now.Add(DefaultRuleLife)
+		r.ExpiresAt = &exp
+	}
+	if d.Override {
+		r.OverrideReason = &d.OverrideReason
+	}
+	return r
+}
+
+// Match is a stored alarm a rule matches.
+type Match struct {
+	LaunchKey string
+	Alarm     store.Alarm
+}
+
+// Preview is what a rule would match among the stored alarms.
+type Preview struct {
+	Open       []Match // it will suppress these
+	Dismissed  []Match // already judged false by a person
+	Confirmed  []Match // real failures it would hide from now on
+	Suppressed []Match // already suppressed by a rule
+	Truncated  bool    // more alarms were in scope than the preview reads
+}
+
+// Total is how many alarms the rule matches.
+func (p *Preview) Total() int {
+	return len(p.Open) + len(p.Dismissed) + len(p.Confirmed) + len(p.Suppressed)
+}
+
+// PreviewRule matches the draft against the stored alarms with the
+// classifier's matcher, the one ingest uses.
+func PreviewRule(ctx context.Context, st *store.Store, d RuleDraft) (*Preview, error) {
+	r := d.rule(time.Now())
+	cands, err := st.RuleCandidates(ctx, r, previewLimit+1)
+	if err != nil {
+		return nil, err
+	}
+	p := &Preview{}
+	if len(cands) > previewLimit {
+		cands, p.Truncated = cands[:previewLimit], true
+	}
+	rs, err := classify.CompileRules([]classify.Rule{r.Classify()})
+	if err != nil {
+		return p, nil // an invalid pattern matches nothing; Validate says why
+	}
+	for i := range cands {
+		c := &cands[i]
+		if _, ok := rs.Match(c.Classify(), c.Server, c.Labels); !ok {
+			continue
+		}
+		m := Match{LaunchKey: c.LaunchKey, Alarm: c.Alarm}
+		switch c.Alarm.State {
+		case "open":
+			p.Open = append(p.Open, m)
+		case "dismissed":
+			p.Dismissed = append(p.Dismissed, m)
+		case "confirmed":
+			p.Confirmed = append(p.Confirmed, m)
+		default:
+			p.Suppressed = append(p.Suppressed, m)
+		}
+	}
+	return p, nil
+}
+
+// SaveRule validates the draft, refuses a rule that would hide confirmed
+// alarms unless overridden with a reason, stores it and suppresses the
+// open alarms it matches in every launch at once. It returns the rule's id
+// and the preview it acted on.
+func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Preview, error) {
+	if err := d.Validate(); err != nil {
+		return 0, nil, err
+	}
+	p, err := PreviewRule(ctx, st, d)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(p.Confirmed) > 0 && !d.Override {
+		return 0, p, &InvalidError{Fields: map[string]string{"override": "this rule would hide " +
+			strconv.Itoa(len(p.Confirmed)) + " confirmed alarm(s): narrow it, or override with a reason"}}
+	}
+	r := d.rule(time.Now())
+	if d.FromLaunchKey != "" {
+		if l, err := st.LaunchByKey(ctx, d.FromLaunchKey); err == nil {
+			r.FromLaunchID, r.FromAlarmNo = &l.ID, &d.FromAlarmNo
+		}
+	}
+	var id int64
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if id, err = tx.InsertRule(ctx, r); err != nil {
+			return err
+		}
+		launches := map[int64]string{}
+		for _, m := range p.Open {
+			l, err := st.LaunchByKey(ctx, m.LaunchKey)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id); err != nil {
+				return err
+			}
+			launches[l.ID] = m.LaunchKey
+		}
+		if err := recompute(ctx, tx, launches); err != nil {
+			return err
+		}
+		detail := map[string]any{"matcher": r.Matcher, "pattern": r.Pattern, "scope": r.Scope,
+			"scope_value": r.ScopeValue, "reason": r.Reason, "expiry": d.Expiry, "suppressed": len(p.Open),
+			"confirmed_matched": len(p.Confirmed)}
+		if d.Override {
+			detail["override_reason"] = d.OverrideReason
+		}
+		return tx.AddAudit(ctx, store.AuditEvent{Actor: d.Author, Action: "rule.create",
+			Subject: RuleSubject(id), Detail: detail})
+	})
+	return id, p, err
+}
+
+// SetRuleEnabled enables or disables a rule. Disabling re-opens the alarms
+// it suppressed that no person decided on; enabling suppresses the open
+// alarms it matches again.
+func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor string) error {
+	actor = strings.TrimSpace(actor)
+	if actor == "" || utf8.RuneCountInString(actor) > 80 {
+		return &InvalidError{Fields: map[string]string{"name": "enter your name: every rule change records who made it"}}
+	}
+	return st.WithTx(ctx, func(tx *store.Tx) error {
+		if err := tx.SetRuleEnabled(ctx, id, enabled); err != nil {
+			return err
+		}
+		action := "rule.disable"
+		if enabled {
+			action = "rule.enable"
+			if err := suppressWithRule(ctx, st, tx, id); err != nil {
+				return err
+			}
+		} else if err := reopen(ctx, tx, id); err != nil {
+			return err
+		}
+		return tx.AddAudit(ctx, store.AuditEvent{Actor: actor, Action: action, Subject: RuleSubject(id)})
+	})
+}
+
+// ReopenExpired re-opens the alarms held by rules that have expired.
+func ReopenExpired(ctx context.Context, st *store.Store) error {
+	return st.WithTx(ctx, func(tx *store.Tx) error {
+		ids, err := tx.ExpiredRulesWithAlarms(ctx)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := reopen(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func reopen(ctx context.Context, tx *store.Tx, ruleID int64) error {
+	ids, err := tx.ReopenByRule(ctx, ruleID)
+	if err != nil {
+		return err
+	}
+	launches := map[int64]string{}
+	for _, id := range ids {
+		launches[id] = ""
+	}
+	return recompute(ctx, tx, launches)
+}
+
+func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int64) error {
+	rules, err := st.Rules(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(rules, func(r store.Rule) bool { return r.ID == id })
+	if i < 0 {
+		return store.ErrNotFound
+	}
+	r := rules[i]
+	d := RuleDraft{Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, ScopeValue: r.ScopeValue}
+	p, err := PreviewRule(ctx, st, d)
+	if err != nil {
+		return err
+	}
+	launches := map[int64]string{}
+	for _, m := range p.Open {
+		l, err := st.LaunchByKey(ctx, m.LaunchKey)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id); err != nil {
+			return err
+		}
+		launches[l.ID] = m.LaunchKey
+	}
+	return recompute(ctx, tx, launches)
+}
+
+// recompute refreshes the status of launches whose alarms changed.
+func recompute(ctx context.Context, tx *store.Tx, launches map[int64]string) error {
+	for id := range launches {
+		if _, err := tx.RecomputeStatus(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RuleSubject names a rule in the audit log.
+func RuleSubject(id int64) string { return "rule:" + strconv.FormatInt(id, 10) }

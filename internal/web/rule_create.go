@@ -1,0 +1,41 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+	"launchwatch/internal/views"
+)
+
+// ruleCreate answers POST /rules: it saves the rule and suppresses the open
+// alarms it matches everywhere, then shows the rules page. A rule that
+// would hide confirmed alarms is refused (422, with the preview) unless the
+// author overrides it with a reason.
+func (h *handler) ruleCreate(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return badParam("the form could not be read")
+	}
+	p, d, err := h.ruleForm(c, form)
+	if err != nil {
+		return err
+	}
+	id, pv, err := review.SaveRule(c.Request().Context(), h.store, d)
+	var invalid *review.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		p.Errors = invalid.Fields
+		if pv != nil {
+			p.Preview = previewProps(pv)
+		}
+		return render(c, http.StatusUnprocessableEntity, views.RuleForm(p))
+	case err != nil:
+		return err
+	}
+	setReviewer(c, d.Author)
+	return c.Redirect(http.StatusSeeOther, "/rules#rule-"+strconv.FormatInt(id, 10))
+}

@@ -1,0 +1,33 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+)
+
+// ruleToggle answers POST /rules/{id}/toggle with enabled=1 or 0 and the
+// reviewer's name: disabling re-opens the alarms the rule suppressed that no
+// person decided on; enabling suppresses matching open alarms again.
+func (h *handler) ruleToggle(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return badParam("rule %q is not valid", c.Param("id"))
+	}
+	enabled := c.FormValue("enabled") == "1"
+	name := c.FormValue("name")
+	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, name)
+	var invalid *review.InvalidError
+	if errors.As(err, &invalid) {
+		return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: invalid.Fields["name"]}
+	}
+	if err != nil {
+		return err
+	}
+	setReviewer(c, name)
+	return c.Redirect(http.StatusSeeOther, "/rules#rule-"+strconv.FormatInt(id, 10))
+}

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+	"launchwatch/internal/views"
+)
+
+// rulesIndex answers GET /rules: every rule with its hits, the ones that
+// never expire listed apart. Alarms held by rules that expired are
+// re-opened first, so the page never shows an expired rule still hiding
+// anything.
+func (h *handler) rulesIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	if err := review.ReopenExpired(ctx, h.store); err != nil {
+		return err
+	}
+	rules, err := h.store.Rules(ctx)
+	if err != nil {
+		return err
+	}
+	p := views.RulesProps{Reviewer: reviewerName(c)}
+	now := time.Now()
+	for _, r := range rules {
+		row := views.RuleRow{ID: r.ID, Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, Author: r.Author,
+			Reason: r.Reason, Created: r.CreatedAt, Expires: r.ExpiresAt, Hits: r.Hits, LastHit: r.LastHitAt,
+			Stale: r.Stale, State: "enabled"}
+		if r.Scope != "all" {
+			row.Scope = r.Scope + " " + r.ScopeValue
+		}
+		switch {
+		case !r.Enabled:
+			row.State = "disabled"
+		case !r.InForce(now):
+			row.State = "expired"
+		}
+		if r.OverrideReason != nil {
+			row.OverrideReason = *r.OverrideReason
+		}
+		if r.ExpiresAt == nil {
+			p.Never = append(p.Never, row)
+		} else {
+			p.Expiring = append(p.Expiring, row)
+		}
+	}
+	return render(c, 200, views.Rules(p))
+}

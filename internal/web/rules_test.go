@@ -1,0 +1,182 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"launchwatch/internal/review"
+)
+
+// ruleForm is the rule form as the browser submits it after "Suppress similar".
+func ruleForm(b *testBundle, launch string) url.Values {
+	b.t.Helper()
+	doc := b.page("/rules/new?launch="+launch+"&alarm=1", 200)
+	form := url.Values{}
+	for _, in := range doc.Find(`[data-testid="rule-form"] input`).EachIter() {
+		name, _ := in.Attr("name")
+		typ := in.AttrOr("type", "text")
+		if (typ == "radio" || typ == "checkbox") && in.AttrOr("checked", "none") == "none" {
+			continue
+		}
+		form.Set(name, in.AttrOr("value", ""))
+	}
+	form.Set("matcher", doc.Find(`select[name="matcher"] option[selected]`).AttrOr("value", ""))
+	return form
+}
+
+func TestRules(t *testing.T) {
+	t.Parallel()
+
+	t.Run("SuppressSimilarEverywhereAndAtIngest", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
+		b.postText("/api/v1/launches/ok-2/lines?server=sglang", falseAlarmLog)
+		b.postText("/api/v1/launches/vllm-1/lines?server=vllm", falseAlarmLog)
+		res := b.postForm("/launches/ok-1/alarms/1/decide",
+			url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"optional probe, harmless"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("dismiss: %d", res.StatusCode)
+		}
+
+		form := ruleForm(b, "ok-1")
+		if form.Get("pattern") != "RuntimeError: probe kernel unavailable on this GPU (sm_90), code <num>" ||
+			form.Get("scope") != "server" || form.Get("server_value") != "sglang" ||
+			form.Get("reason") != "optional probe, harmless" || form.Get("matcher") != "template" {
+			t.Fatalf("form not prefilled from the alarm: %v", form)
+		}
+		form.Set("name", "ada")
+		form.Set("preview", "1")
+		doc := b.page("/rules/new?"+form.Encode(), 200)
+		if o, d := testid(doc, "preview-open").Text(), testid(doc, "preview-dismissed").Text(); o != "1" || d != "1" {
+			t.Errorf("preview: %s open, %s dismissed; want 1 and 1 (the vllm launch is out of scope)", o, d)
+		}
+		frag := b.do("GET", "/rules/preview?"+form.Encode(), "", nil)
+		if frag.status != 200 || !strings.Contains(string(frag.body), `data-testid="preview-total">2<`) || strings.Contains(string(frag.body), "<html") {
+			t.Errorf("htmx preview fragment: %d %s", frag.status, frag.body)
+		}
+
+		form.Del("preview")
+		res = b.postForm("/rules", form, false)
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/rules#rule-") {
+			t.Fatalf("save: %d %s", res.StatusCode, readBody(t, res))
+		}
+		if a := b.alarm("ok-2", 1); a.State != "suppressed" || a.RuleID == nil {
+			t.Errorf("ok-2's alarm %+v, want suppressed by the rule", a)
+		}
+		if st := b.launch("ok-2").Status; st != "ready" {
+			t.Errorf("ok-2 status %q, want ready once its only alarm is suppressed", st)
+		}
+		if a := b.alarm("ok-1", 1); a.State != "dismissed" {
+			t.Errorf("the person's dismissal was replaced: %+v", a)
+		}
+		if a := b.alarm("vllm-1", 1); a.State != "open" {
+			t.Errorf("an alarm out of the rule's scope changed: %+v", a)
+		}
+		audit, err := b.store.AuditFor(context.Background(), review.RuleSubject(*b.alarm("ok-2", 1).RuleID))
+		if err != nil || len(audit) != 1 || audit[0].Action != "rule.create" || audit[0].Actor != "ada" {
+			t.Errorf("audit %+v %v", audit, err)
+		}
+
+		// The same false alarm in a new launch never opens.
+		b.postText("/api/v1/launches/ok-3/lines?server=sglang", falseAlarmLog)
+		if l := b.launch("ok-3"); l.Counts.OpenAlarms != 0 || l.Status != "ready" {
+			t.Errorf("ok-3: %d open alarms, status %s", l.Counts.OpenAlarms, l.Status)
+		}
+		doc = b.page("/launches/ok-3", 200)
+		if testid(doc, "alarm-card").Length() != 0 || testid(doc, "show-suppressed").Length() != 1 {
+			t.Error("a suppressed alarm is shown by default, or its filter is missing")
+		}
+		doc = b.page("/launches/ok-3?suppressed=1", 200)
+		if card := testid(doc, "alarm-card"); card.AttrOr("data-state", "") != "suppressed" || !strings.Contains(card.Text(), "suppressed by rule") {
+			t.Errorf("suppressed alarm under the filter: %q", card.Text())
+		}
+
+		doc = b.page("/rules", 200)
+		row := testid(doc, "rule-row")
+		if row.Length() != 1 || row.Find(`[data-testid="rule-hits"]`).Text() != "2" || !strings.Contains(row.Text(), "optional probe, harmless") {
+			t.Errorf("rules list: %q", row.Text())
+		}
+		if testid(doc, "rules-expiring").Length() != 1 || testid(doc, "rules-never").Length() != 0 {
+			t.Error("a rule without 'never' is not listed with the expiring rules")
+		}
+
+		// Disabling re-opens what it suppressed; the person's dismissal stays.
+		id := row.AttrOr("data-rule", "")
+		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"0"}, "name": {"ada"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("disable: %d", res.StatusCode)
+		}
+		for _, key := range []string{"ok-2", "ok-3"} {
+			if a := b.alarm(key, 1); a.State != "open" || a.RuleID != nil {
+				t.Errorf("%s's alarm after disabling: %+v", key, a)
+			}
+			if st := b.launch(key).Status; st != "alarm" {
+				t.Errorf("%s status %q after disabling, want alarm", key, st)
+			}
+		}
+		if a := b.alarm("ok-1", 1); a.State != "dismissed" {
+			t.Errorf("disabling touched a person's decision: %+v", a)
+		}
+	})
+
+	t.Run("RuleThatHidesConfirmedAlarmNeedsOverride", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+		b.postText("/api/v1/launches/crash-2/lines?server=sglang", crashingLog)
+		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
+
+		form := url.Values{"matcher": {"substring"}, "pattern": {"CUDA out of memory"}, "scope": {"all"},
+			"expiry": {"never"}, "reason": {"OOMs are noise"}, "name": {"bob"}}
+		res := b.postForm("/rules", form, false)
+		body := readBody(t, res)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "would hide 1 confirmed alarm") ||
+			!strings.Contains(body, `data-testid="preview-hides-confirmed"`) {
+			t.Fatalf("rule hiding a confirmed alarm: %d", res.StatusCode)
+		}
+		if a := b.alarm("crash-2", 1); a.State != "open" {
+			t.Fatalf("a refused rule suppressed an alarm: %+v", a)
+		}
+		form.Set("override", "1")
+		res = b.postForm("/rules", form, false)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(readBody(t, res), "say why this rule may hide") {
+			t.Fatalf("override without reason: %d", res.StatusCode)
+		}
+		form.Set("override_reason", "test cluster, OOMs expected")
+		res = b.postForm("/rules", form, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("override with reason: %d %s", res.StatusCode, readBody(t, res))
+		}
+		if a := b.alarm("crash-1", 1); a.State != "confirmed" {
+			t.Errorf("the rule changed a confirmed alarm: %+v", a)
+		}
+		if a := b.alarm("crash-2", 1); a.State != "suppressed" {
+			t.Errorf("crash-2's open alarm: %+v", a)
+		}
+		doc := b.page("/rules", 200)
+		never := testid(doc, "rules-never")
+		if never.Find(`[data-testid="rule-row"]`).Length() != 1 || !strings.Contains(never.Text(), "test cluster, OOMs expected") {
+			t.Errorf("never-expiring rule with its override not listed apart: %q", never.Text())
+		}
+	})
+
+	t.Run("RuleNeedsReasonAndValidPattern", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		res := b.postForm("/rules", url.Values{"matcher": {"regex"}, "pattern": {"("}, "scope": {"label"},
+			"label_value": {"team"}, "name": {"bob"}}, false)
+		body := readBody(t, res)
+		if res.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("invalid rule: %d", res.StatusCode)
+		}
+		for _, want := range []string{"rule regex", "give the label as name=value", "a rule needs a reason"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("answer lacks %q", want)
+			}
+		}
+	})
+}
