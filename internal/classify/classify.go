@@ -122,7 +122,8 @@ type Summary struct {
 	Phase        string  // the current (latest begun) phase, "" if none
 	PhaseDone    int
 	PhaseTotal   int
-	Alarms       int   // alarms so far
-	FatalAlarms  int   // fatal alarms so far
+	Alarms       int   // alarm IDs issued so far (1..Alarms), withdrawn ones included
+	FatalAlarms  int   // fatal alarms so far, withdrawn ones excluded
 	LastFatalSeq int64 // the first line of the latest fatal alarm, 0 if none
+	LiveAlarms   int   // alarms so far, withdrawn ones excluded
 }

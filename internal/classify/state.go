@@ -93,7 +93,7 @@ func (s *State) Server() string { return s.d.Server }
 
 // Summary returns the classifier's view of the whole launch.
 func (s *State) Summary() Summary {
-	sum := Summary{LastSeq: s.d.Last, Alarms: s.d.Alarms, FatalAlarms: s.d.Fatal, LastFatalSeq: s.d.LastFatal}
+	sum := Summary{LastSeq: s.d.Last, Alarms: s.d.NextID - 1, LiveAlarms: s.d.Alarms, FatalAlarms: s.d.Fatal, LastFatalSeq: s.d.LastFatal}
 	if s.d.Ready != nil {
 		r := *s.d.Ready
 		sum.Ready = &r
@@ -157,7 +157,10 @@ func (s *State) line(fb *feedBuf, l Line) {
 	defer func() {
 		s.retire(fb)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Body: clean(t, maxPrevBody), Kind: v.Kind, Alarm: v.Alarm}
+			Kind: v.Kind, Alarm: v.Alarm}
+		if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
+			s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
+		}
 		fb.add(v)
 	}()
 

@@ -126,7 +126,7 @@ func TestResultRevisesEarlierBatches(t *testing.T) {
 	if len(seqs) != 5 || seqs[0] != 10 || seqs[4] != 15 {
 		t.Errorf("revised seqs %v, want 10..13 and 15", seqs)
 	}
-	if s := st.Summary(); s.Alarms != 0 || s.FatalAlarms != 0 || s.LastFatalSeq != 0 {
+	if s := st.Summary(); s.Alarms != 1 || s.LiveAlarms != 0 || s.FatalAlarms != 0 || s.LastFatalSeq != 0 {
 		t.Errorf("summary after withdrawal: %+v", s)
 	}
 }
