@@ -150,4 +150,71 @@ func TestBrowser(t *testing.T) {
 			t.Logf("timeline screenshot saved to %s", path)
 		}
 	})
+
+	t.Run("DismissAndSuppressSimilarThenNoAlarmInTheNextLaunch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
+		b.postText("/api/v1/launches/ok-2/lines?server=sglang", falseAlarmLog)
+		tab := newBrowser(t)
+
+		card := chromedp.CSS(`[data-testid="alarm-card"]`)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/ok-1"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="open"]`)),
+			chromedp.SendKeys(card+` [data-testid="reviewer-name"]`, "ada"),
+			chromedp.SendKeys(card+` [data-testid="reason"]`, "optional kernel probe, harmless"),
+			chromedp.Click(card+` [data-testid="dismiss"]`),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="dismissed"]`)),
+			chromedp.Click(card+` [data-testid="suppress-similar"]`),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-form"]`)),
+			chromedp.Click(chromedp.CSS(`[data-testid="rule-preview-button"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-preview"]`)),
+		)
+		if err != nil {
+			t.Fatalf("dismissing and previewing the rule: %v", err)
+		}
+		open, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="preview-open"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dismissed, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="preview-dismissed"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open != "1" || dismissed != "1" {
+			t.Errorf("preview: %s open, %s dismissed; want ok-2's open alarm and ok-1's dismissed one", open, dismissed)
+		}
+		err = chromedp.Do(tab,
+			chromedp.Click(chromedp.CSS(`[data-testid="rule-save"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-row"]`)),
+		)
+		if err != nil {
+			t.Fatalf("saving the rule: %v", err)
+		}
+		if st := b.launch("ok-2").Status; st != "ready" {
+			t.Errorf("ok-2 status %q after the rule, want ready", st)
+		}
+
+		// A new launch with the same false alarm opens with no alarm.
+		b.postText("/api/v1/launches/ok-3/lines?server=sglang", falseAlarmLog)
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/ok-3"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="show-suppressed"]`)),
+		)
+		if err != nil {
+			t.Fatalf("opening the next launch: %v", err)
+		}
+		openAlarms, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="launch-open-alarms"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if openAlarms != "0" || status != "ready" {
+			t.Errorf("ok-3: %s open alarms, status %s; want 0 and ready", openAlarms, status)
+		}
+	})
 }
