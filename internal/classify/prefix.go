@@ -174,19 +174,12 @@ func (p *Prefix) eatRankTag(s string) (string, bool) {
 	}
 	p.Rank = s[1:end]
 	p.Source = p.Rank
-	rest := s[end+1:]
-	if strings.HasPrefix(rest, ":") {
-		rest = rest[1:]
-	}
-	return skipOneSpace(rest), true
+	return skipOneSpace(strings.TrimPrefix(s[end+1:], ":")), true
 }
 
 // eatBracketLevel reads "[TensorRT-LLM][WARNING] ", "[WARNING] " and "[ERROR] ".
 func (p *Prefix) eatBracketLevel(s string) (string, bool) {
-	rest := s
-	if strings.HasPrefix(rest, "[TensorRT-LLM]") {
-		rest = rest[len("[TensorRT-LLM]"):]
-	}
+	rest := strings.TrimPrefix(s, "[TensorRT-LLM]")
 	if !strings.HasPrefix(rest, "[") {
 		return s, false
 	}
