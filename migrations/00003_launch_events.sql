@@ -22,7 +22,13 @@ ALTER TABLE launches ADD COLUMN ready_source text NOT NULL DEFAULT '';
 -- shutdown, not a crash.
 ALTER TABLE launches ADD COLUMN exit_requested boolean NOT NULL DEFAULT false;
 
+-- An alarm the classifier took back once later lines showed it was none (a
+-- caught and retried traceback, a repeat merged into another rank's alarm)
+-- is kept with any decision on it, but no longer counts or shows.
+ALTER TABLE alarms ADD COLUMN withdrawn boolean NOT NULL DEFAULT false;
+
 -- +goose Down
+ALTER TABLE alarms DROP COLUMN withdrawn;
 ALTER TABLE launches DROP COLUMN exit_requested;
 ALTER TABLE launches DROP COLUMN ready_source;
 DROP TABLE launch_events;

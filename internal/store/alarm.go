@@ -46,15 +46,15 @@ func (t *Tx) UpsertAlarms(ctx context.Context, launchID int64, alarms []classify
 		}
 		batch.Queue(`
 			INSERT INTO alarms (launch_id, alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq,
-				template, fingerprint, ranks, occurred_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+				template, fingerprint, ranks, occurred_at, withdrawn)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 			ON CONFLICT (launch_id, alarm_no) DO UPDATE SET
 				first_seq = EXCLUDED.first_seq, last_seq = EXCLUDED.last_seq, kind = EXCLUDED.kind,
 				fatal = EXCLUDED.fatal, headline = EXCLUDED.headline, headline_seq = EXCLUDED.headline_seq,
 				template = EXCLUDED.template, fingerprint = EXCLUDED.fingerprint, ranks = EXCLUDED.ranks,
-				occurred_at = EXCLUDED.occurred_at, updated_at = now()`,
+				occurred_at = EXCLUDED.occurred_at, withdrawn = EXCLUDED.withdrawn, updated_at = now()`,
 			launchID, a.ID, a.FirstSeq, a.LastSeq, string(a.Kind), a.Fatal, a.Headline, a.HeadlineSeq,
-			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred)
+			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn)
 	}
 	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("store: upsert alarms: %w", err)
@@ -82,7 +82,7 @@ func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error)
 	var f AlarmFacts
 	err := t.tx.QueryRow(ctx, `
 		SELECT count(*) FILTER (WHERE state = 'open'), count(*) FILTER (WHERE state = 'confirmed')
-		FROM alarms WHERE launch_id = $1 AND fatal`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal)
+		FROM alarms WHERE launch_id = $1 AND fatal AND NOT withdrawn`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal)
 	if err != nil {
 		return f, fmt.Errorf("store: alarm facts: %w", err)
 	}
@@ -91,7 +91,7 @@ func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error)
 
 // Alarms returns the alarms of a launch in order.
 func (s *Store) Alarms(ctx context.Context, launchID int64) ([]Alarm, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+alarmColumns+` FROM alarms a WHERE a.launch_id = $1 ORDER BY a.alarm_no`, launchID)
+	rows, err := s.pool.Query(ctx, `SELECT `+alarmColumns+` FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn ORDER BY a.alarm_no`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: alarms: %w", err)
 	}

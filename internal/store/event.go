@@ -79,7 +79,7 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 		SELECT l.ready_at, l.phase, l.exit_code, l.exit_signal, l.exit_requested,
 			count(a.*) FILTER (WHERE a.fatal AND a.state = 'open'),
 			count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed')
-		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id
+		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id AND NOT a.withdrawn
 		WHERE l.id = $1
 		GROUP BY l.id`, launchID).Scan(&readyAt, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested, &f.OpenFatal, &f.ConfirmedFatal)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -82,9 +82,9 @@ const launchColumns = `
 	l.id, l.key, l.name, l.server, l.host, l.labels, l.config, l.status, l.phase, l.phase_done, l.phase_total,
 	l.line_count, l.last_seq, l.first_line_at, l.last_line_at, l.ready_at, l.ready_seq, l.exit_code,
 	l.exit_signal, l.ended_at, l.last_heartbeat_at, l.created_at, l.updated_at,
-	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id),
-	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND a.state = 'open'),
-	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND a.fatal AND a.state IN ('open', 'confirmed'))`
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed'))`
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
