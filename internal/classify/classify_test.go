@@ -216,6 +216,53 @@ frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in /x
 			alarms:  []wantAlarm{{kind: classify.AlarmNCCL, fatal: true, ranks: 1, headline: "Watchdog caught collective operation timeout", headSeq: 2, first: 1}},
 			outcome: eval.OutcomeCrashed,
 		},
+		{
+			name:   "TGIShardFailureIsOneEvent",
+			server: "tgi",
+			log: `2024-12-11T10:04:03.000000Z ERROR text_generation_launcher: Error when initializing model
+Traceback (most recent call last):
+
+  File "/opt/conda/bin/text-generation-server", line 8, in <module>
+    sys.exit(app())
+ValueError: Unsupported model type qwen3
+2024-12-11T10:04:04.000000Z ERROR text_generation_launcher: Shard 0 failed to start
+2024-12-11T10:04:04.000000Z  INFO text_generation_launcher: Shutting down shards
+Error: ShardCannotStart`,
+			alarms:  []wantAlarm{{kind: classify.AlarmTraceback, fatal: true, ranks: 1, headline: "Unsupported model type", headSeq: 6, first: 1}},
+			outcome: eval.OutcomeCrashed,
+		},
+		{
+			name:   "RichTraceback",
+			server: "tgi",
+			log: `╭───────────────────── Traceback (most recent call last) ──────────────────────╮
+│ /opt/conda/lib/python3.11/site-packages/text_generation_server/cli.py:118 in │
+│ serve                                                                        │
+╰──────────────────────────────────────────────────────────────────────────────╯
+RuntimeError: FlashAttention only supports Ampere GPUs or newer.`,
+			alarms:  []wantAlarm{{kind: classify.AlarmTraceback, fatal: true, ranks: 1, headline: "FlashAttention only supports", headSeq: 5, first: 1}},
+			outcome: eval.OutcomeCrashed,
+		},
+		{
+			name:   "FaulthandlerDump",
+			server: "",
+			log: `Fatal Python error: Segmentation fault
+
+Thread 0x00007f3b6e7236fc (most recent call first):
+  File "/x/threading.py", line 324 in wait
+Current thread 0x00007f3c750b0353 (most recent call first):
+  File "/x/model.py", line 12 in forward
+Extension modules: numpy.core._multiarray_umath (total: 1)`,
+			alarms:  []wantAlarm{{kind: classify.AlarmSignal, fatal: true, ranks: 1, headline: "Fatal Python error", headSeq: 1, first: 1}},
+			outcome: eval.OutcomeCrashed,
+		},
+		{
+			name:   "PortInUse",
+			server: "vllm",
+			log: `INFO:     Waiting for application startup.
+ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use`,
+			alarms:  []wantAlarm{{kind: classify.AlarmOther, fatal: true, ranks: 1, headline: "address already in use", headSeq: 2}},
+			outcome: eval.OutcomeCrashed,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

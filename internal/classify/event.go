@@ -87,6 +87,8 @@ var (
 	reStrictExc = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`)
 	reLooseExc  = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`)
 	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
+	// faulthandler's per-thread header after "Fatal Python error".
+	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
 )
 
 func isFrameLine(t string) bool {
@@ -103,6 +105,16 @@ func isCaretLine(t string) bool {
 		}
 	}
 	return true
+}
+
+// isRichLine reports a line of a traceback drawn by the rich library.
+func isRichLine(t string) bool {
+	for _, p := range []string{"│", "╭", "╰", "❱"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func isCppLine(t string) bool {
@@ -125,6 +137,9 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 			return consumed
 		case isFrameLine(t):
 			ev.St, ev.PrevFile = stFrames, true
+			return consumed
+		case reThread.MatchString(t):
+			ev.St, ev.PrevFile = stFrames, false
 			return consumed
 		case isCppLine(t):
 			ev.St = stCpp
@@ -164,8 +179,10 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 		case isFrameLine(t):
 			ev.PrevFile = true
 			return consumed
-		case isCaretLine(t) || strings.HasPrefix(t, "[Previous line repeated") || t == "Call stack:" || t == "...":
+		case isCaretLine(t) || strings.HasPrefix(t, "[Previous line repeated") || t == "Call stack:" || t == "..." || reThread.MatchString(t):
 			return consumed
+		case isRichLine(t):
+			return consumed // rich's boxed traceback (TGI shards)
 		case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
 			ev.St = stAfterExc
 			return consumed

@@ -16,7 +16,7 @@ const (
 	retireAfter   = 64   // lines after which a closed event is final
 	staleAfter    = 2000 // lines after which an unfinished event is given up
 	mergeWindow   = 500  // lines within which the same event from another rank is merged
-	followWindow  = 5    // lines within which a follow signature joins an event
+	followWindow  = 8    // lines within which a follow signature joins an event
 	awaitWindow   = 5    // lines within which a retry line withdraws a traceback
 	maxPrevBody   = 512
 	maxPhaseInsts = 24
@@ -274,9 +274,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 }
 
 // survived counts a served request against the fatal alarms raised while
-// serving: a traceback after readiness that the server answers requests
-// after (twice) was a request-level error, not the server's death. Events
-// with a signal, CUDA, NCCL or OOM cause are never downgraded.
+// serving: a traceback after readiness that the server answers a request
+// after was a request-level error, not the server's death. Events with a
+// signal, CUDA, NCCL or OOM cause are never downgraded.
 func (s *State) survived(fb *feedBuf) {
 	if s.d.Ready == nil {
 		return
@@ -287,7 +287,7 @@ func (s *State) survived(fb *feedBuf) {
 			continue
 		}
 		ev.Alive++
-		if ev.Alive >= 2 {
+		if ev.Alive >= 1 {
 			s.setFatal(ev, false)
 			fb.touch(ev)
 		}
