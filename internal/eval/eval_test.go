@@ -85,7 +85,7 @@ func corpusDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("LAUNCHWATCH_CORPUS")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+		dir = filepath.Join("..", "..", "testdata", "corpus") // the labeled corpus committed with the repository
 	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
