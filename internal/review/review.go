@@ -110,3 +110,57 @@ func Decide(ctx context.Context, st *store.Store, d Decision) (string, error) {
 	})
 	return newStatus, err
 }
+
+// maxBulk bounds how many alarms one bulk decision touches.
+const maxBulk = 1000
+
+// DecideGroup applies one verdict to every open alarm with a fingerprint,
+// in one transaction, and returns how many it decided. Launches are locked
+// in id order so two bulk decisions cannot deadlock.
+func DecideGroup(ctx context.Context, st *store.Store, fingerprint string, d Decision) (int, error) {
+	if err := d.Validate(); err != nil {
+		return 0, err
+	}
+	refs, err := st.OpenAlarmsWithFingerprint(ctx, fingerprint, maxBulk)
+	if err != nil {
+		return 0, err
+	}
+	state := "confirmed"
+	if d.Verdict == Dismiss {
+		state = "dismissed"
+	}
+	n := 0
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		n = 0
+		changed := map[int64]string{}
+		for _, r := range refs {
+			if _, ok := changed[r.LaunchID]; !ok {
+				if _, err := tx.LockLaunch(ctx, r.LaunchID); err != nil {
+					return err
+				}
+			}
+			prev, err := tx.SetAlarmDecision(ctx, r.LaunchID, r.No, state, d.Actor, d.Reason)
+			if err != nil {
+				return err
+			}
+			err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
+				Subject: Subject(r.LaunchKey, r.No),
+				Detail:  map[string]any{"from": prev, "to": state, "reason": d.Reason, "bulk": fingerprint}})
+			if err != nil {
+				return err
+			}
+			changed[r.LaunchID] = r.LaunchKey
+			n++
+		}
+		for id, key := range changed {
+			if _, err := tx.RecomputeStatus(ctx, id); err != nil {
+				return err
+			}
+			if err := tx.Notify(ctx, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}

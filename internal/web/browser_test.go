@@ -217,4 +217,47 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("ok-3: %s open alarms, status %s; want 0 and ready", openAlarms, status)
 		}
 	})
+
+	t.Run("ReviewQueueByKeyboard", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+		tab := newBrowser(t)
+		// The newest group (crash-1's OOM) comes first and has the focus;
+		// j moves to the false alarm's group, d goes to its reason, Enter
+		// dismisses it.
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/review"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="review-group"].focused`)),
+			chromedp.SendKeys(`[data-testid="review-group"][data-fingerprint="`+b.alarm("ok-1", 1).Fingerprint+`"] input[name="name"]`, "ada"),
+			chromedp.Click(chromedp.CSS(`h1`)),
+			chromedp.KeyEvent("j"),
+			chromedp.KeyEvent("d"),
+		)
+		if err != nil {
+			t.Fatalf("reviewing by keyboard: %v", err)
+		}
+		focus, err := chromedp.Run(tab, chromedp.Evaluate[string](
+			`document.activeElement.name + " in " + document.activeElement.closest(".review-group").dataset.fingerprint`))
+		if want := "reason in " + b.alarm("ok-1", 1).Fingerprint; err != nil || focus != want {
+			t.Fatalf("after j, d the focus is on %q (%v), want %q", focus, err, want)
+		}
+		// DevTools key events also type the "d" into the field a real
+		// browser keeps clean; set the reason as a whole, then press Enter.
+		err = chromedp.Do(tab,
+			chromedp.SetValue(`[data-testid="review-group"].focused input[name="reason"]`, "probe noise"),
+			chromedp.KeyEvent("\r"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="review-done"]`)),
+		)
+		if err != nil {
+			t.Fatalf("dismissing by Enter: %v", err)
+		}
+		if a := b.alarm("ok-1", 1); a.State != "dismissed" || a.Reason == nil || *a.Reason != "probe noise" {
+			t.Errorf("ok-1's alarm after j, d, reason, Enter: %s %q", a.State, *a.Reason)
+		}
+		if a := b.alarm("crash-1", 1); a.State != "open" {
+			t.Errorf("the first group was decided: %+v", a)
+		}
+	})
 }

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+	"launchwatch/internal/views"
+)
+
+// reviewDecide answers POST /review/decide: one verdict (confirm or dismiss
+// with a reason) for every open alarm with the fingerprint, then back to
+// the queue, which offers to turn a bulk dismissal into one rule through
+// the group's "suppress similar".
+func (h *handler) reviewDecide(c echo.Context) error {
+	fp := c.FormValue("fingerprint")
+	if fp == "" || len(fp) > 200 {
+		return badParam("fingerprint is missing")
+	}
+	d := review.Decision{Verdict: c.FormValue("verdict"), Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
+	n, err := review.DecideGroup(c.Request().Context(), h.store, fp, d)
+	var invalid *review.InvalidError
+	if errors.As(err, &invalid) {
+		p, err := h.reviewPage(c)
+		if err != nil {
+			return err
+		}
+		var msgs []string
+		for _, m := range invalid.Fields {
+			msgs = append(msgs, m)
+		}
+		p.Done = "Nothing decided: " + strings.Join(msgs, "; ")
+		return render(c, http.StatusUnprocessableEntity, views.Review(p))
+	}
+	if err != nil {
+		return err
+	}
+	setReviewer(c, d.Actor)
+	q := url.Values{"decided": {strconv.Itoa(n)}, "verdict": {d.Verdict}}
+	return c.Redirect(http.StatusSeeOther, "/review?"+q.Encode())
+}
