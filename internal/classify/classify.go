@@ -10,6 +10,25 @@
 // and alarms reported by an earlier Feed; callers apply revisions by seq and
 // alarm ID. A State can be saved with MarshalBinary and restored with Restore,
 // so consecutive batches of one launch may reach different processes.
+//
+// How it works: ParsePrefix strips each line's prefixes (timestamp, level,
+// rank and process tags of SGLang, vLLM, TGI, uvicorn, glog, ...). One
+// Aho-Corasick pass over the line finds every literal of every signature of
+// the embedded rule packs (packs/*.json); only the signatures whose literal
+// occurs have their regular expression run. A small grammar per source
+// (process or rank) groups lines into events: Python tracebacks with their
+// chained parts and re-raises, C++ abort dumps, runs of follow-up lines
+// ("SIGQUIT received" after a scheduler crash). An event becomes an alarm
+// whose headline is its most telling line (a root-cause signature such as a
+// CUDA OOM, else the final exception line, else the intro line).
+//
+// Some verdicts need a later line, so a Result may withdraw an alarm it
+// reported before (Alarm.Withdrawn): a traceback followed by "retry" or
+// "falling back to" was caught; a KeyboardInterrupt was the operator; the
+// same traceback from another rank is merged into the first alarm (Ranks
+// grows, the lines are revised to point at it). Errors after an operator's
+// shutdown (SIGTERM) are teardown and make no alarm; a traceback after
+// readiness that the server answers a request after is not fatal.
 package classify
 
 import "time"

@@ -20,7 +20,8 @@ func ParseConfig(text string) map[string]string {
 	if i := strings.IndexAny(s, "({"); i >= 0 && i < 64 && (i == 0 || isIdentLike(strings.TrimSpace(s[:i]))) {
 		s = s[i+1:]
 	}
-	out := make(map[string]string, 64)
+	n := strings.Count(s[:min(len(s), 64<<10)], ", ") + 1
+	out := make(map[string]string, min(n, maxConfigKeys))
 	depth := 0
 	var quote byte
 	start, sep := 0, -1 // current item and its first top-level '=' or ':'

@@ -284,8 +284,10 @@ func (rs *ruleSet) configAt(head string) (*Signature, int) {
 		if g.Role != RoleConfig {
 			continue
 		}
-		if at := literalEnd(head, g); at >= 0 {
-			return g, at
+		for _, lit := range g.Any {
+			if i := strings.Index(head, lit); i >= 0 {
+				return g, i + len(lit)
+			}
 		}
 	}
 	return nil, -1

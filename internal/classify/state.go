@@ -255,8 +255,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 		return
 	case m.best != nil:
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
-		if m.best.ID == "cpp.terminate" {
-			ev.St = stCpp
+		if isCppLine(t) {
+			ev.St = stCpp // "terminate called ...": what() and frames follow
 		}
 		s.setHeadline(ev, t, l.Seq, m.best.Priority, m.best)
 		s.assign(fb, ev, &v, at)
