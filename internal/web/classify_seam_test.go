@@ -20,9 +20,11 @@ func TestIngestClassifiesLines(t *testing.T) {
 	t.Run("TracebackAcrossBatchesIsOneAlarm", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		b.postText("/api/v1/launches/tb/lines?server=vllm", "starting\n"+traceback[0]+"\n"+traceback[1]+"\n")
+		b.postText("/api/v1/launches/tb/lines?server=vllm", "[2026-04-02 09:28:20] starting\n"+traceback[0]+"\n"+traceback[1]+"\n")
 		b.postText("/api/v1/launches/tb/lines", traceback[2]+"\n")
-		b.postText("/api/v1/launches/tb/lines", traceback[3]+"\nafter\n")
+		// The line after the exception has a log prefix: untagged lines right
+		// after an exception line read as the rest of its message.
+		b.postText("/api/v1/launches/tb/lines", traceback[3]+"\n[2026-04-02 09:28:30] after\n")
 		l := b.launch("tb")
 		if l.Counts.Alarms != 1 {
 			t.Fatalf("alarms = %d, want 1", l.Counts.Alarms)

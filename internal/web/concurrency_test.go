@@ -64,7 +64,7 @@ func TestIngestConcurrentPostsToOneLaunch(t *testing.T) {
 		const total, perBatch = 600, 25
 		text := make([]string, total+1)
 		for i := 1; i <= total; i++ {
-			text[i] = fmt.Sprintf("line %d", i)
+			text[i] = fmt.Sprintf("[2026-04-02 09:28:25] line %d", i)
 		}
 		text[290] = "Traceback (most recent call last):"
 		text[291] = `  File "x.py", line 1, in <module>`
