@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"launchwatch/internal/cliflag"
 	"launchwatch/internal/client"
 )
 
@@ -88,18 +89,7 @@ func (a *attrFlags) values() url.Values {
 func usageWithExamples(w io.Writer, fs *flag.FlagSet, usage, about, examples string) func() {
 	return func() {
 		fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", usage, about)
-		fs.VisitAll(func(f *flag.Flag) {
-			name, help := flag.UnquoteUsage(f)
-			fmt.Fprintf(w, "  --%s", f.Name)
-			if name != "" {
-				fmt.Fprintf(w, " %s", name)
-			}
-			fmt.Fprintf(w, "\n    \t%s", help)
-			if f.DefValue != "" && f.DefValue != "false" && f.Name != "token" {
-				fmt.Fprintf(w, " (default %q)", f.DefValue)
-			}
-			fmt.Fprintln(w)
-		})
+		cliflag.PrintDefaults(w, fs, "token")
 		fmt.Fprintf(w, "\nExamples:\n%s", examples)
 	}
 }

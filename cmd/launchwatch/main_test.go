@@ -4,22 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"launchwatch/internal/corpustest"
 	"strings"
 	"testing"
 )
 
 func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("LAUNCHWATCH_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "testdata", "corpus") // the labeled corpus committed with the repository
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
-	}
-	return dir
+	return corpustest.Dir(t)
 }
 
 func runCmd(args ...string) (int, string, string) {

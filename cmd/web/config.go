@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"launchwatch/internal/cliflag"
 	"launchwatch/internal/ingest"
 )
 
@@ -46,7 +47,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	var c config
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.Usage = func() { printUsage(out, fs) }
+	fs.Usage = func() {
+		fmt.Fprint(out, usageHeader)
+		cliflag.PrintDefaults(out, fs, "database-url") // its default may hold a password
+	}
 	envOr := func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
@@ -175,23 +179,4 @@ func envDuration(getenv func(string) string, name string, def time.Duration) (ti
 		return 0, fmt.Errorf("%s must be a duration such as 10s, got %q", name, v)
 	}
 	return d, nil
-}
-
-// printUsage lists the flags GNU-style (--name), which Go's flag package
-// accepts and which is how the README and people write them.
-func printUsage(out io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(out, usageHeader)
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		fmt.Fprintf(out, "  --%s", f.Name)
-		if name != "" {
-			fmt.Fprintf(out, " %s", name)
-		}
-		fmt.Fprintf(out, "\n    \t%s", usage)
-		// The database URL's default comes from the environment and may hold a password.
-		if f.DefValue != "" && f.DefValue != "false" && f.Name != "database-url" {
-			fmt.Fprintf(out, " (default %q)", f.DefValue)
-		}
-		fmt.Fprintln(out)
-	})
 }

@@ -1,25 +1,16 @@
 package classify_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/corpustest"
 	"launchwatch/internal/eval"
 )
 
 // corpusDir is the shared labeled corpus (LAUNCHWATCH_CORPUS overrides).
 func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("LAUNCHWATCH_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "testdata", "corpus") // the labeled corpus committed with the repository
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
-	}
-	return dir
+	return corpustest.Dir(t)
 }
 
 // TestBatchSplitInvariance feeds every corpus file line by line, and again in

@@ -1,12 +1,11 @@
 package eval_test
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/corpustest"
 	"launchwatch/internal/eval"
 )
 
@@ -82,15 +81,7 @@ func TestScoreFollowsDesign(t *testing.T) {
 }
 
 func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("LAUNCHWATCH_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "testdata", "corpus") // the labeled corpus committed with the repository
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
-	}
-	return dir
+	return corpustest.Dir(t)
 }
 
 // TestCorpusMeetsThresholds runs the classifier on the shared corpus, with

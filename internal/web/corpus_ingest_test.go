@@ -4,15 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"launchwatch/internal/corpustest"
 	"launchwatch/internal/eval"
 )
-
-// corpusDir is the labeled corpus committed with the repository.
-var corpusDir = filepath.Join("..", "..", "testdata", "corpus")
 
 // TestCorpusThroughIngestMatchesEval posts every corpus log through the
 // ingest API, in random batches, as plain text and as NDJSON, and requires
@@ -20,7 +17,7 @@ var corpusDir = filepath.Join("..", "..", "testdata", "corpus")
 // computes for the same file.
 func TestCorpusThroughIngestMatchesEval(t *testing.T) {
 	t.Parallel()
-	cases, err := eval.LoadDir(corpusDir)
+	cases, err := eval.LoadDir(corpustest.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
