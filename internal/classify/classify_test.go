@@ -263,6 +263,31 @@ ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000)
 			alarms:  []wantAlarm{{kind: classify.AlarmOther, fatal: true, ranks: 1, headline: "address already in use", headSeq: 2}},
 			outcome: eval.OutcomeCrashed,
 		},
+		{
+			name:   "BareRankTagsAndWrapperLevels",
+			server: "",
+			log: `2026-06-09 14:01:54.604 [Info] (Process) [TP0] Scheduler hit an exception: Traceback (most recent call last):
+2026-06-09 14:01:54.604 [Info] (Process)   File "/sglang/srt/managers/scheduler.py", line 1, in run_scheduler_process
+2026-06-09 14:01:54.604 [Info] (Process)     scheduler.event_loop_overlap()
+2026-06-09 14:01:54.604 [Info] (Process) RuntimeError: Prefill out of memory. Try to lower your batch size.
+2026-06-09 14:01:54.605 [Info] (Process) [TP1] Scheduler hit an exception: Traceback (most recent call last):
+2026-06-09 14:01:54.605 [Info] (Process)   File "/sglang/srt/managers/scheduler.py", line 1, in run_scheduler_process
+2026-06-09 14:01:54.605 [Info] (Process)     scheduler.event_loop_overlap()
+2026-06-09 14:01:54.605 [Info] (Process) RuntimeError: Prefill out of memory. Try to lower your batch size.`,
+			alarms:  []wantAlarm{{kind: classify.AlarmTraceback, fatal: true, ranks: 2, headline: "Prefill out of memory", headSeq: 4, first: 1}},
+			outcome: eval.OutcomeCrashed,
+		},
+		{
+			name:   "RayWorkerTags",
+			server: "vllm",
+			log: `(RayWorkerWrapper pid=2960, ip=10.1.1.1) ERROR 01-01 10:00:00 [worker_base.py:1] Error executing method load_model. This might cause deadlock in distributed execution.
+(RayWorkerWrapper pid=2960, ip=10.1.1.1) ERROR 01-01 10:00:00 [worker_base.py:1] Traceback (most recent call last):
+(RayWorkerWrapper pid=2960, ip=10.1.1.1) ERROR 01-01 10:00:00 [worker_base.py:1]   File "/vllm/worker/worker_base.py", line 1, in execute_method
+(RayWorkerWrapper pid=2960, ip=10.1.1.1) ERROR 01-01 10:00:00 [worker_base.py:1]     return executor(*args, **kwargs)
+(RayWorkerWrapper pid=2960, ip=10.1.1.1) ERROR 01-01 10:00:00 [worker_base.py:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.`,
+			alarms:  []wantAlarm{{kind: classify.AlarmOOM, fatal: true, ranks: 1, headline: "CUDA out of memory", headSeq: 5, first: 1}},
+			outcome: eval.OutcomeCrashed,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,20 +88,28 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 	return s, false
 }
 
-// eatProcTag reads vLLM's "(EngineCore_DP0 pid=123) " process tag.
+// eatProcTag reads process tags: vLLM's "(EngineCore_DP0 pid=123) ", Ray's
+// "(RayWorkerWrapper pid=2960, ip=10.1.1.1) " and "(pid=2960) ", and a
+// wrapper's one-word tag such as "(Process) " (no source of its own).
 func (p *Prefix) eatProcTag(s string) (string, bool) {
 	end := strings.IndexByte(s, ')')
-	if end < 0 || end > 80 {
+	if end < 2 || end > 96 {
 		return s, false
 	}
 	tag := s[1:end]
-	sp := strings.Index(tag, " pid=")
-	if sp <= 0 || !allDigits(tag[sp+5:]) {
+	name, rest, ok := strings.Cut(tag, "pid=")
+	if !ok {
+		if end <= 33 && end+1 < len(s) && s[end+1] == ' ' && isIdentLike(tag) && !allDigits(tag) {
+			return s[end+2:], true
+		}
 		return s, false
 	}
-	name := tag[:sp]
-	p.Source = clean(tag, 80)
-	if r := rankSuffix(name); r != "" {
+	pid, _, _ := strings.Cut(rest, ",")
+	if !allDigits(pid) || (name != "" && !strings.HasSuffix(name, " ")) {
+		return s, false
+	}
+	p.Source = clean(tag, 96)
+	if r := rankSuffix(strings.TrimSpace(name)); r != "" {
 		p.Rank = r
 	}
 	return skipOneSpace(s[end+1:]), true
@@ -163,8 +171,21 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	return skipOneSpace(s[end+1:]), true
 }
 
-// eatRankTag reads torch's "[rank0]:" tag.
+// eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
+// "[DP2 TP2] " rank tags.
 func (p *Prefix) eatRankTag(s string) (string, bool) {
+	if end := strings.IndexByte(s, ']'); end > 3 && end < 40 {
+		words := strings.Fields(s[1:end])
+		all := len(words) > 0
+		for _, w := range words {
+			all = all && isRankWord(w)
+		}
+		if all {
+			p.Rank = strings.Join(words, " ")
+			p.Source = p.Rank
+			return skipOneSpace(s[end+1:]), true
+		}
+	}
 	if !strings.HasPrefix(s, "[rank") {
 		return s, false
 	}

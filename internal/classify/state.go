@@ -402,8 +402,9 @@ func (s *State) benign(p *Prefix, src string) bool {
 	if s.d.Shutdown != 0 {
 		return true
 	}
+	// INFO is not enough: wrappers re-log a server's whole output at INFO.
 	switch p.Level {
-	case "WARNING", "INFO", "DEBUG":
+	case "WARNING", "DEBUG":
 		return true
 	}
 	pr := s.d.Prev
