@@ -91,7 +91,10 @@ var (
 	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
 )
 
+// isFrameLine reports a traceback frame line (better-exceptions marks the
+// failing frame with "> ").
 func isFrameLine(t string) bool {
+	t = strings.TrimPrefix(t, "> ")
 	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
 }
 

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -77,6 +78,8 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		return p.eatDated(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
+	case c == '{' && len(s) > 2 && s[1] == '"' && s[len(s)-1] == '}':
+		return p.eatJSON(s)
 	case c >= 'A' && c <= 'Z':
 		if rest, ok := p.eatLevelWord(s, year); ok {
 			return rest, true
@@ -287,6 +290,48 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 	return s, false
 }
 
+// eatJSON reads a structured log line (TGI's --json-output, many wrappers):
+// {"timestamp": ..., "level": ..., "message"/"msg": ...}. The message becomes the body.
+func (p *Prefix) eatJSON(s string) (string, bool) {
+	if len(s) > 1<<20 {
+		return s, false
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+		return s, false
+	}
+	msg, ok := firstString(rec, "message", "msg")
+	if !ok {
+		if fields, isMap := rec["fields"].(map[string]any); isMap {
+			msg, ok = firstString(fields, "message", "msg")
+		}
+	}
+	if !ok {
+		return s, false
+	}
+	if lv, ok := firstString(rec, "level", "levelname", "severity"); ok {
+		p.Level = normLevel(lv)
+	}
+	if ts, ok := firstString(rec, "timestamp", "time", "ts"); ok {
+		if t, n := parseDateTime(ts); n > 0 {
+			p.Time = t
+		}
+	}
+	if target, ok := firstString(rec, "target"); ok && target != "" {
+		msg = target + ": " + msg
+	}
+	return msg, true
+}
+
+func firstString(m map[string]any, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := m[k].(string); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
 // uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
@@ -418,13 +463,22 @@ func parseDateTime(s string) (time.Time, int) {
 			n = j
 		}
 	}
-	if n < len(s) && s[n] == 'Z' {
+	var off time.Duration
+	switch {
+	case n < len(s) && s[n] == 'Z':
 		n++
+	case n+6 <= len(s) && (s[n] == '+' || s[n] == '-') && isDigit(s[n+1]) && isDigit(s[n+2]) && s[n+3] == ':' && isDigit(s[n+4]) && isDigit(s[n+5]):
+		// A zone offset such as "-07:00" (container runtimes' timestamps).
+		off = time.Duration(atoi2(s[n+1:n+3]))*time.Hour + time.Duration(atoi2(s[n+4:n+6]))*time.Minute
+		if s[n] == '-' {
+			off = -off
+		}
+		n += 6
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return time.Time{}, 0
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC), n
+	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC).Add(-off), n
 }
 
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }

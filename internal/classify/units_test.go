@@ -32,6 +32,15 @@ func TestParsePrefix(t *testing.T) {
 			body: "Unable to register cuFFT factory", time: time.Date(2025, 10, 14, 19, 22, 2, 871009000, time.UTC)},
 		{line: "  File \"/x.py\", line 1, in f", body: "  File \"/x.py\", line 1, in f"},
 		{line: "Traceback (most recent call last):", body: "Traceback (most recent call last):"},
+		{line: "2023-08-28T02:59:16.348667054-07:00 2023-08-28T09:59:16.348402Z ERROR text_generation_launcher: Shard 0 failed to start",
+			level: "ERROR", body: "text_generation_launcher: Shard 0 failed to start", time: time.Date(2023, 8, 28, 9, 59, 16, 348402000, time.UTC)},
+		{line: `{"timestamp":"2025-08-29T14:40:17.288163Z","level":"ERROR","message":"Method Warmup encountered an error.","target":"text_generation_launcher"}`,
+			level: "ERROR", body: "text_generation_launcher: Method Warmup encountered an error.", time: time.Date(2025, 8, 29, 14, 40, 17, 288163000, time.UTC)},
+		{line: "(RayWorkerWrapper pid=2960, ip=10.1.1.1) INFO 01-01 10:00:00 [x.py:1] hi", level: "INFO", source: "RayWorkerWrapper pid=2960, ip=10.1.1.1",
+			body: "hi", time: time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)},
+		{line: "[DP2 TP2] Scheduler hit an exception: Traceback (most recent call last):", rank: "DP2 TP2", source: "DP2 TP2",
+			body: "Scheduler hit an exception: Traceback (most recent call last):"},
+		{line: "(1/4) loading", body: "(1/4) loading"},
 	}
 	for _, tt := range tests {
 		p := classify.ParsePrefix(tt.line, 2025)
