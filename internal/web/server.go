@@ -81,6 +81,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.POST("/rules/:id/toggle", h.ruleToggle, sameOrigin)
 	e.GET("/review", h.reviewIndex)
 	e.POST("/review/decide", h.reviewDecide, sameOrigin)
+	e.GET("/compare", h.compareShow)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.linesIngest)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -68,6 +69,12 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 		return views.LaunchProps{}, err
 	}
 	p := d.props()
+	switch prev, err := h.store.PreviousLaunch(ctx, l); {
+	case err == nil:
+		p.PreviousKey = prev
+	case !errors.Is(err, store.ErrNotFound):
+		return views.LaunchProps{}, err
+	}
 	p.Log = logProps(key, d.lines, lf)
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)

@@ -1,0 +1,28 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PreviousLaunch returns the key of the newest launch made before l with
+// the same name or on the same host: the one an engineer compares a failure
+// with. ErrNotFound when there is none.
+func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (string, error) {
+	var key string
+	err := s.pool.QueryRow(ctx, `
+		SELECT key FROM launches
+		WHERE id <> $1 AND (created_at, id) < ($2, $1)
+			AND (($3 <> '' AND name = $3) OR ($4 <> '' AND host = $4))
+		ORDER BY created_at DESC, id DESC LIMIT 1`, l.ID, l.CreatedAt, l.Name, l.Host).Scan(&key)
+	if err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", ErrNotFound
+		}
+		return "", fmt.Errorf("store: previous launch: %w", err)
+	}
+	return key, nil
+}

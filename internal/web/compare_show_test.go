@@ -1,0 +1,66 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCompareShow(t *testing.T) {
+	t.Parallel()
+
+	t.Run("ConfigPhasesOutcomeAndNewLines", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang&name=llama&host=gpu-a", healthyLog)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang&name=llama&host=gpu-a", crashingLog)
+
+		doc := b.page("/launches/crash-1", 200)
+		href := testid(doc, "compare-previous").AttrOr("href", "")
+		if href != "/compare?a=ok-1&b=crash-1" {
+			t.Fatalf("link to the previous launch %q", href)
+		}
+		if testid(b.page("/launches/ok-1", 200), "compare-previous").Length() != 0 {
+			t.Error("the first launch links to a previous one")
+		}
+
+		doc = b.page(href, 200)
+		row := func(key string) (string, string) {
+			r := doc.Find(`[data-testid="config-row"][data-key="` + key + `"]`)
+			return r.AttrOr("data-changed", ""), r.Text()
+		}
+		if changed, text := row("mem_fraction_static"); changed != "true" || !strings.Contains(text, "0.6") || !strings.Contains(text, "0.7") {
+			t.Errorf("mem_fraction_static: changed=%s %q", changed, text)
+		}
+		if changed, _ := row("cuda_graph_max_bs"); changed != "true" {
+			t.Error("cuda_graph_max_bs 32 -> 64 not marked changed")
+		}
+		if changed, _ := row("tp_size"); changed != "false" {
+			t.Error("tp_size is the same in both and marked changed")
+		}
+		if first := testid(doc, "config-row").First().AttrOr("data-changed", ""); first != "true" {
+			t.Error("changed keys are not listed first")
+		}
+		outcome := testid(doc, "compare-outcome").Text()
+		if !strings.Contains(outcome, "ready") || !strings.Contains(outcome, "alarm") || !strings.Contains(outcome, "1m20s") {
+			t.Errorf("outcome %q", outcome)
+		}
+		if w := doc.Find(`[data-testid="phase-row"][data-phase="weights"]`).Text(); !strings.Contains(w, "33.0s") || !strings.Contains(w, "35.0s") {
+			t.Errorf("weights durations %q, want 33.0s and 35.0s", w)
+		}
+		onlyB := testid(doc, "only-b").Text()
+		if !strings.Contains(onlyB, "torch.OutOfMemoryError: CUDA out of memory") || strings.Contains(onlyB, "Load weight begin") {
+			t.Errorf("lines only in the crash: %q", onlyB)
+		}
+		if !strings.Contains(testid(doc, "only-a").Text(), "fired up and ready to roll") {
+			t.Errorf("lines only in the healthy launch: %q", testid(doc, "only-a").Text())
+		}
+	})
+
+	t.Run("UnknownOrMissingLaunch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines", "x\n")
+		b.page("/compare?a=ok-1&b=nope", 404)
+		b.page("/compare?a=ok-1", 400)
+	})
+}
