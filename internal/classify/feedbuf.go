@@ -69,7 +69,8 @@ func (fb *feedBuf) config(kv map[string]string) {
 		return
 	}
 	if fb.cfg == nil {
-		fb.cfg = make(map[string]string, len(kv))
+		fb.cfg = kv // ParseConfig's map is fresh: take it
+		return
 	}
 	for k, v := range kv {
 		fb.cfg[k] = v

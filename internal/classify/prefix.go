@@ -416,7 +416,19 @@ func glogLevel(c byte) string {
 
 // normLevel maps a level word to its canonical name, "" if it is not one.
 func normLevel(w string) string {
-	switch strings.ToUpper(strings.TrimSpace(w)) {
+	w = strings.TrimSpace(w)
+	if len(w) < 3 || len(w) > 8 {
+		return ""
+	}
+	var buf [8]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	switch string(buf[:len(w)]) {
 	case "INFO":
 		return "INFO"
 	case "WARNING", "WARN":
@@ -508,20 +520,20 @@ func skipOneSpace(s string) string {
 func stripANSI(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != 0x1b {
-			b.WriteByte(c)
-			continue
+	for {
+		i := strings.IndexByte(s, 0x1b)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
 		}
-		if i+1 < len(s) && s[i+1] == '[' {
-			j := i + 2
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		if strings.HasPrefix(s, "[") {
+			j := 1
 			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
 				j++
 			}
-			i = j
-			continue
+			s = s[min(j+1, len(s)):]
 		}
 	}
-	return b.String()
 }
