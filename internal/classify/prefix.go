@@ -112,8 +112,11 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		return s, false
 	}
 	p.Source = clean(tag, 96)
-	if r := rankSuffix(strings.TrimSpace(name)); r != "" {
+	name = strings.TrimSpace(name)
+	if r := rankSuffix(name); r != "" {
 		p.Rank = r
+	} else if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
+		p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
 	}
 	return skipOneSpace(s[end+1:]), true
 }

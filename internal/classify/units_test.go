@@ -41,6 +41,7 @@ func TestParsePrefix(t *testing.T) {
 		{line: "[DP2 TP2] Scheduler hit an exception: Traceback (most recent call last):", rank: "DP2 TP2", source: "DP2 TP2",
 			body: "Scheduler hit an exception: Traceback (most recent call last):"},
 		{line: "(1/4) loading", body: "(1/4) loading"},
+		{line: "(VllmWorker rank=1 pid=2445156)     worker.shutdown()", rank: "rank1", source: "VllmWorker rank=1 pid=2445156", body: "    worker.shutdown()"},
 	}
 	for _, tt := range tests {
 		p := classify.ParsePrefix(tt.line, 2025)
