@@ -302,3 +302,74 @@ func recompute(ctx context.Context, tx *store.Tx, launches map[int64]string) err
 
 // RuleSubject names a rule in the audit log.
 func RuleSubject(id int64) string { return "rule:" + strconv.FormatInt(id, 10) }
+
+// UpdateRule edits a rule with the same checks as SaveRule: the preview,
+// and no hiding of confirmed alarms without an override and its reason.
+// The alarms the rule held are re-opened and those the edited rule matches
+// are suppressed again, in one transaction.
+func UpdateRule(ctx context.Context, st *store.Store, id int64, d RuleDraft) (*Preview, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	old, err := st.RuleByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := PreviewRule(ctx, st, d)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Confirmed) > 0 && !d.Override {
+		return p, &InvalidError{Fields: map[string]string{"override": "this rule would hide " +
+			strconv.Itoa(len(p.Confirmed)) + " confirmed alarm(s): narrow it, or override with a reason"}}
+	}
+	r := d.rule(time.Now())
+	if d.Expiry != "never" && old.ExpiresAt != nil {
+		r.ExpiresAt = old.ExpiresAt // editing does not extend the rule's life
+	}
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateRule(ctx, id, r); err != nil {
+			return err
+		}
+		if err := reopen(ctx, tx, id); err != nil {
+			return err
+		}
+		launches := map[int64]string{}
+		if old.Enabled {
+			for _, m := range slices.Concat(p.Open, p.Suppressed) {
+				held := m.Alarm.State == "suppressed"
+				if held && (m.Alarm.RuleID == nil || *m.Alarm.RuleID != id) {
+					continue // another rule holds it
+				}
+				l, err := st.LaunchByKey(ctx, m.LaunchKey)
+				if err != nil {
+					return err
+				}
+				if held {
+					err = tx.ResuppressByRule(ctx, l.ID, m.Alarm.No, id)
+				} else {
+					_, err = tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id)
+				}
+				if err != nil {
+					return err
+				}
+				launches[l.ID] = m.LaunchKey
+			}
+		}
+		if err := recompute(ctx, tx, launches); err != nil {
+			return err
+		}
+		detail := map[string]any{
+			"before": map[string]any{"matcher": old.Matcher, "pattern": old.Pattern, "scope": old.Scope,
+				"scope_value": old.ScopeValue, "reason": old.Reason},
+			"after": map[string]any{"matcher": r.Matcher, "pattern": r.Pattern, "scope": r.Scope,
+				"scope_value": r.ScopeValue, "reason": r.Reason},
+			"confirmed_matched": len(p.Confirmed)}
+		if d.Override {
+			detail["override_reason"] = d.OverrideReason
+		}
+		return tx.AddAudit(ctx, store.AuditEvent{Actor: d.Author, Action: "rule.update", Subject: RuleSubject(id),
+			Detail: detail})
+	})
+	return p, err
+}

@@ -233,3 +233,47 @@ func (t *Tx) LaunchLabels(ctx context.Context, launchID int64) (map[string]strin
 	}
 	return labels, nil
 }
+
+// RuleByID returns one rule, or ErrNotFound.
+func (s *Store) RuleByID(ctx context.Context, id int64) (Rule, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = $1`, id)
+	if err != nil {
+		return Rule{}, fmt.Errorf("store: rule: %w", err)
+	}
+	rules, err := collectRules(rows)
+	if err != nil {
+		return Rule{}, fmt.Errorf("store: rule: %w", err)
+	}
+	if len(rules) == 0 {
+		return Rule{}, ErrNotFound
+	}
+	return rules[0], nil
+}
+
+// UpdateRule rewrites what a rule matches, its scope, reason, expiry and
+// override; its author, origin and hits stay.
+func (t *Tx) UpdateRule(ctx context.Context, id int64, r Rule) error {
+	tag, err := t.tx.Exec(ctx, `
+		UPDATE rules SET matcher = $2, pattern = $3, scope = $4, scope_value = $5, reason = $6, expires_at = $7,
+			override_reason = $8, updated_at = now()
+		WHERE id = $1`, id, r.Matcher, r.Pattern, r.Scope, r.ScopeValue, r.Reason, r.ExpiresAt, r.OverrideReason)
+	if err != nil {
+		return fmt.Errorf("store: update rule: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ResuppressByRule suppresses again an alarm the rule held before an edit
+// re-opened it; unlike SuppressByRule it is not a new hit.
+func (t *Tx) ResuppressByRule(ctx context.Context, launchID int64, no int, ruleID int64) error {
+	_, err := t.tx.Exec(ctx, `
+		UPDATE alarms SET state = 'suppressed', rule_id = $3, updated_at = now()
+		WHERE launch_id = $1 AND alarm_no = $2 AND state = 'open' AND decided_by IS NULL`, launchID, no, ruleID)
+	if err != nil {
+		return fmt.Errorf("store: suppress alarm: %w", err)
+	}
+	return nil
+}

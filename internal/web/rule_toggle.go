@@ -14,9 +14,9 @@ import (
 // reviewer's name: disabling re-opens the alarms the rule suppressed that no
 // person decided on; enabling suppresses matching open alarms again.
 func (h *handler) ruleToggle(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id < 1 {
-		return badParam("rule %q is not valid", c.Param("id"))
+	id, err := ruleID(c)
+	if err != nil {
+		return err
 	}
 	enabled := c.FormValue("enabled") == "1"
 	name := c.FormValue("name")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,6 +178,61 @@ func TestRules(t *testing.T) {
 			if !strings.Contains(body, want) {
 				t.Errorf("answer lacks %q", want)
 			}
+		}
+	})
+
+	t.Run("EditWithPreviewMovesWhatItSuppresses", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
+		b.postText("/api/v1/launches/vllm-1/lines?server=vllm", falseAlarmLog)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
+		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"server"},
+			"server_value": {"sglang"}, "reason": {"probe noise"}, "name": {"ada"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+		id := strings.TrimPrefix(res.Header.Get("Location"), "/rules#rule-")
+		if a := b.alarm("ok-1", 1); a.State != "suppressed" {
+			t.Fatalf("ok-1 %+v", a)
+		}
+
+		doc := b.page("/rules/"+id+"/edit", 200)
+		if v := doc.Find(`input[name="pattern"]`).AttrOr("value", ""); v != "probe kernel" {
+			t.Errorf("edit form pattern %q", v)
+		}
+		if n := testid(doc, "preview-total").Text(); n != "1" {
+			t.Errorf("edit preview total %q, want 1 (ok-1, held by the rule)", n)
+		}
+
+		res = b.postForm("/rules/"+id, url.Values{"matcher": {"regex"}, "pattern": {"CUDA out of memory|probe"},
+			"scope": {"all"}, "reason": {"probe noise"}, "name": {"bob"}}, false)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(readBody(t, res), "would hide 1 confirmed") {
+			t.Fatalf("an edit hiding a confirmed alarm: %d", res.StatusCode)
+		}
+		res = b.postForm("/rules/"+id, url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"},
+			"scope": {"server"}, "server_value": {"vllm"}, "reason": {"probe noise on vLLM only"}, "name": {"bob"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("edit: %d %s", res.StatusCode, readBody(t, res))
+		}
+		if a := b.alarm("ok-1", 1); a.State != "open" {
+			t.Errorf("ok-1 out of the edited scope: %+v", a)
+		}
+		if a := b.alarm("vllm-1", 1); a.State != "suppressed" {
+			t.Errorf("vllm-1 in the edited scope: %+v", a)
+		}
+		if a := b.alarm("crash-1", 1); a.State != "confirmed" {
+			t.Errorf("crash-1: %+v", a)
+		}
+		n, _ := strconv.ParseInt(id, 10, 64)
+		audit, err := b.store.AuditFor(context.Background(), review.RuleSubject(n))
+		if err != nil || len(audit) != 2 || audit[1].Action != "rule.update" || audit[1].Actor != "bob" {
+			t.Errorf("audit %+v %v", audit, err)
+		}
+		doc = b.page("/rules", 200)
+		if row := testid(doc, "rule-row"); row.Find(`[data-testid="rule-hits"]`).Text() != "2" || !strings.Contains(row.Text(), "server vllm") {
+			t.Errorf("rule row after the edit: %q", row.Text())
 		}
 	})
 }

@@ -79,6 +79,8 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/rules/preview", h.rulePreview)
 	e.POST("/rules", h.ruleCreate, sameOrigin)
 	e.POST("/rules/:id/toggle", h.ruleToggle, sameOrigin)
+	e.GET("/rules/:id/edit", h.ruleEdit)
+	e.POST("/rules/:id", h.ruleUpdate, sameOrigin)
 	e.GET("/review", h.reviewIndex)
 	e.POST("/review/decide", h.reviewDecide, sameOrigin)
 	e.GET("/compare", h.compareShow)
