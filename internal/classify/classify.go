@@ -28,7 +28,7 @@
 // same traceback from another rank is merged into the first alarm (Ranks
 // grows, the lines are revised to point at it). Errors after an operator's
 // shutdown (SIGTERM) are teardown and make no alarm; a traceback after
-// readiness that the server answers a request after is not fatal.
+// readiness that the server answers requests after is not fatal.
 package classify
 
 import "time"

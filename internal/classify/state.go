@@ -273,8 +273,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 }
 
-// survived counts a served request against the fatal alarms raised while
-// serving: a traceback after readiness that the server answers a request
+// survived counts served requests against the fatal alarms raised while
+// serving: a traceback after readiness that the server answers two requests
 // after was a request-level error, not the server's death. Events with a
 // signal, CUDA, NCCL or OOM cause are never downgraded.
 func (s *State) survived(fb *feedBuf) {
@@ -287,7 +287,7 @@ func (s *State) survived(fb *feedBuf) {
 			continue
 		}
 		ev.Alive++
-		if ev.Alive >= 1 {
+		if ev.Alive >= 2 {
 			s.setFatal(ev, false)
 			fb.touch(ev)
 		}
