@@ -25,6 +25,15 @@ type TimelineProps struct {
 	Alarms     []TimelineAlarm
 	Gaps       []TimelineGap
 	Live       bool // the launch is still starting or loading: unended phases are running
+	Notes      []TimelineNote
+}
+
+// TimelineNote is an annotation's marker.
+type TimelineNote struct {
+	At     time.Time
+	Author string
+	Body   string
+	Href   string
 }
 
 // TimelinePhase is one startup phase.
@@ -83,7 +92,20 @@ func (p TimelineProps) laneY(i int) int { return tlTop + i*tlLane }
 
 func (p TimelineProps) alarmLane() int { return len(p.Phases) }
 
-func (p TimelineProps) plotBottom() int { return p.laneY(p.alarmLane() + 1) }
+func (p TimelineProps) noteLane() int { return p.alarmLane() + 1 }
+
+func (p TimelineProps) plotBottom() int {
+	if len(p.Notes) > 0 {
+		return p.laneY(p.noteLane() + 1)
+	}
+	return p.laneY(p.alarmLane() + 1)
+}
+
+// notePoints is the triangle of a note marker at t.
+func (p TimelineProps) notePoints(t time.Time) string {
+	x, y := p.xf(t), float64(p.laneY(p.noteLane()))
+	return fmt1(x-6) + "," + fmt1(y+18) + " " + fmt1(x+6) + "," + fmt1(y+18) + " " + fmt1(x) + "," + fmt1(y+6)
+}
 
 // Height is the SVG's height.
 func (p TimelineProps) Height() int { return p.plotBottom() + tlAxis }

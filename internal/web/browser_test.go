@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,8 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-node-7&label.team=inference", crashingLog)
+		b.postForm("/launches/crash-1/annotations", url.Values{"seq": {"7"}, "name": {"ada"},
+			"body": {"cuda_graph_max_bs raised from 32 to 64"}}, false)
 		tab := newBrowser(t)
 
 		alarmCard := chromedp.CSS(`[data-testid="alarm-card"]`)

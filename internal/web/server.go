@@ -74,6 +74,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	// Browser forms change state: refuse cross-origin posts (CSRF).
 	sameOrigin := echo.WrapMiddleware(http.NewCrossOriginProtection().Handler)
 	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, sameOrigin)
+	e.POST("/launches/:key/annotations", h.annotationCreate, sameOrigin)
 	e.GET("/rules", h.rulesIndex)
 	e.GET("/rules/new", h.ruleNew)
 	e.GET("/rules/preview", h.rulePreview)

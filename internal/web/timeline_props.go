@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -25,6 +26,7 @@ type launchPageData struct {
 	ready       *time.Time
 	context     map[int][]store.Line // alarm number → its lines with context
 	lines       []store.Line
+	notes       []store.Annotation
 }
 
 // alarmContextLines is how many lines an alarm card shows around its event.
@@ -98,6 +100,13 @@ func (d *launchPageData) props() views.LaunchProps {
 	for _, a := range d.alarms {
 		p.Alarms = append(p.Alarms, alarmProps(l.Key, a, d.context[a.No]))
 	}
+	for _, n := range d.notes {
+		np := views.NoteProps{Anchor: review.NoteAnchor(n.ID), Author: n.Author, Body: n.Body, Created: n.CreatedAt}
+		if n.Seq != nil {
+			np.Seq, np.SeqHref = *n.Seq, lineHref(l.Key, *n.Seq)
+		}
+		p.Notes = append(p.Notes, np)
+	}
 	return p
 }
 
@@ -126,6 +135,13 @@ func (d *launchPageData) timeline() views.TimelineProps {
 		}
 		t.Alarms = append(t.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
 			Href: "#alarm-" + strconv.Itoa(a.No)})
+	}
+	for _, n := range d.notes {
+		at, href := d.first, "#"+review.NoteAnchor(n.ID)
+		if n.At != nil {
+			at = *n.At
+		}
+		t.Notes = append(t.Notes, views.TimelineNote{At: at, Author: n.Author, Body: n.Body, Href: href})
 	}
 	for _, g := range d.gaps {
 		t.Gaps = append(t.Gaps, views.TimelineGap{From: g.From, To: g.To})

@@ -68,6 +68,9 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	if d.lines, err = h.store.FilteredLines(ctx, l.ID, lf); err != nil {
 		return views.LaunchProps{}, err
 	}
+	if d.notes, err = h.store.Annotations(ctx, l.ID); err != nil {
+		return views.LaunchProps{}, err
+	}
 	p := d.props()
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
