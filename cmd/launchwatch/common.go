@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"launchwatch/internal/cliflag"
 	"launchwatch/internal/client"
+	"launchwatch/internal/cliflag"
 )
 
 // Exit codes shared by ship, run and wait.
