@@ -23,6 +23,7 @@ type Format int
 const (
 	FormatText   Format = iota // text/plain: one line per \n
 	FormatNDJSON               // application/x-ndjson: one JSON object per line
+	FormatJSON                 // application/json: an array of such objects
 )
 
 // FormatOf maps a Content-Type header to a format. curl's default
@@ -42,9 +43,11 @@ func FormatOf(contentType string) (Format, error) {
 		return FormatText, nil
 	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines":
 		return FormatNDJSON, nil
+	case "application/json":
+		return FormatJSON, nil
 	}
 	return 0, &InputError{Status: http.StatusUnsupportedMediaType,
-		Message: fmt.Sprintf("unsupported Content-Type %q: send text/plain (one line per \\n) or application/x-ndjson", mt)}
+		Message: fmt.Sprintf("unsupported Content-Type %q: send text/plain (one line per \\n), application/x-ndjson or application/json", mt)}
 }
 
 // ReadBody reads a request body of at most maxBytes, decompressing it first

@@ -18,6 +18,12 @@ type Line struct {
 	Text   string    // cleaned: valid UTF-8, no NUL, at most the line limit plus a marker
 	TS     time.Time // the shipper's timestamp, zero if none
 	Stream string    // "stdout", "stderr" or ""
+	// Level is the shipper's own severity (OTLP severity, a Loki level
+	// label); stored when the line's text shows no level of its own.
+	Level string
+	// Key identifies a seqless line for duplicate detection (see LineKey);
+	// nil means the line has no identity and is always stored.
+	Key []byte
 }
 
 // DecodeText splits a text/plain body into lines on \n, dropping one
@@ -47,11 +53,40 @@ func DecodeText(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 
 // ndjsonLine is the wire shape of one NDJSON object. Pointers and raw
 // messages let the decoder tell a missing field from a wrong one.
+// The text may also come as "message" (Vector), "msg" or "log" (Fluent
+// Bit), the time as "timestamp", "time", "@timestamp" or "date".
 type ndjsonLine struct {
-	Seq    json.RawMessage `json:"seq"`
-	Line   *string         `json:"line"`
-	TS     json.RawMessage `json:"ts"`
-	Stream *string         `json:"stream"`
+	Seq         json.RawMessage `json:"seq"`
+	Line        *string         `json:"line"`
+	Message     *string         `json:"message"`
+	Msg         *string         `json:"msg"`
+	Log         *string         `json:"log"`
+	TS          json.RawMessage `json:"ts"`
+	Timestamp   json.RawMessage `json:"timestamp"`
+	Time        json.RawMessage `json:"time"`
+	AtTimestamp json.RawMessage `json:"@timestamp"`
+	Date        json.RawMessage `json:"date"`
+	Stream      *string         `json:"stream"`
+}
+
+// text is the first of the line's text fields that is present.
+func (w *ndjsonLine) text() *string {
+	for _, t := range []*string{w.Line, w.Message, w.Msg, w.Log} {
+		if t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// aliasTS is the first of the alternative time fields that is present.
+func (w *ndjsonLine) aliasTS() json.RawMessage {
+	for _, t := range []json.RawMessage{w.Timestamp, w.Time, w.AtTimestamp, w.Date} {
+		if len(t) > 0 && string(t) != "null" {
+			return t
+		}
+	}
+	return nil
 }
 
 // DecodeNDJSON decodes an application/x-ndjson body: one object per line,
@@ -92,10 +127,11 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Line{}, errors.New("more than one JSON value on the line")
 	}
-	if w.Line == nil {
-		return Line{}, errors.New(`missing "line"`)
+	text := w.text()
+	if text == nil {
+		return Line{}, errors.New(`missing "line" (or "message", "msg", "log")`)
 	}
-	l := Line{Text: cleanLine([]byte(*w.Line), maxLineBytes)}
+	l := Line{Text: cleanLine([]byte(*text), maxLineBytes)}
 	if len(w.Seq) > 0 && string(w.Seq) != "null" {
 		seq, err := strconv.ParseInt(string(w.Seq), 10, 64)
 		if err != nil || seq < 1 {
@@ -109,6 +145,12 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 			return Line{}, err
 		}
 		l.TS = ts
+	} else if raw := w.aliasTS(); raw != nil {
+		ts, err := parseAnyTS(raw)
+		if err != nil {
+			return Line{}, err
+		}
+		l.TS = ts
 	}
 	if w.Stream != nil {
 		switch *w.Stream {
@@ -118,7 +160,78 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 			return Line{}, fmt.Errorf(`"stream" must be "stdout" or "stderr", got %q`, *w.Stream)
 		}
 	}
+	if l.Seq == 0 && !l.TS.IsZero() {
+		// A seqless line with a time has an identity: a retried batch
+		// stores it once (see LineKey).
+		l.Key = LineKey("native\x00"+l.Stream, l.TS, l.Text)
+	}
 	return l, nil
+}
+
+// DecodeJSON decodes an application/json body: an array of objects with
+// the fields of an NDJSON line (Vector's and Fluent Bit's default HTTP
+// body), or a single such object. Either every object has a seq or none
+// has; the first bad object rejects the whole batch.
+func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, nil
+	}
+	if body[0] == '{' {
+		l, err := decodeNDJSONLine(body, maxLineBytes)
+		if err != nil {
+			return nil, badRequest("the body: %v", err)
+		}
+		return []Line{l}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return nil, badRequest("body is not a JSON array of objects: %v", err)
+	}
+	lines := make([]Line, 0, len(raws))
+	for i, raw := range raws {
+		l, err := decodeNDJSONLine(raw, maxLineBytes)
+		if err != nil {
+			return nil, badRequest("element %d of the array: %v", i, err)
+		}
+		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
+			return nil, badRequest("element %d of the array: either every object has a \"seq\" or none has", i)
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+// parseAnyTS reads the time of a shipper that is not ours: an RFC 3339
+// string, or a unix time whose unit is told by its size (seconds, possibly
+// with a fraction, as Fluent Bit's "date"; milliseconds; microseconds;
+// nanoseconds), as a number or a string.
+func parseAnyTS(raw json.RawMessage) (time.Time, error) {
+	s := string(raw)
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return time.Time{}, fmt.Errorf("the time is not a valid string: %v", err)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t, nil
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) {
+		return time.Time{}, fmt.Errorf("the time must be RFC 3339 or a unix time, got %s", raw)
+	}
+	switch {
+	case f < 1e11:
+		return time.Unix(0, int64(f*1e9)).UTC(), nil
+	case f < 1e14:
+		return time.Unix(0, int64(f*1e6)).UTC(), nil
+	case f < 1e17:
+		return time.Unix(0, int64(f*1e3)).UTC(), nil
+	}
+	if ns, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(0, ns).UTC(), nil
+	}
+	return time.Unix(0, int64(f)).UTC(), nil
 }
 
 // minUnixNanos is 1973-03-03 in nanoseconds: a smaller number is almost

@@ -87,13 +87,15 @@ func TestFormatOf(t *testing.T) {
 		"application/x-ndjson":              FormatNDJSON,
 		"application/ndjson":                FormatNDJSON,
 		"Application/X-NDJSON":              FormatNDJSON,
+		"application/json":                  FormatJSON,
+		"application/json; charset=utf-8":   FormatJSON,
 	}
 	for ct, want := range ok {
 		if got, err := FormatOf(ct); err != nil || got != want {
 			t.Errorf("FormatOf(%q) = %v, %v; want %v", ct, got, err, want)
 		}
 	}
-	for _, ct := range []string{"application/json", "image/png", "text/"} {
+	for _, ct := range []string{"application/xml", "image/png", "text/"} {
 		_, err := FormatOf(ct)
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.Status != http.StatusUnsupportedMediaType {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -38,8 +39,9 @@ func NewPipeline(st *store.Store, log *slog.Logger) *Pipeline {
 
 // Ingest stores lines as the next batch of the launch key, creating the
 // launch with attrs when this is its first batch. Lines with Seq 0 are
-// numbered after the last stored line. A line whose seq is stored already
-// is a duplicate and is not stored again, so a retried batch is harmless.
+// numbered after the last stored line. A line whose seq is stored already,
+// or a seqless line whose Key is, is a duplicate and is not stored again,
+// so a retried batch is harmless.
 func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []Line) (Ack, error) {
 	id, err := p.store.EnsureLaunch(ctx, key, attrs)
 	if err != nil {
@@ -62,6 +64,9 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err
 		}
+		if err := tx.CopyLineKeys(ctx, id, lineKeys(fresh)); err != nil {
+			return err
+		}
 		ack.Accepted, ack.LastSeq, ack.Status = len(fresh), b.lastSeq, b.status
 		if len(fresh) == 0 {
 			return nil // nothing changed: a retry
@@ -82,13 +87,7 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 		return nil, 0, nil
 	}
 	if lines[0].Seq == 0 {
-		if l.LastSeq > math.MaxInt64-int64(len(lines)) {
-			return nil, 0, badRequest("cannot number %d more lines after seq %d: send explicit seqs", len(lines), l.LastSeq)
-		}
-		for i := range lines {
-			lines[i].Seq = l.LastSeq + 1 + int64(i)
-		}
-		return lines, 0, nil // numbered after everything stored: all new
+		return seqlessLines(ctx, tx, l, lines)
 	}
 	slices.SortStableFunc(lines, func(a, b Line) int { return cmpInt(a.Seq, b.Seq) })
 	var old []int64
@@ -114,6 +113,53 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 		fresh = append(fresh, ln)
 	}
 	return fresh, dups, nil
+}
+
+// seqlessLines drops the lines of a seqless batch whose duplicate key is
+// stored already or repeats inside the batch (a retried Loki push or OTLP
+// export) and numbers the rest after the last stored line, in batch order.
+// Lines without a key are always new.
+func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []Line) ([]Line, int, error) {
+	var keys [][]byte
+	for _, ln := range lines {
+		if ln.Key != nil {
+			keys = append(keys, ln.Key)
+		}
+	}
+	stored, err := tx.ExistingLineKeys(ctx, l.ID, keys)
+	if err != nil {
+		return nil, 0, err
+	}
+	seen := make(map[string]bool, len(keys))
+	fresh := make([]Line, 0, len(lines))
+	for _, ln := range lines {
+		if ln.Key != nil {
+			k := string(ln.Key)
+			if stored[k] || seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		fresh = append(fresh, ln)
+	}
+	if l.LastSeq > math.MaxInt64-int64(len(fresh)) {
+		return nil, 0, badRequest("cannot number %d more lines after seq %d: send explicit seqs", len(fresh), l.LastSeq)
+	}
+	for i := range fresh {
+		fresh[i].Seq = l.LastSeq + 1 + int64(i)
+	}
+	return fresh, len(lines) - len(fresh), nil
+}
+
+// lineKeys lists the duplicate keys of the lines that have one.
+func lineKeys(lines []Line) []store.LineKey {
+	var out []store.LineKey
+	for _, ln := range lines {
+		if ln.Key != nil {
+			out = append(out, store.LineKey{Key: ln.Key, Seq: ln.Seq})
+		}
+	}
+	return out
 }
 
 func cmpInt(a, b int64) int {
@@ -247,7 +293,7 @@ func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Resu
 		}
 		lastTS = ts
 		rows[i] = store.Line{Seq: l.Seq, TS: ts, ReceivedAt: b.received, Stream: l.Stream, Kind: string(v.Kind),
-			Level: v.Level, Rank: v.Rank, AlarmNo: alarmNo(v.Alarm), Text: l.Text}
+			Level: cmp.Or(v.Level, l.Level), Rank: v.Rank, AlarmNo: alarmNo(v.Alarm), Text: l.Text}
 	}
 	for _, v := range verdicts {
 		revised = append(revised, v)

@@ -50,16 +50,23 @@ func (s *Store) ensureLinePartition(ctx context.Context, launchID int64) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('launchwatch.lines_partition'))`); err != nil {
 			return err
 		}
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
-			return err
+		// line_keys (the duplicate keys of seqless lines) is partitioned
+		// with lines, block for block.
+		for _, table := range []string{"lines", "line_keys"} {
+			part := fmt.Sprintf("%s_p%06d", table, block)
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, part).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				continue
+			}
+			// The names and bounds are computed from integers above, never from input.
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)`, part, table, from, to)); err != nil {
+				return err
+			}
 		}
-		if exists {
-			return nil
-		}
-		// The name and bounds are computed from integers above, never from input.
-		_, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF lines FOR VALUES FROM (%d) TO (%d)`, name, from, to))
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: create line partition %s: %w", name, err)

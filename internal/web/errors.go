@@ -38,6 +38,9 @@ func (h *handler) handleError(err error, c echo.Context) {
 	switch {
 	case errors.As(err, &inputErr):
 		status, msg = inputErr.Status, inputErr.Message
+		if status == http.StatusTooManyRequests {
+			c.Response().Header().Set(echo.HeaderRetryAfter, overloadRetryAfterSeconds)
+		}
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "not found"
 	case errors.As(err, &httpErr):
@@ -69,10 +72,16 @@ func (h *handler) handleError(err error, c echo.Context) {
 }
 
 // wantsHTML reports whether the request came from the review UI, whose
-// errors are pages; the API and the health checks answer JSON.
+// errors are pages; the API, the shipper protocols and the health checks
+// answer JSON.
 func wantsHTML(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return !strings.HasPrefix(p, "/api/") && p != "/healthz" && p != "/readyz"
+	for _, prefix := range []string{"/api/", "/loki/", "/otlp/", "/v1/"} {
+		if strings.HasPrefix(p, prefix) {
+			return false
+		}
+	}
+	return p != "/healthz" && p != "/readyz" && p != "/metrics"
 }
 
 func requestGroup(c echo.Context) slog.Attr {

@@ -10,8 +10,8 @@ import (
 )
 
 // linesIngest stores a batch of lines: POST /api/v1/launches/{key}/lines
-// with a text/plain or application/x-ndjson body.
-func (h *handler) linesIngest(c echo.Context) error {
+// with a text/plain, application/x-ndjson or application/json body.
+func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 	key, err := launchKey(c)
 	if err != nil {
 		return err
@@ -34,13 +34,16 @@ func (h *handler) linesIngest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	rec.bodyBytes = len(body)
 	var lines []ingest.Line
-	if format == ingest.FormatNDJSON {
-		if q.Has("seq") {
-			return badParam("seq is a parameter of text/plain batches; NDJSON objects carry their own \"seq\"")
-		}
+	switch {
+	case format != ingest.FormatText && q.Has("seq"):
+		return badParam("seq is a parameter of text/plain batches; NDJSON objects carry their own \"seq\", and so do JSON arrays")
+	case format == ingest.FormatNDJSON:
 		lines, err = ingest.DecodeNDJSON(body, h.cfg.MaxLineBytes)
-	} else {
+	case format == ingest.FormatJSON:
+		lines, err = ingest.DecodeJSON(body, h.cfg.MaxLineBytes)
+	default:
 		lines, err = ingest.DecodeText(body, firstSeq, h.cfg.MaxLineBytes)
 	}
 	if err != nil {
@@ -50,5 +53,6 @@ func (h *handler) linesIngest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	rec.lines, rec.duplicates = ack.Accepted, ack.Duplicates
 	return c.JSON(http.StatusOK, ack)
 }

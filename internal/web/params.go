@@ -14,15 +14,15 @@ import (
 	"launchwatch/internal/store"
 )
 
-// launchKeyPattern is what a launch key may look like: it appears in URLs,
-// file names and shell commands, so it is kept to a safe alphabet.
-var launchKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,199}$`)
+// launchKeyPattern is what a launch key may look like (shared with the
+// shipper protocols, which map stream labels to keys).
+var launchKeyPattern = ingest.LaunchKeyPattern
 
 // maxLabels bounds the labels one request may set.
 const maxLabels = 32
 
 var (
-	serverPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+	serverPattern   = ingest.ServerPattern
 	labelKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`)
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
+	"launchwatch/internal/metrics"
 	"launchwatch/internal/store"
 	"launchwatch/static"
 )
@@ -27,6 +28,12 @@ type Config struct {
 	// SilentAfter is how long a starting or loading launch may go without a
 	// line or heartbeat before it is shown as silent; 0 means DefaultSilentAfter.
 	SilentAfter time.Duration
+	// LokiLaunchLabel is the Loki stream label that names the launch;
+	// "" means ingest.DefaultLokiLaunchLabel ("launch").
+	LokiLaunchLabel string
+	// MaxConcurrentIngest is how many ingest requests are served at once;
+	// more are answered 429 with Retry-After. 0 means DefaultMaxConcurrentIngest.
+	MaxConcurrentIngest int
 }
 
 // DefaultSilentAfter is the silence threshold when none is configured.
@@ -39,6 +46,9 @@ type handler struct {
 	pipe  *ingest.Pipeline
 	hub   *live.Hub
 	log   *slog.Logger
+	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
+	metrics     *metrics.Metrics
+	ingestSlots chan struct{}
 }
 
 // New returns the echo instance serving all routes.
@@ -55,7 +65,12 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.Hub == nil {
 		cfg.Hub = live.NewHub()
 	}
+	if cfg.MaxConcurrentIngest <= 0 {
+		cfg.MaxConcurrentIngest = DefaultMaxConcurrentIngest
+	}
 	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log}
+	h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
+	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -87,12 +102,18 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/compare", h.compareShow)
 
 	api := e.Group("/api/v1")
-	api.POST("/launches/:key/lines", h.linesIngest)
+	api.POST("/launches/:key/lines", h.ingestRoute("native", h.linesIngest))
 	api.POST("/launches/:key/heartbeat", h.launchHeartbeat)
 	api.POST("/launches/:key/health", h.launchHealth)
 	api.POST("/launches/:key/exit", h.launchExit)
 	api.GET("/launches/:key/lines", h.linesList)
 	api.GET("/launches/:key", h.launchShow)
 	api.GET("/launches/:key/live", h.launchLive)
+
+	// Shipper protocols: Grafana Loki's push API and OTLP/HTTP logs.
+	e.POST("/loki/api/v1/push", h.ingestRoute("loki", h.lokiPush))
+	e.POST("/v1/logs", h.ingestRoute("otlp", h.otlpLogs))
+	e.POST("/otlp/v1/logs", h.ingestRoute("otlp", h.otlpLogs))
+	e.GET("/metrics", echo.WrapHandler(h.metrics.Handler()))
 	return e
 }

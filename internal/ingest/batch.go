@@ -1,0 +1,111 @@
+package ingest
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"launchwatch/internal/store"
+)
+
+// Batch is the lines of one launch decoded from a request of a shipper
+// protocol (Loki, OTLP); one request may carry several launches.
+type Batch struct {
+	Key   string
+	Attrs store.LaunchAttrs
+	Lines []Line
+}
+
+// LaunchKeyPattern is what a launch key may look like: it appears in URLs,
+// file names and shell commands, so it is kept to a safe alphabet.
+var LaunchKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,199}$`)
+
+// ServerPattern is what a server kind may look like (sglang, vllm, tgi).
+var ServerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+
+// labelKeyPattern is what a launch label name may look like.
+var labelKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`)
+
+// maxBatchLabels bounds the launch labels taken from one stream or resource.
+const maxBatchLabels = 32
+
+// launchKeyFrom turns a label or attribute value into a launch key: the
+// characters a key cannot hold become '_', and it is cut to 200 bytes.
+// Shippers name streams freely (job="varlogs/app"), so this maps rather
+// than rejects; "" means there is nothing to map.
+func launchKeyFrom(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	b := []byte(v)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			i > 0 && strings.IndexByte("._:@+=-", c) >= 0
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(b)
+}
+
+// attrsFrom builds launch attributes from a stream's labels or a
+// resource's attributes: server and host from the named keys, the rest as
+// labels (those launch labels cannot hold are left out, never rejected:
+// the lines matter more than their labels).
+func attrsFrom(kv map[string]string, serverKeys, hostKeys, nameKeys, skip []string) store.LaunchAttrs {
+	var a store.LaunchAttrs
+	used := map[string]bool{}
+	for _, k := range skip {
+		used[k] = true
+	}
+	pick := func(keys []string) string {
+		for _, k := range keys {
+			if v, ok := kv[k]; ok {
+				used[k] = true
+				if v != "" {
+					return v
+				}
+			}
+		}
+		return ""
+	}
+	if s := strings.ToLower(pick(serverKeys)); ServerPattern.MatchString(s) {
+		a.Server = s
+	}
+	a.Host = oneLine(pick(hostKeys))
+	a.Name = oneLine(pick(nameKeys))
+	names := make([]string, 0, len(kv))
+	for k := range kv {
+		if !used[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := oneLine(kv[k])
+		if !labelKeyPattern.MatchString(k) || v == "" {
+			continue
+		}
+		if a.Labels == nil {
+			a.Labels = map[string]string{}
+		}
+		if len(a.Labels) == maxBatchLabels {
+			break
+		}
+		a.Labels[k] = v
+	}
+	return a
+}
+
+// oneLine keeps v when it is at most 200 bytes of valid text on one line.
+func oneLine(v string) string {
+	if len(v) > 200 || !utf8.ValidString(v) || strings.ContainsAny(v, "\x00\n\r") {
+		return ""
+	}
+	return v
+}

@@ -1,0 +1,176 @@
+package ingest
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+)
+
+// OTLP resource attributes that name the launch, in order of preference.
+const (
+	OTLPLaunchAttr   = "launchwatch.launch"
+	otlpInstanceAttr = "service.instance.id"
+)
+
+// OTLPEncoding is the wire encoding of an OTLP/HTTP request, which its
+// answer must use too.
+type OTLPEncoding int
+
+// OTLP/HTTP encodings.
+const (
+	OTLPProto OTLPEncoding = iota // application/x-protobuf
+	OTLPJSON                      // application/json
+)
+
+// OTLPEncodingOf maps a Content-Type header to an OTLP encoding.
+func OTLPEncodingOf(contentType string) (OTLPEncoding, error) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err == nil {
+		switch mt {
+		case "application/x-protobuf", "application/protobuf":
+			return OTLPProto, nil
+		case "application/json":
+			return OTLPJSON, nil
+		}
+	}
+	return 0, &InputError{Status: http.StatusUnsupportedMediaType,
+		Message: fmt.Sprintf("unsupported Content-Type %q: OTLP/HTTP is application/x-protobuf or application/json", contentType)}
+}
+
+// OTLPResult is a decoded export request: the lines by launch, and the log
+// records that were rejected because their resource names no launch.
+type OTLPResult struct {
+	Batches  []Batch
+	Rejected int64
+	Reason   string // why records were rejected, for partial_success
+}
+
+// DecodeOTLP decodes an OTLP/HTTP ExportLogsServiceRequest with the
+// OpenTelemetry Collector's pdata (hex trace ids and int64 strings in JSON
+// as the OTLP spec maps them). The resource attribute launchwatch.launch,
+// else service.instance.id, names the launch; records of a resource with
+// neither are rejected (reported as partial success), not the request.
+// Lines keep the request's order; severity becomes the line's level.
+func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, error) {
+	req := plogotlp.NewExportRequest()
+	var err error
+	if enc == OTLPJSON {
+		err = req.UnmarshalJSON(body)
+	} else {
+		err = req.UnmarshalProto(body)
+	}
+	if err != nil {
+		return OTLPResult{}, badRequest("body is not an OTLP ExportLogsServiceRequest: %v", err)
+	}
+	var res OTLPResult
+	index := map[string]int{}
+	rls := req.Logs().ResourceLogs()
+	for i := range rls.Len() {
+		rl := rls.At(i)
+		attrs := stringAttrs(rl.Resource().Attributes())
+		key := launchKeyFrom(attrs[OTLPLaunchAttr])
+		if key == "" {
+			key = launchKeyFrom(attrs[otlpInstanceAttr])
+		}
+		if key == "" {
+			res.Rejected += int64(countRecords(rl))
+			res.Reason = fmt.Sprintf("a resource has neither %s nor %s: its log records name no launch", OTLPLaunchAttr, otlpInstanceAttr)
+			continue
+		}
+		j, ok := index[key]
+		if !ok {
+			j = len(res.Batches)
+			index[key] = j
+			res.Batches = append(res.Batches, Batch{Key: key})
+		}
+		b := &res.Batches[j]
+		mergeAttrs(&b.Attrs, attrsFrom(attrs, []string{"launchwatch.server"}, []string{"host.name"},
+			[]string{"service.name"}, []string{OTLPLaunchAttr, otlpInstanceAttr}))
+		resource := canonicalLabels(attrs)
+		sls := rl.ScopeLogs()
+		for k := range sls.Len() {
+			sl := sls.At(k)
+			stream := resource + "\x00" + sl.Scope().Name() + "\x00" + sl.Scope().Version()
+			lrs := sl.LogRecords()
+			for m := range lrs.Len() {
+				b.Lines = append(b.Lines, otlpLine(lrs.At(m), stream, maxLineBytes))
+			}
+		}
+	}
+	return res, nil
+}
+
+func otlpLine(lr plog.LogRecord, stream string, maxLineBytes int) Line {
+	ns := lr.Timestamp()
+	if ns == 0 {
+		ns = lr.ObservedTimestamp()
+	}
+	l := Line{Text: cleanLine([]byte(lr.Body().AsString()), maxLineBytes), Level: severity(lr)}
+	if ns != 0 {
+		l.TS = time.Unix(0, int64(ns)).UTC()
+		l.Key = LineKey(stream, l.TS, l.Text)
+	}
+	// A record with no time at all has no identity to tell a retry from a
+	// repeat: it is always stored.
+	return l
+}
+
+// severity is the record's severity text, else the name of its number's range.
+func severity(lr plog.LogRecord) string {
+	if t := strings.TrimSpace(lr.SeverityText()); t != "" {
+		return strings.ToUpper(oneLine(t))
+	}
+	n := int(lr.SeverityNumber())
+	names := []string{"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"}
+	if n < 1 || n > 24 {
+		return ""
+	}
+	return names[(n-1)/4]
+}
+
+func countRecords(rl plog.ResourceLogs) int {
+	n := 0
+	sls := rl.ScopeLogs()
+	for i := range sls.Len() {
+		n += sls.At(i).LogRecords().Len()
+	}
+	return n
+}
+
+// stringAttrs flattens attributes to strings (non-strings as their JSON).
+func stringAttrs(m pcommon.Map) map[string]string {
+	out := make(map[string]string, m.Len())
+	m.Range(func(k string, v pcommon.Value) bool {
+		out[k] = v.AsString()
+		return true
+	})
+	return out
+}
+
+// OTLPResponse encodes the ExportLogsServiceResponse for a stored request
+// in the request's encoding, with partial_success when records were rejected.
+func OTLPResponse(enc OTLPEncoding, rejected int64, reason string) ([]byte, error) {
+	resp := plogotlp.NewExportResponse()
+	if rejected > 0 {
+		resp.PartialSuccess().SetRejectedLogRecords(rejected)
+		resp.PartialSuccess().SetErrorMessage(reason)
+	}
+	if enc == OTLPJSON {
+		return resp.MarshalJSON()
+	}
+	return resp.MarshalProto()
+}
+
+// OTLPContentType is the Content-Type of an answer in enc.
+func OTLPContentType(enc OTLPEncoding) string {
+	if enc == OTLPJSON {
+		return "application/json"
+	}
+	return "application/x-protobuf"
+}
