@@ -12,13 +12,16 @@ import (
 
 // LaunchFilter narrows the launches list. Empty fields do not filter.
 type LaunchFilter struct {
-	Status     string
-	Server     string
-	LabelName  string
-	LabelValue string // with LabelName: the label must have this value; alone: the label must exist
-	Search     string // part of the key or the name, case-insensitive
-	Limit      int
-	Offset     int
+	// Status is the status a viewer sees: a starting or loading launch not
+	// heard from for SilentAfter is silent, as status.Observed says.
+	Status      string
+	SilentAfter time.Duration
+	Server      string
+	LabelName   string
+	LabelValue  string // with LabelName: the label must have this value; alone: the label must exist
+	Search      string // part of the key or the name, case-insensitive
+	Limit       int
+	Offset      int
 }
 
 // LaunchListItem is a launch in the list, with the line times the list
@@ -60,7 +63,15 @@ func (q *launchQuery) where() string {
 
 func newLaunchQuery(f LaunchFilter) *launchQuery {
 	q := &launchQuery{}
-	if f.Status != "" {
+	// lastHeard mirrors Launch.LastHeard: the latest of creation, last line
+	// and last heartbeat.
+	const lastHeard = "GREATEST(l.created_at, l.last_line_at, l.last_heartbeat_at)"
+	switch {
+	case f.Status == "silent" && f.SilentAfter > 0:
+		q.conds = append(q.conds, "l.status IN ('starting', 'loading') AND "+lastHeard+" < now() - "+q.arg(f.SilentAfter)+"::interval")
+	case (f.Status == "starting" || f.Status == "loading") && f.SilentAfter > 0:
+		q.conds = append(q.conds, "l.status = "+q.arg(f.Status)+" AND "+lastHeard+" >= now() - "+q.arg(f.SilentAfter)+"::interval")
+	case f.Status != "":
 		q.conds = append(q.conds, "l.status = "+q.arg(f.Status))
 	}
 	if f.Server != "" {

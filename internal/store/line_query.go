@@ -14,6 +14,9 @@ type LineFilter struct {
 	Limit      int
 	ErrorsOnly bool // only lines of an alarm or of kind error
 	HideConfig bool // leave out configuration dumps
+	// HideSuppressed leaves out the lines of alarms a rule suppressed, so
+	// "errors only" shows what still needs a person.
+	HideSuppressed bool
 }
 
 // FilteredLines returns up to f.Limit lines after f.After that pass f, in
@@ -26,7 +29,9 @@ func (s *Store) FilteredLines(ctx context.Context, launchID int64, f LineFilter)
 		WHERE launch_id = $1 AND seq > $2
 			AND (NOT $4 OR kind = 'error' OR alarm_no IS NOT NULL)
 			AND (NOT $5 OR kind <> 'config')
-		ORDER BY seq LIMIT $3`, launchID, f.After, f.Limit, f.ErrorsOnly, f.HideConfig)
+			AND (NOT $6 OR alarm_no IS NULL OR NOT EXISTS (
+				SELECT 1 FROM alarms a WHERE a.launch_id = $1 AND a.alarm_no = lines.alarm_no AND a.state = 'suppressed'))
+		ORDER BY seq LIMIT $3`, launchID, f.After, f.Limit, f.ErrorsOnly, f.HideConfig, f.HideSuppressed)
 	if err != nil {
 		return nil, fmt.Errorf("store: filtered lines: %w", err)
 	}

@@ -31,7 +31,7 @@ func (h *handler) launchesIndex(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	sf := store.LaunchFilter{Status: f.Status, Server: f.Server, Search: f.Query,
+	sf := store.LaunchFilter{Status: f.Status, SilentAfter: h.cfg.SilentAfter, Server: f.Server, Search: f.Query,
 		Limit: launchesPerPage, Offset: (f.Page - 1) * launchesPerPage}
 	sf.LabelName, sf.LabelValue, _ = strings.Cut(f.Label, "=")
 	items, total, err := h.store.ListLaunches(ctx, sf)

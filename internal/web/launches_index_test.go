@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"launchwatch/internal/web"
 )
 
 func TestLaunchesIndex(t *testing.T) {
@@ -130,6 +133,27 @@ func TestLaunchesIndex(t *testing.T) {
 			if r.status != 200 || !strings.Contains(string(r.body), want) {
 				t.Errorf("GET %s: %d, body lacks %q", path, r.status, want)
 			}
+		}
+	})
+
+	t.Run("SilentIsShownAndFiltered", func(t *testing.T) {
+		t.Parallel()
+		b := setupWith(t, web.Config{SilentAfter: 2 * time.Second})
+		b.postText("/api/v1/launches/quiet/lines?server=sglang", "hello\n")
+		time.Sleep(2500 * time.Millisecond) // past SilentAfter, which leaves a fresh launch slack on a busy machine
+		b.postText("/api/v1/launches/talking/lines?server=sglang", "hello\n")
+		keys := func(path string) string {
+			var out []string
+			for _, r := range testid(b.page(path, 200), "launch-row").EachIter() {
+				out = append(out, r.AttrOr("data-key", "")+"="+r.Find(`[data-testid="status"]`).Text())
+			}
+			return strings.Join(out, ",")
+		}
+		if got := keys("/?status=silent"); got != "quiet=silent" {
+			t.Errorf("silent filter: %q", got)
+		}
+		if got := keys("/?status=starting"); got != "talking=starting" {
+			t.Errorf("starting filter: %q", got)
 		}
 	})
 }

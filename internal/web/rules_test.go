@@ -96,6 +96,16 @@ func TestRules(t *testing.T) {
 			t.Errorf("suppressed alarm under the filter: %q", card.Text())
 		}
 
+		// Errors only hides the suppressed alarm's lines unless asked for.
+		doc = b.page("/launches/ok-3?errors=1", 200)
+		if n := testid(doc, "log").Find(`.in-alarm`).Length(); n != 0 {
+			t.Errorf("errors only shows %d lines of the suppressed alarm", n)
+		}
+		doc = b.page("/launches/ok-3?errors=1&suppressed=1", 200)
+		if n := testid(doc, "log").Find(`.in-alarm`).Length(); n != 4 {
+			t.Errorf("errors only with suppressed shows %d lines of the alarm, want 4", n)
+		}
+
 		doc = b.page("/rules", 200)
 		row := testid(doc, "rule-row")
 		if row.Length() != 1 || row.Find(`[data-testid="rule-hits"]`).Text() != "2" || !strings.Contains(row.Text(), "optional probe, harmless") {

@@ -18,7 +18,8 @@ const logWindow = 500
 
 // timelineShow answers GET /launches/{key}: the launch's facts, timeline,
 // alarms and one window of its log (?after=SEQ, ?errors=1, ?hideconfig=1;
-// ?suppressed=1 shows the alarms rules suppressed).
+// ?suppressed=1 shows the alarms rules suppressed, and their lines among
+// errors only).
 func (h *handler) timelineShow(c echo.Context) error {
 	key, err := launchKey(c)
 	if err != nil {
@@ -29,13 +30,16 @@ func (h *handler) timelineShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	showSuppressed := q.Get("suppressed") == "1"
 	lf := store.LineFilter{After: after, Limit: logWindow + 1, ErrorsOnly: q.Get("errors") == "1",
 		HideConfig: q.Get("hideconfig") == "1"}
+	lf.HideSuppressed = lf.ErrorsOnly && !showSuppressed
 	p, err := h.launchPage(c, key, lf)
 	if err != nil {
 		return err
 	}
-	p.ShowSuppressed = q.Get("suppressed") == "1"
+	p.ShowSuppressed = showSuppressed
+	p.Log.ShowSuppressed = showSuppressed
 	return render(c, 200, views.Launch(p))
 }
 
@@ -98,6 +102,9 @@ func logProps(key string, lines []store.Line, f store.LineFilter) views.LogProps
 	}
 	if f.HideConfig {
 		base += "hideconfig=1&"
+	}
+	if f.ErrorsOnly && !f.HideSuppressed {
+		base += "suppressed=1&"
 	}
 	if len(lines) > logWindow {
 		lines = lines[:logWindow]
