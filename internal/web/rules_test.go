@@ -2,11 +2,13 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"launchwatch/internal/review"
 )
@@ -243,6 +245,44 @@ func TestRules(t *testing.T) {
 		doc = b.page("/rules", 200)
 		if row := testid(doc, "rule-row"); row.Find(`[data-testid="rule-hits"]`).Text() != "2" || !strings.Contains(row.Text(), "server vllm") {
 			t.Errorf("rule row after the edit: %q", row.Text())
+		}
+	})
+
+	t.Run("ExpiryReopensAndStaleRulesAreMarked", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
+		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"all"},
+			"reason": {"probe noise"}, "name": {"ada"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+		id := strings.TrimPrefix(res.Header.Get("Location"), "/rules#rule-")
+		var expires time.Time
+		must(t, b.store.Pool().QueryRow(context.Background(), `SELECT expires_at FROM rules WHERE id = $1`, id).Scan(&expires))
+		if d := time.Until(expires); d < 29*24*time.Hour || d > 31*24*time.Hour {
+			t.Errorf("a rule without 'never' expires in %v, want 30 days", d)
+		}
+		// 50 launches later without a hit, the rule is stale.
+		for i := range 50 {
+			b.postText(fmt.Sprintf("/api/v1/launches/other-%d/lines", i), "hello\n")
+		}
+		doc := b.page("/rules", 200)
+		if testid(doc, "rule-stale").Length() != 1 {
+			t.Error("a rule that matched nothing in the last 50 launches is not marked stale")
+		}
+		// Once it expires, what it suppressed is open again.
+		_, err := b.store.Pool().Exec(context.Background(), `UPDATE rules SET expires_at = now() - interval '1 second' WHERE id = $1`, id)
+		must(t, err)
+		doc = b.page("/rules", 200)
+		if st := testid(doc, "rule-row").AttrOr("data-state", ""); st != "expired" {
+			t.Errorf("rule state %q, want expired", st)
+		}
+		if a := b.alarm("ok-1", 1); a.State != "open" {
+			t.Errorf("alarm of an expired rule: %+v", a)
+		}
+		if st := b.launch("ok-1").Status; st != "alarm" {
+			t.Errorf("status %q after the rule expired, want alarm", st)
 		}
 	})
 }
