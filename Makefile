@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test lint bench build postgres chromium generate clean
+.PHONY: run test lint bench build postgres chromium clients generate clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -14,7 +14,7 @@ run: postgres build
 	./bin/web $(ARGS)
 
 ## test: every test, against real PostgreSQL (a throwaway cluster unless TEST_DATABASE_URL is set)
-test: postgres chromium
+test: postgres chromium clients
 	$(GO) test -count=1 -timeout 20m ./...
 
 ## lint: gofmt, go vet and staticcheck must be clean
@@ -34,6 +34,11 @@ postgres:
 # chromium: the browser tests drive Debian's headless Chromium
 chromium:
 	@./scripts/ensure-chromium.sh
+
+# clients: the real log shippers the ingest tests drive (syslog-ng from
+# Debian; pino-loki and the OpenTelemetry logs exporter from npm)
+clients:
+	@./scripts/ensure-test-clients.sh
 
 ## generate: regenerate the templ views (internal/views/*_templ.go, committed)
 generate:

@@ -31,19 +31,20 @@ var labelKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`)
 const maxBatchLabels = 32
 
 // launchKeyFrom turns a label or attribute value into a launch key: the
-// characters a key cannot hold become '_', and it is cut to 200 bytes.
+// characters a key cannot hold become '_', leading ones are dropped, and it
+// is cut to 200 bytes.
 // Shippers name streams freely (job="varlogs/app"), so this maps rather
 // than rejects; "" means there is nothing to map.
 func launchKeyFrom(v string) string {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return ""
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	// A key starts with a letter or digit: drop what comes before one.
+	i := 0
+	for i < len(v) && !alnum(v[i]) {
+		i++
 	}
-	b := []byte(v)
+	b := []byte(strings.TrimSpace(v[i:]))
 	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			i > 0 && strings.IndexByte("._:@+=-", c) >= 0
-		if !ok {
+		if !alnum(c) && strings.IndexByte("._:@+=-", c) < 0 {
 			b[i] = '_'
 		}
 	}

@@ -93,7 +93,7 @@ func TestLokiPush(t *testing.T) {
 		b := setup(t)
 		// Label strings as Loki writes them and as winston-loki does.
 		first := lokiProto(map[string][]lokiEntry{
-			`{launch="lk-proto", job="vllm"}`: {{t0, "alpha"}, {t0.Add(2 * time.Second), "gamma"}},
+			`{launch="lk-proto", job="vllm"}`:  {{t0, "alpha"}, {t0.Add(2 * time.Second), "gamma"}},
 			`{level="info",launch="lk-proto"}`: {{t0.Add(time.Second), "beta"}},
 		})
 		for range 2 { // the client did not see the first answer and retries
