@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type config struct {
 	Migrate         bool
 	ShutdownTimeout time.Duration
 	SilentAfter     time.Duration
+	LokiLaunchLabel string
 }
 
 const usageHeader = `Usage: web [flags]
@@ -86,6 +88,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending database migrations at start [LAUNCHWATCH_MIGRATE]")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "how long to let in-flight requests finish on SIGINT/SIGTERM [LAUNCHWATCH_SHUTDOWN_TIMEOUT]")
 	fs.DurationVar(&c.SilentAfter, "silent-after", silent, "a starting or loading launch with no line and no heartbeat for this `duration` is shown as silent [LAUNCHWATCH_SILENT_AFTER]")
+	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", ingest.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -115,11 +118,17 @@ func (c config) validate() error {
 	if c.SilentAfter <= 0 {
 		errs = append(errs, fmt.Errorf("--silent-after must be positive, got %s", c.SilentAfter))
 	}
+	if !lokiLabelPattern.MatchString(c.LokiLaunchLabel) {
+		errs = append(errs, fmt.Errorf("--loki-launch-label must be a Loki label name, got %q", c.LokiLaunchLabel))
+	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))
 	}
 	return errors.Join(errs...)
 }
+
+// lokiLabelPattern is a valid Loki (Prometheus) label name.
+var lokiLabelPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func parseLevel(s string) (slog.Level, error) {
 	var l slog.Level

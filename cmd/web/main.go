@@ -95,7 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer func() { stopListening(); <-listening }() // before the pool closes
 
 	st := store.New(pool)
-	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub}, st, ingest.NewPipeline(st, log), log)
+	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
+		LokiLaunchLabel: cfg.LokiLaunchLabel}, st, ingest.NewPipeline(st, log), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -49,6 +49,7 @@ type handler struct {
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
+	gaps        *gapCache // the timeline's gaps of unchanged launches (gap_cache.go)
 }
 
 // New returns the echo instance serving all routes.
@@ -68,7 +69,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.MaxConcurrentIngest <= 0 {
 		cfg.MaxConcurrentIngest = DefaultMaxConcurrentIngest
 	}
-	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log}
+	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache()}
 	h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
 

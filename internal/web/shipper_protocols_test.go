@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"launchwatch/internal/web"
 )
 
 // lokiProto builds a snappy-compressed Loki PushRequest, as Promtail sends
@@ -117,6 +119,18 @@ func TestLokiPush(t *testing.T) {
 			if l.Seq != int64(i+1) {
 				t.Errorf("line %d has seq %d, want %d", i, l.Seq, i+1)
 			}
+		}
+	})
+
+	t.Run("ConfiguredLaunchLabel", func(t *testing.T) {
+		t.Parallel()
+		b := setupWith(t, web.Config{LokiLaunchLabel: "run_id"})
+		body := fmt.Sprintf(`{"streams":[{"stream":{"run_id":"r-17","launch":"not-this"},"values":[["%d","x"]]}]}`, t0.UnixNano())
+		if r := b.do("POST", "/loki/api/v1/push", "application/json", []byte(body)); r.status != http.StatusNoContent {
+			t.Fatalf("push: %d %s", r.status, r.body)
+		}
+		if !b.exists("r-17") || b.exists("not-this") {
+			t.Error("the push did not go to the launch named by the configured label")
 		}
 	})
 
@@ -343,5 +357,53 @@ func TestMetrics(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", text)
+	}
+}
+
+// TestIngestOverload: beyond the configured number of ingest requests in
+// flight, a shipper is told 429 with Retry-After, and nothing is lost: the
+// request holding the slot completes.
+func TestIngestOverload(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, web.Config{MaxConcurrentIngest: 1})
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", pr)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		res.Body.Close()
+		done <- res.StatusCode
+	}()
+	// The slow push holds the only slot while its body trickles in.
+	fmt.Fprintf(pw, `{"streams":[{"stream":{"launch":"slow"},"values":[["%d","held"]`, t0.UnixNano())
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := b.do("POST", "/loki/api/v1/push", "application/json", []byte(`{"streams":[]}`))
+		if r.status == http.StatusTooManyRequests {
+			if r.header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After")
+			}
+			break
+		}
+		if r.status != http.StatusNoContent || time.Now().After(deadline) {
+			t.Fatalf("while the slot is held: %d %s, want 429", r.status, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Fprint(pw, `]}]}`)
+	pw.Close()
+	if status := <-done; status != http.StatusNoContent {
+		t.Fatalf("the slow push answered %d, want 204", status)
+	}
+	if got := texts(b.lines("slow")); !slices.Equal(got, []string{"held"}) {
+		t.Errorf("slow launch has %q", got)
+	}
+	if v := b.metricValue(`launchwatch_ingest_rejections_total{protocol="loki",reason="overloaded"}`); v < 1 {
+		t.Errorf("overload rejections: %v, want at least 1", v)
 	}
 }

@@ -134,12 +134,15 @@ func (d *launchPageData) timeline() views.TimelineProps {
 			at = *a.FirstTS
 		}
 		t.Alarms = append(t.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
-			Href: "#alarm-" + strconv.Itoa(a.No)})
+			Href: lineHref(key, a.FirstSeq)})
 	}
 	for _, n := range d.notes {
 		at, href := d.first, "#"+review.NoteAnchor(n.ID)
 		if n.At != nil {
 			at = *n.At
+		}
+		if n.Seq != nil {
+			href = lineHref(key, *n.Seq)
 		}
 		t.Notes = append(t.Notes, views.TimelineNote{At: at, Author: n.Author, Body: n.Body, Href: href})
 	}

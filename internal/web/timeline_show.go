@@ -60,7 +60,7 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	if d.first, d.last, err = h.store.LineSpan(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
 	}
-	if d.gaps, err = h.store.Gaps(ctx, l.ID, gapThreshold(d.first, d.last), 50); err != nil {
+	if d.gaps, err = h.gaps.get(ctx, h.store, l, gapThreshold(d.first, d.last)); err != nil {
 		return views.LaunchProps{}, err
 	}
 	if d.ready, err = h.readyTime(c, l); err != nil {

@@ -32,7 +32,7 @@ func TestTimelineShow(t *testing.T) {
 			t.Errorf("weights phase says %q, want its duration 35.0s", w)
 		}
 		marks := testid(doc, "timeline-alarm")
-		if marks.Length() != 1 || marks.AttrOr("data-state", "") != "open" || marks.AttrOr("href", "") != "#alarm-1" {
+		if marks.Length() != 1 || marks.AttrOr("data-state", "") != "open" || marks.AttrOr("href", "") != "/launches/crash-1?after=0#L8" {
 			t.Errorf("alarm markers: %d, state %q, href %q", marks.Length(), marks.AttrOr("data-state", ""), marks.AttrOr("href", ""))
 		}
 		if testid(doc, "timeline-ready").Length() != 0 {
@@ -91,6 +91,12 @@ func TestTimelineShow(t *testing.T) {
 		gaps := testid(doc, "timeline-gap")
 		if gaps.Length() != 1 || !strings.Contains(gaps.Text(), "19m55s") {
 			t.Errorf("%d gaps: %q, want one of 19m55s", gaps.Length(), gaps.Text())
+		}
+		// The gaps are cached per launch until its lines change.
+		b.postText("/api/v1/launches/g/lines", "[2026-11-29 11:00:00] e\n")
+		doc = b.page("/launches/g", 200)
+		if n := testid(doc, "timeline-gap").Length(); n != 2 {
+			t.Errorf("%d gaps after a new line 40 minutes later, want 2", n)
 		}
 	})
 
