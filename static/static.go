@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds the static files.
 //
-//go:embed htmx.min.js app.css review.js
+//go:embed htmx.min.js app.css review.js live.js
 var FS embed.FS

@@ -263,4 +263,44 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the first group was decided: %+v", a)
 		}
 	})
+
+	t.Run("LaunchPageFollowsTheLaunch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		lines := strings.SplitAfter(crashingLog, "\n")
+		b.postText("/api/v1/launches/live-1/lines?server=sglang", strings.Join(lines[:7], ""))
+		tab := newBrowser(t)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/live-1"),
+			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="7"]`)),
+		)
+		if err != nil {
+			t.Fatalf("opening the launch: %v", err)
+		}
+		before, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The rest arrives while the page is open: the traceback and its alarm.
+		b.postText("/api/v1/launches/live-1/lines", strings.Join(lines[7:], ""))
+		err = chromedp.Do(tab,
+			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="13"].k-error`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-news"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline-alarm"]`)),
+		)
+		if err != nil {
+			t.Fatalf("following the launch: %v", err)
+		}
+		after, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before != "loading" || after != "alarm" {
+			t.Errorf("status followed %q -> %q, want loading -> alarm", before, after)
+		}
+		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#log-lines [data-seq]").length`))
+		if err != nil || n != 13 {
+			t.Errorf("the log shows %d lines (%v), want 13, each once", n, err)
+		}
+	})
 }

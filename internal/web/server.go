@@ -87,6 +87,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.StaticFS("/static", static.FS)
 	e.GET("/", h.launchesIndex)
 	e.GET("/launches/:key", h.timelineShow)
+	e.GET("/launches/:key/tail", h.launchTail)
 	// Browser forms change state: refuse cross-origin posts (CSRF).
 	sameOrigin := echo.WrapMiddleware(http.NewCrossOriginProtection().Handler)
 	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, sameOrigin)

@@ -116,5 +116,12 @@ func logProps(key string, lines []store.Line, f store.LineFilter) views.LogProps
 	for _, ln := range lines {
 		p.Lines = append(p.Lines, logLine(key, ln))
 	}
+	// Only the last window of the unfiltered log follows the launch: new
+	// lines belong at its end.
+	p.Live = p.NextURL == "" && !f.ErrorsOnly && !f.HideConfig
+	p.LastSeq = f.After
+	if len(lines) > 0 {
+		p.LastSeq = lines[len(lines)-1].Seq
+	}
 	return p
 }

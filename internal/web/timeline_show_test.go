@@ -168,4 +168,23 @@ func TestTimelineShow(t *testing.T) {
 			t.Error("no error page")
 		}
 	})
+
+	t.Run("TailFragmentForLivePages", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+		doc := b.page("/launches/crash-1", 200)
+		if live := testid(doc, "log"); live.AttrOr("data-live", "") != "crash-1" || live.AttrOr("data-after", "") != "13" {
+			t.Errorf("the last window does not follow the launch: %v", live.Nodes[0].Attr)
+		}
+		if _, ok := testid(b.page("/launches/crash-1?errors=1", 200), "log").Attr("data-live"); ok {
+			t.Error("a filtered log follows the launch")
+		}
+		r := b.do("GET", "/launches/crash-1/tail?after=10", "", nil)
+		body := string(r.body)
+		if r.status != 200 || strings.Contains(body, "<html") || strings.Count(body, `data-testid="log-line"`) != 3 ||
+			!strings.Contains(body, `id="facts"`) || !strings.Contains(body, `id="timeline" hx-swap-oob="true"`) {
+			t.Errorf("tail fragment %d: %s", r.status, body)
+		}
+	})
 }

@@ -1,0 +1,46 @@
+// Follows a launch page: the server pushes a note over a websocket whenever
+// the launch changes (/api/v1/launches/{key}/live), and the page then asks
+// for the new lines, rendered on the server by the same component as the
+// page, and the new header and timeline (/launches/{key}/tail, via htmx).
+(function () {
+  "use strict";
+  var log = document.querySelector("[data-live]");
+  if (!log || !window.WebSocket || !window.htmx) return;
+  var key = log.dataset.live;
+  var alarms = document.getElementById("alarm-total");
+  var alarmsAtLoad = alarms ? alarms.dataset.count : "0";
+  var busy = false, again = false, delay = 1000;
+
+  function after() {
+    var rows = log.querySelectorAll("[data-seq]");
+    return rows.length ? rows[rows.length - 1].dataset.seq : log.dataset.after;
+  }
+
+  function fetchTail() {
+    if (busy) { again = true; return; }
+    busy = true;
+    var before = log.querySelectorAll("[data-seq]").length;
+    htmx.ajax("GET", "/launches/" + encodeURIComponent(key) + "/tail?after=" + after(),
+      { target: "#log-lines", swap: "beforeend" }).then(function () {
+      busy = false;
+      var a = document.getElementById("alarm-total");
+      if (a && a.dataset.count !== alarmsAtLoad) {
+        document.getElementById("alarm-news").hidden = false;
+      }
+      // A full window came back: there may be more.
+      if (again || log.querySelectorAll("[data-seq]").length - before >= 500) { again = false; fetchTail(); }
+    }, function () { busy = false; });
+  }
+
+  function connect() {
+    var proto = location.protocol === "https:" ? "wss://" : "ws://";
+    var ws = new WebSocket(proto + location.host + "/api/v1/launches/" + encodeURIComponent(key) + "/live?after=" + after());
+    ws.onopen = function () { delay = 1000; };
+    ws.onmessage = function () { fetchTail(); };
+    ws.onclose = function () {
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 30000);
+    };
+  }
+  connect();
+})();
