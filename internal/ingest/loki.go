@@ -171,7 +171,7 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 		b := &batches[i]
 		mergeAttrs(&b.Attrs, attrsFrom(s.labels, []string{"server"}, []string{"host", "hostname"}, []string{"name"},
 			append(slices.Clone(keyLabels), "level", "detected_level", "stream", "filename")))
-		level := strings.ToUpper(cmpOr(s.labels["level"], s.labels["detected_level"]))
+		level := strings.ToUpper(oneLine(cmpOr(s.labels["level"], s.labels["detected_level"])))
 		stream := s.labels["stream"]
 		if stream != "stdout" && stream != "stderr" {
 			stream = ""

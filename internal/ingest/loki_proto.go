@@ -19,6 +19,9 @@ import (
 //
 // Unknown fields are skipped, as protobuf requires.
 
+// maxUnixSeconds is 9999-12-31T23:59:59Z.
+const maxUnixSeconds = 253402300799
+
 // decodePushRequest decodes a PushRequest.
 func decodePushRequest(b []byte) ([]lokiStream, error) {
 	var streams []lokiStream
@@ -108,7 +111,8 @@ func decodeEntry(b []byte) (lokiEntry, error) {
 	if err != nil {
 		return e, err
 	}
-	if sec < 0 || nsec < 0 || nsec >= 1e9 {
+	// Past year 9999 is no log time (and beyond what PostgreSQL stores).
+	if sec < 0 || sec > maxUnixSeconds || nsec < 0 || nsec >= 1e9 {
 		return e, fmt.Errorf("timestamp %d.%09d is out of range", sec, nsec)
 	}
 	e.ts = time.Unix(sec, nsec).UTC()

@@ -286,6 +286,7 @@ func TestShipperProtocolsRejectMalformedBodies(t *testing.T) {
 		{"LokiProtoNotSnappy", "/loki/api/v1/push", "application/x-protobuf", []byte("plain text, not snappy"), 400, "snappy"},
 		{"LokiProtoBadMessage", "/loki/api/v1/push", "application/x-protobuf", snappy.Encode(nil, []byte{0x0a, 0xff, 0x01}), 400, "PushRequest"},
 		{"LokiProtoBadLabels", "/loki/api/v1/push", "", lokiProto(map[string][]lokiEntry{`launch="bad"`: {{t0, "x"}}}), 400, "labels"},
+		{"LokiProtoTimestampOutOfRange", "/loki/api/v1/push", "application/x-protobuf", lokiProto(map[string][]lokiEntry{`{launch="bad"}`: {{time.Unix(1<<40, 0), "x"}}}), 400, "out of range"},
 		{"LokiBadEncoding", "/loki/api/v1/push", "application/json", []byte("x"), 415, "Content-Encoding"},
 		{"OTLPProtoGarbage", "/v1/logs", "application/x-protobuf", []byte{0x0a, 0xff, 0xff, 0xff, 0x0f}, 400, "ExportLogsServiceRequest"},
 		{"OTLPJSONNotJSON", "/v1/logs", "application/json", []byte(`{"resourceLogs":[{`), 400, "ExportLogsServiceRequest"},
