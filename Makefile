@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test lint bench build postgres chromium clients generate clean
+.PHONY: run test lint bench build postgres chromium clients generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -39,6 +39,10 @@ chromium:
 # Debian; pino-loki and the OpenTelemetry logs exporter from npm)
 clients:
 	@./scripts/ensure-test-clients.sh
+
+## screenshot: regenerate docs/timeline.png (a launch timeline for the README) in headless Chromium
+screenshot: postgres chromium
+	LAUNCHWATCH_SCREENSHOT=$(CURDIR)/docs/timeline.png $(GO) test -count=1 -run 'TestBrowser/ConfirmAlarmMakesLaunchCrashed' ./internal/web/
 
 ## generate: regenerate the templ views (internal/views/*_templ.go, committed)
 generate:

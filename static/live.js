@@ -9,7 +9,7 @@
   var key = log.dataset.live;
   var alarms = document.getElementById("alarm-total");
   var alarmsAtLoad = alarms ? alarms.dataset.count : "0";
-  var busy = false, again = false, delay = 1000;
+  var busy = false, again = false, delay = 1000, initial = true;
 
   function after() {
     var rows = log.querySelectorAll("[data-seq]");
@@ -36,8 +36,17 @@
     var proto = location.protocol === "https:" ? "wss://" : "ws://";
     var ws = new WebSocket(proto + location.host + "/api/v1/launches/" + encodeURIComponent(key) + "/live?after=" + after());
     ws.onopen = function () { delay = 1000; };
-    ws.onmessage = function () { fetchTail(); };
+    ws.onmessage = function (m) {
+      // The state sent on the first connection is what the page shows
+      // already; later messages, and everything after a reconnect, are news.
+      if (initial) {
+        initial = false;
+        try { if (JSON.parse(m.data).type === "launch") return; } catch (e) { /* fetch anyway */ }
+      }
+      fetchTail();
+    };
     ws.onclose = function () {
+      initial = false;
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 30000);
     };

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -59,6 +60,7 @@ type AuditEvent struct {
 	Action  string // alarm.confirm, alarm.dismiss, rule.create ...
 	Subject string // what it was done to, e.g. alarm:KEY/3
 	Detail  map[string]any
+	At      time.Time // set by the database when recorded
 }
 
 // AddAudit records an audit event in the transaction of the change itself,
@@ -78,14 +80,14 @@ func (t *Tx) AddAudit(ctx context.Context, e AuditEvent) error {
 
 // AuditFor returns the audit events of a subject, oldest first.
 func (s *Store) AuditFor(ctx context.Context, subject string) ([]AuditEvent, error) {
-	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail FROM audit_events
+	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject = $1 ORDER BY id`, subject)
 	if err != nil {
 		return nil, fmt.Errorf("store: audit events: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditEvent, error) {
 		var e AuditEvent
-		return e, row.Scan(&e.Actor, &e.Action, &e.Subject, &e.Detail)
+		return e, row.Scan(&e.Actor, &e.Action, &e.Subject, &e.Detail, &e.At)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: audit events: %w", err)

@@ -26,3 +26,12 @@ func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (string, error) {
 	}
 	return key, nil
 }
+
+// LaunchByID returns the launch with id, or ErrNotFound.
+func (s *Store) LaunchByID(ctx context.Context, id int64) (*Launch, error) {
+	l, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.id = $1`, id))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("store: launch by id: %w", err)
+	}
+	return l, err
+}

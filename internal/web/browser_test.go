@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,29 @@ func saveScreenshot(t *testing.T, tab context.Context) {
 	t.Logf("screenshot of the failed browser test: %s", path)
 }
 
+// htmxIdle waits until the page has loaded, htmx runs and no htmx request,
+// swap or settle is under way, so the next click meets the page a person
+// would see.
+func htmxIdle() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx &&
+			!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping")`)(ctx, tg)
+		return err
+	})
+}
+
+// textOf reads an element's visible text in one evaluation, so a swap in
+// between cannot leave a stale node behind.
+func textOf(t *testing.T, tab context.Context, sel string) string {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[string](
+		`(function () { var e = document.querySelector(`+strconv.Quote(sel)+`); return e ? e.innerText.trim() : "<missing>"; })()`))
+	if err != nil {
+		t.Fatalf("reading %s: %v", sel, err)
+	}
+	return v
+}
+
 func TestBrowser(t *testing.T) {
 	t.Parallel()
 
@@ -95,36 +119,32 @@ func TestBrowser(t *testing.T) {
 		alarmCard := chromedp.CSS(`[data-testid="alarm-card"]`)
 		err := chromedp.Do(tab,
 			chromedp.Navigate(b.url+"/"),
+			htmxIdle(),
 			chromedp.Click(chromedp.CSS(`[data-testid="launch-row"][data-key="crash-1"] a`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="open"]`)),
+			htmxIdle(),
 		)
 		if err != nil {
 			t.Fatalf("opening the launch: %v", err)
 		}
-		before, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := textOf(t, tab, `#launch-status`)
 		// A mark on the page's window: it survives an in-place swap, not a reload.
 		if _, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.notReloaded = 1`)); err != nil {
 			t.Fatal(err)
 		}
 		err = chromedp.Do(tab,
+			htmxIdle(),
 			chromedp.SendKeys(alarmCard+` [data-testid="reviewer-name"]`, "ada"),
+			htmxIdle(),
 			chromedp.Click(alarmCard+` [data-testid="confirm"]`),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="confirmed"]`)),
+			htmxIdle(),
 		)
 		if err != nil {
 			t.Fatalf("confirming the alarm: %v", err)
 		}
-		after, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="alarm-decision"]`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		status, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := textOf(t, tab, `[data-testid="alarm-decision"]`)
+		status := textOf(t, tab, `#launch-status`)
 		if before != "alarm" {
 			t.Errorf("status before confirming %q, want alarm", before)
 		}
@@ -134,9 +154,9 @@ func TestBrowser(t *testing.T) {
 		if status != "crashed" {
 			t.Errorf("status shown after confirming %q, want crashed", status)
 		}
-		marker, err := chromedp.Run(tab, chromedp.AttributeValue(chromedp.CSS(`[data-testid="timeline-alarm"]`), "data-state"))
-		if err != nil || marker.Value != "confirmed" {
-			t.Errorf("timeline alarm marker %+v (%v), want confirmed", marker, err)
+		marker, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid="timeline-alarm"]').dataset.state`))
+		if err != nil || marker != "confirmed" {
+			t.Errorf("timeline alarm marker %q (%v), want confirmed", marker, err)
 		}
 		if st := b.launch("crash-1").Status; st != "crashed" {
 			t.Errorf("stored status %q, want crashed", st)
@@ -165,30 +185,29 @@ func TestBrowser(t *testing.T) {
 		err := chromedp.Do(tab,
 			chromedp.Navigate(b.url+"/launches/ok-1"),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="open"]`)),
+			htmxIdle(),
 			chromedp.SendKeys(card+` [data-testid="reviewer-name"]`, "ada"),
 			chromedp.SendKeys(card+` [data-testid="reason"]`, "optional kernel probe, harmless"),
+			htmxIdle(),
 			chromedp.Click(card+` [data-testid="dismiss"]`),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="dismissed"]`)),
+			htmxIdle(),
 			chromedp.Click(card+` [data-testid="suppress-similar"]`),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-form"]`)),
+			htmxIdle(),
 			chromedp.Click(chromedp.CSS(`[data-testid="rule-preview-button"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-preview"]`)),
 		)
 		if err != nil {
 			t.Fatalf("dismissing and previewing the rule: %v", err)
 		}
-		open, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="preview-open"]`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dismissed, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="preview-dismissed"]`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		open := textOf(t, tab, `[data-testid="preview-open"]`)
+		dismissed := textOf(t, tab, `[data-testid="preview-dismissed"]`)
 		if open != "1" || dismissed != "1" {
 			t.Errorf("preview: %s open, %s dismissed; want ok-2's open alarm and ok-1's dismissed one", open, dismissed)
 		}
 		err = chromedp.Do(tab,
+			htmxIdle(),
 			chromedp.Click(chromedp.CSS(`[data-testid="rule-save"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-row"]`)),
 		)
@@ -208,14 +227,8 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("opening the next launch: %v", err)
 		}
-		openAlarms, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="launch-open-alarms"]`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		status, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		openAlarms := textOf(t, tab, `[data-testid="launch-open-alarms"]`)
+		status := textOf(t, tab, `#launch-status`)
 		if openAlarms != "0" || status != "ready" {
 			t.Errorf("ok-3: %s open alarms, status %s; want 0 and ready", openAlarms, status)
 		}
@@ -233,7 +246,9 @@ func TestBrowser(t *testing.T) {
 		err := chromedp.Do(tab,
 			chromedp.Navigate(b.url+"/review"),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="review-group"].focused`)),
+			htmxIdle(),
 			chromedp.SendKeys(`[data-testid="review-group"][data-fingerprint="`+b.alarm("ok-1", 1).Fingerprint+`"] input[name="name"]`, "ada"),
+			htmxIdle(),
 			chromedp.Click(chromedp.CSS(`h1`)),
 			chromedp.KeyEvent("j"),
 			chromedp.KeyEvent("d"),
@@ -273,14 +288,12 @@ func TestBrowser(t *testing.T) {
 		err := chromedp.Do(tab,
 			chromedp.Navigate(b.url+"/launches/live-1"),
 			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="7"]`)),
+			htmxIdle(),
 		)
 		if err != nil {
 			t.Fatalf("opening the launch: %v", err)
 		}
-		before, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := textOf(t, tab, `#launch-status`)
 		// The rest arrives while the page is open: the traceback and its alarm.
 		b.postText("/api/v1/launches/live-1/lines", strings.Join(lines[7:], ""))
 		err = chromedp.Do(tab,
@@ -291,10 +304,7 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("following the launch: %v", err)
 		}
-		after, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#launch-status`)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := textOf(t, tab, `#launch-status`)
 		if before != "loading" || after != "alarm" {
 			t.Errorf("status followed %q -> %q, want loading -> alarm", before, after)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -31,6 +32,11 @@ func (h *handler) launchesIndex(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	// A rule that expired gives back the alarms it held before anyone
+	// reads the list (also done by the launch, review and rules pages).
+	if err := review.ReopenExpired(ctx, h.store); err != nil {
+		return err
+	}
 	sf := store.LaunchFilter{Status: f.Status, SilentAfter: h.cfg.SilentAfter, Server: f.Server, Search: f.Query,
 		Limit: launchesPerPage, Offset: (f.Page - 1) * launchesPerPage}
 	sf.LabelName, sf.LabelValue, _ = strings.Cut(f.Label, "=")

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -39,6 +41,18 @@ func (h *handler) rulesIndex(c echo.Context) error {
 		}
 		if r.OverrideReason != nil {
 			row.OverrideReason = *r.OverrideReason
+		}
+		if r.FromLaunchID != nil && r.FromAlarmNo != nil {
+			if l, err := h.store.LaunchByID(ctx, *r.FromLaunchID); err == nil {
+				row.FromHref = "/launches/" + l.Key + "#alarm-" + strconv.Itoa(*r.FromAlarmNo)
+			}
+		}
+		audit, err := h.store.AuditFor(ctx, review.RuleSubject(r.ID))
+		if err != nil {
+			return err
+		}
+		for _, e := range audit {
+			row.History = append(row.History, views.Time(&e.At)+" "+strings.TrimPrefix(e.Action, "rule.")+" by "+e.Actor)
 		}
 		if r.ExpiresAt == nil {
 			p.Never = append(p.Never, row)

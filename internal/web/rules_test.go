@@ -113,6 +113,12 @@ func TestRules(t *testing.T) {
 		if row.Length() != 1 || row.Find(`[data-testid="rule-hits"]`).Text() != "2" || !strings.Contains(row.Text(), "optional probe, harmless") {
 			t.Errorf("rules list: %q", row.Text())
 		}
+		if h := row.Find(`[data-testid="rule-history"]`).Text(); !strings.Contains(h, "create by ada") {
+			t.Errorf("rule history %q", h)
+		}
+		if from := row.Find(`a:contains("from this alarm")`).AttrOr("href", ""); from != "/launches/ok-1#alarm-1" {
+			t.Errorf("rule links to its alarm as %q", from)
+		}
 		if testid(doc, "rules-expiring").Length() != 1 || testid(doc, "rules-never").Length() != 0 {
 			t.Error("a rule without 'never' is not listed with the expiring rules")
 		}
@@ -274,6 +280,11 @@ func TestRules(t *testing.T) {
 		// Once it expires, what it suppressed is open again.
 		_, err := b.store.Pool().Exec(context.Background(), `UPDATE rules SET expires_at = now() - interval '1 second' WHERE id = $1`, id)
 		must(t, err)
+		// Any page a person reads gives the alarms back.
+		b.page("/", 200)
+		if a := b.alarm("ok-1", 1); a.State != "open" {
+			t.Errorf("alarm of an expired rule after the list was read: %+v", a)
+		}
 		doc = b.page("/rules", 200)
 		if st := testid(doc, "rule-row").AttrOr("data-state", ""); st != "expired" {
 			t.Errorf("rule state %q, want expired", st)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -34,6 +35,9 @@ func (h *handler) timelineShow(c echo.Context) error {
 	lf := store.LineFilter{After: after, Limit: logWindow + 1, ErrorsOnly: q.Get("errors") == "1",
 		HideConfig: q.Get("hideconfig") == "1"}
 	lf.HideSuppressed = lf.ErrorsOnly && !showSuppressed
+	if err := review.ReopenExpired(c.Request().Context(), h.store); err != nil {
+		return err
+	}
 	p, err := h.launchPage(c, key, lf)
 	if err != nil {
 		return err
