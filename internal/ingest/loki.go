@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -171,7 +172,7 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 		b := &batches[i]
 		mergeAttrs(&b.Attrs, attrsFrom(s.labels, []string{"server"}, []string{"host", "hostname"}, []string{"name"},
 			append(slices.Clone(keyLabels), "level", "detected_level", "stream", "filename")))
-		level := strings.ToUpper(oneLine(cmpOr(s.labels["level"], s.labels["detected_level"])))
+		level := strings.ToUpper(oneLine(cmp.Or(s.labels["level"], s.labels["detected_level"])))
 		stream := s.labels["stream"]
 		if stream != "stdout" && stream != "stderr" {
 			stream = ""
@@ -186,13 +187,6 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 		slices.SortStableFunc(batches[i].Lines, func(a, b Line) int { return a.TS.Compare(b.TS) })
 	}
 	return batches, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // mergeAttrs adds the attributes of another stream of the same launch.
