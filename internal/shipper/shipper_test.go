@@ -124,7 +124,9 @@ func TestSenderHeartbeatsWhileIdle(t *testing.T) {
 	q := NewQueue()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- NewSender(c, q, SenderConfig{Launch: "idle", Heartbeat: 50 * time.Millisecond}).Run(ctx) }()
+	go func() {
+		done <- NewSender(c, q, SenderConfig{Launch: "idle", Heartbeat: 50 * time.Millisecond}).Run(ctx)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		l, err := srv.Store.LaunchByKey(context.Background(), "idle")
