@@ -59,7 +59,9 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 }
 
 // UpdateVerdicts rewrites the classification of lines already stored, for
-// verdicts the classifier revised after seeing later lines.
+// verdicts the classifier revised after seeing later lines. A verdict
+// without a level keeps the stored one: the level the shipper sent (OTLP
+// severity, a Loki level label) for a line whose text shows none.
 func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.LineVerdict) error {
 	if len(vs) == 0 {
 		return nil
@@ -77,7 +79,7 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 		}
 	}
 	_, err := t.tx.Exec(ctx, `
-		UPDATE lines l SET kind = v.kind, level = v.level, rank = v.rank, alarm_no = v.alarm_no
+		UPDATE lines l SET kind = v.kind, level = COALESCE(NULLIF(v.level, ''), l.level), rank = v.rank, alarm_no = v.alarm_no
 		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(seq, kind, level, rank, alarm_no)
 		WHERE l.launch_id = $1 AND l.seq = v.seq`, launchID, seqs, kinds, levels, ranks, alarms)
 	if err != nil {
