@@ -89,7 +89,7 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 	if lines[0].Seq == 0 {
 		return seqlessLines(ctx, tx, l, lines)
 	}
-	slices.SortStableFunc(lines, func(a, b Line) int { return cmpInt(a.Seq, b.Seq) })
+	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(a.Seq, b.Seq) })
 	var old []int64
 	for _, ln := range lines {
 		if ln.Seq <= l.LastSeq {
@@ -160,16 +160,6 @@ func lineKeys(lines []Line) []store.LineKey {
 		}
 	}
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // batch is one transaction's work on one launch.
