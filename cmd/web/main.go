@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +28,10 @@ import (
 
 // privateDatabase is the database cmd/web uses in its private cluster.
 const privateDatabase = "launchwatch"
+
+// defaultPoolConns is the connection pool size unless the database URL sets
+// pool_max_conns.
+const defaultPoolConns = 16
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -69,7 +74,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		dbURL = pg.ConnString(privateDatabase)
 	}
 
-	pool, err := pgxpool.New(ctx, dbURL)
+	poolCfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	if !strings.Contains(dbURL, "pool_max_conns") {
+		// pgx's default (4 on a 2-core machine) would queue concurrent
+		// ingest batches of different launches behind each other.
+		poolCfg.MaxConns = defaultPoolConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return fmt.Errorf("database URL: %w", err)
 	}

@@ -70,8 +70,11 @@ func (d *Decision) Validate() error {
 
 // Subject names an alarm in the audit log.
 func Subject(launchKey string, no int) string {
-	return "alarm:" + launchKey + "/" + strconv.Itoa(no)
+	return SubjectPrefix(launchKey) + strconv.Itoa(no)
 }
+
+// SubjectPrefix starts the audit subject of every alarm of a launch.
+func SubjectPrefix(launchKey string) string { return "alarm:" + launchKey + "/" }
 
 // Decide stores the decision and returns the launch's new status. The
 // launch row is locked first, like ingest does, so a decision and a batch

@@ -94,3 +94,21 @@ func (s *Store) AuditFor(ctx context.Context, subject string) ([]AuditEvent, err
 	}
 	return out, nil
 }
+
+// AuditWithPrefix returns the audit events whose subject starts with
+// prefix (all alarms of a launch: "alarm:KEY/"), oldest first.
+func (s *Store) AuditWithPrefix(ctx context.Context, prefix string) ([]AuditEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
+		WHERE left(subject, length($1)) = $1 ORDER BY id`, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit events: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditEvent, error) {
+		var e AuditEvent
+		return e, row.Scan(&e.Actor, &e.Action, &e.Subject, &e.Detail, &e.At)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: audit events: %w", err)
+	}
+	return out, nil
+}

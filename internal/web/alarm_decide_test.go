@@ -107,6 +107,17 @@ func TestAlarmDecide(t *testing.T) {
 		if !strings.Contains(body, "confirmed by <strong>ada</strong>") || !strings.Contains(body, `value="ada"`) {
 			t.Errorf("page lacks the decision or the remembered name")
 		}
+		// A second decision: the card keeps the history of both.
+		res = b.postForm("/launches/crash-1/alarms/1/decide",
+			url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"it was a drill"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("second decision: %d", res.StatusCode)
+		}
+		doc := b.page("/launches/crash-1", 200)
+		h := testid(doc, "alarm-history").Text()
+		if !strings.Contains(h, "confirm by ada") || !strings.Contains(h, "dismiss by bob: it was a drill") {
+			t.Errorf("alarm history %q", h)
+		}
 	})
 
 	t.Run("DismissInPlaceWithHtmx", func(t *testing.T) {

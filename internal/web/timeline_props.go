@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +28,7 @@ type launchPageData struct {
 	context     map[int][]store.Line // alarm number → its lines with context
 	lines       []store.Line
 	notes       []store.Annotation
+	audit       []store.AuditEvent // decisions on the launch's alarms
 }
 
 // alarmContextLines is how many lines an alarm card shows around its event.
@@ -97,8 +99,18 @@ func (d *launchPageData) props() views.LaunchProps {
 		}
 	}
 	p.Timeline = d.timeline()
+	history := map[string][]string{}
+	for _, e := range d.audit {
+		line := views.Time(&e.At) + " " + strings.TrimPrefix(e.Action, "alarm.") + " by " + e.Actor
+		if r, _ := e.Detail["reason"].(string); r != "" {
+			line += ": " + r
+		}
+		history[e.Subject] = append(history[e.Subject], line)
+	}
 	for _, a := range d.alarms {
-		p.Alarms = append(p.Alarms, alarmProps(l.Key, a, d.context[a.No]))
+		ap := alarmProps(l.Key, a, d.context[a.No])
+		ap.History = history[review.Subject(l.Key, a.No)]
+		p.Alarms = append(p.Alarms, ap)
 	}
 	for _, n := range d.notes {
 		np := views.NoteProps{Anchor: review.NoteAnchor(n.ID), Author: n.Author, Body: n.Body, Created: n.CreatedAt}

@@ -79,6 +79,9 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	if d.notes, err = h.store.Annotations(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
 	}
+	if d.audit, err = h.store.AuditWithPrefix(ctx, review.SubjectPrefix(key)); err != nil {
+		return views.LaunchProps{}, err
+	}
 	p := d.props()
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
