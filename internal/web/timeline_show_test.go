@@ -187,4 +187,27 @@ func TestTimelineShow(t *testing.T) {
 			t.Errorf("tail fragment %d: %s", r.status, body)
 		}
 	})
+
+	t.Run("LaunchWithoutLinesAndItsExit", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		if r := b.do("POST", "/api/v1/launches/quiet/heartbeat?server=vllm&host=gpu-z", "", nil); r.status != 200 {
+			t.Fatalf("heartbeat: %d %s", r.status, r.body)
+		}
+		doc := b.page("/launches/quiet", 200)
+		if s := testid(doc, "launch-status").Text(); s != "starting" {
+			t.Errorf("status %q", s)
+		}
+		if testid(doc, "timeline").Length() != 0 || !strings.Contains(doc.Find("#timeline").Text(), "No line yet") {
+			t.Error("a launch without lines draws a timeline")
+		}
+		b.report("/api/v1/launches/quiet/exit", `{"code": 3}`, "crashed")
+		doc = b.page("/launches/quiet", 200)
+		if s, code := testid(doc, "launch-status").Text(), testid(doc, "exit-code").Text(); s != "crashed" || code != "3" {
+			t.Errorf("after exit 3: status %q, exit code %q", s, code)
+		}
+		if row := b.page("/", 200).Find(`[data-key="quiet"]`); !strings.Contains(row.Text(), "gpu-z") {
+			t.Errorf("list row %q", row.Text())
+		}
+	})
 }
