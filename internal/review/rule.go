@@ -28,7 +28,8 @@ type RuleDraft struct {
 	ScopeValue     string // the server kind, or name=value
 	Reason         string
 	Author         string
-	Expiry         string // "30d" (the default) or "never"
+	Expiry         string // "days" (the default) or "never", chosen explicitly
+	ExpiryDays     int    // with "days": the rule expires this many days from now; 0 means 30
 	FromLaunchKey  string // the alarm the rule came from, if any
 	FromAlarmNo    int
 	Override       bool   // hide confirmed alarms anyway
@@ -70,11 +71,17 @@ func (d *RuleDraft) Validate() error {
 	if d.Author == "" || utf8.RuneCountInString(d.Author) > 80 || strings.ContainsAny(d.Author, "\x00\n\r") {
 		f["name"] = "enter your name (at most 80 characters): every rule records its author"
 	}
-	if d.Expiry == "" {
-		d.Expiry = "30d"
+	if d.Expiry == "" || d.Expiry == "30d" {
+		d.Expiry = "days"
 	}
-	if d.Expiry != "30d" && d.Expiry != "never" {
-		f["expiry"] = "choose 30 days or never"
+	if d.ExpiryDays == 0 {
+		d.ExpiryDays = int(DefaultRuleLife / (24 * time.Hour))
+	}
+	switch {
+	case d.Expiry != "days" && d.Expiry != "never":
+		f["expiry"] = "choose a number of days or never"
+	case d.Expiry == "days" && (d.ExpiryDays < 1 || d.ExpiryDays > 365):
+		f["expiry"] = "a rule lives 1 to 365 days, or never expires"
 	}
 	if d.Override && d.OverrideReason == "" {
 		f["override"] = "say why this rule may hide alarms a person confirmed"
@@ -89,7 +96,7 @@ func (d *RuleDraft) rule(now time.Time) store.Rule {
 	r := store.Rule{Matcher: d.Matcher, Pattern: d.Pattern, Scope: d.Scope, ScopeValue: d.ScopeValue,
 		Reason: d.Reason, Author: d.Author}
 	if d.Expiry != "never" {
-		exp := now.Add(DefaultRuleLife)
+		exp := now.Add(time.Duration(d.ExpiryDays) * 24 * time.Hour)
 		r.ExpiresAt = &exp
 	}
 	if d.Override {
@@ -197,7 +204,7 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 			return err
 		}
 		detail := map[string]any{"matcher": r.Matcher, "pattern": r.Pattern, "scope": r.Scope,
-			"scope_value": r.ScopeValue, "reason": r.Reason, "expiry": d.Expiry, "suppressed": len(p.Open),
+			"scope_value": r.ScopeValue, "reason": r.Reason, "expiry": d.Expiry, "expiry_days": d.ExpiryDays, "suppressed": len(p.Open),
 			"confirmed_matched": len(p.Confirmed)}
 		if d.Override {
 			detail["override_reason"] = d.OverrideReason
@@ -323,10 +330,9 @@ func UpdateRule(ctx context.Context, st *store.Store, id int64, d RuleDraft) (*P
 		return p, &InvalidError{Fields: map[string]string{"override": "this rule would hide " +
 			strconv.Itoa(len(p.Confirmed)) + " confirmed alarm(s): narrow it, or override with a reason"}}
 	}
+	// The edit form shows the days the rule has left, so saving it as it
+	// came keeps its expiry (to the day) and changing them is explicit.
 	r := d.rule(time.Now())
-	if d.Expiry != "never" && old.ExpiresAt != nil {
-		r.ExpiresAt = old.ExpiresAt // editing does not extend the rule's life
-	}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateRule(ctx, id, r); err != nil {
 			return err

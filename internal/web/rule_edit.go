@@ -2,9 +2,11 @@ package web
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,7 +36,7 @@ func (h *handler) ruleEdit(c echo.Context) error {
 			return err
 		}
 		q = url.Values{"matcher": {r.Matcher}, "pattern": {r.Pattern}, "scope": {r.Scope}, "reason": {r.Reason},
-			"expiry": {"30d"}}
+			"expiry": {"days"}}
 		switch r.Scope {
 		case "server":
 			q.Set("server_value", r.ScopeValue)
@@ -43,6 +45,9 @@ func (h *handler) ruleEdit(c echo.Context) error {
 		}
 		if r.ExpiresAt == nil {
 			q.Set("expiry", "never")
+		} else {
+			left := int(math.Ceil(time.Until(*r.ExpiresAt).Hours() / 24))
+			q.Set("expiry_days", strconv.Itoa(max(1, left)))
 		}
 		if r.OverrideReason != nil {
 			q.Set("override", "1")

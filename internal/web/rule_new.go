@@ -3,6 +3,7 @@ package web
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -47,7 +48,7 @@ func (h *handler) rulePreview(c echo.Context) error {
 func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, review.RuleDraft, error) {
 	p := views.RuleFormProps{Matcher: v.Get("matcher"), Pattern: v.Get("pattern"), Scope: v.Get("scope"),
 		ServerValue: v.Get("server_value"), LabelValue: v.Get("label_value"), Expiry: v.Get("expiry"),
-		Reason: v.Get("reason"), Author: v.Get("name"), FromLaunch: v.Get("launch"),
+		ExpiryDays: v.Get("expiry_days"), Reason: v.Get("reason"), Author: v.Get("name"), FromLaunch: v.Get("launch"),
 		Override: v.Get("override") == "1", OverrideReason: v.Get("override_reason")}
 	if p.Author == "" {
 		p.Author = reviewerName(c)
@@ -84,9 +85,17 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	if p.Scope == "" {
 		p.Scope = "all"
 	}
+	if p.ExpiryDays == "" {
+		p.ExpiryDays = "30"
+	}
 	d := review.RuleDraft{Matcher: p.Matcher, Pattern: p.Pattern, Scope: p.Scope, Reason: p.Reason, Author: p.Author,
 		Expiry: p.Expiry, FromLaunchKey: p.FromLaunch, FromAlarmNo: p.FromAlarm, Override: p.Override,
 		OverrideReason: p.OverrideReason}
+	if n, err := strconv.Atoi(strings.TrimSpace(p.ExpiryDays)); err == nil {
+		d.ExpiryDays = n
+	} else {
+		d.ExpiryDays = -1 // Validate says what is wrong
+	}
 	switch p.Scope {
 	case "server":
 		d.ScopeValue = p.ServerValue

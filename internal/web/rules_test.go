@@ -207,7 +207,7 @@ func TestRules(t *testing.T) {
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
 		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"server"},
-			"server_value": {"sglang"}, "reason": {"probe noise"}, "name": {"ada"}}, false)
+			"server_value": {"sglang"}, "reason": {"probe noise"}, "name": {"ada"}, "expiry": {"days"}, "expiry_days": {"7"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("save: %d", res.StatusCode)
 		}
@@ -219,6 +219,9 @@ func TestRules(t *testing.T) {
 		doc := b.page("/rules/"+id+"/edit", 200)
 		if v := doc.Find(`input[name="pattern"]`).AttrOr("value", ""); v != "probe kernel" {
 			t.Errorf("edit form pattern %q", v)
+		}
+		if v := doc.Find(`input[name="expiry_days"]`).AttrOr("value", ""); v != "7" {
+			t.Errorf("edit form shows %q days left, want 7", v)
 		}
 		if n := testid(doc, "preview-total").Text(); n != "1" {
 			t.Errorf("edit preview total %q, want 1 (ok-1, held by the rule)", n)
