@@ -210,7 +210,7 @@ func firstLog(curl string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</pre><p>Or let the command line run the server and ship its output as it is written:</p><pre class=\"cmd\">launchwatch run -- python -m sglang.launch_server --model-path ...</pre></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</pre><p>Or let the command line run the server and ship its output as it is written:</p><pre class=\"cmd\" data-testid=\"cli-line\">launchwatch run --launch demo-1 --server sglang -- python -m sglang.launch_server --model-path ...</pre></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -20,6 +20,9 @@ func TestLaunchesIndex(t *testing.T) {
 		if !strings.Contains(curl, "curl --data-binary @x.log") || !strings.Contains(curl, "/api/v1/launches/demo/lines?server=sglang") {
 			t.Errorf("curl line = %q", curl)
 		}
+		if cli := testid(doc, "cli-line").Text(); !strings.HasPrefix(cli, "launchwatch run --launch ") {
+			t.Errorf("CLI line = %q", cli)
+		}
 		if testid(doc, "launch-table").Length() != 0 {
 			t.Error("an empty install shows a table")
 		}
