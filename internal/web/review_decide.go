@@ -23,6 +23,12 @@ func (h *handler) reviewDecide(c echo.Context) error {
 		return badParam("fingerprint is missing")
 	}
 	d := review.Decision{Verdict: c.FormValue("verdict"), Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
+	// One alarm of the group, read before the decision: a bulk dismissal
+	// is offered as one rule made from it.
+	first, err := h.store.OpenAlarmsWithFingerprint(c.Request().Context(), fp, 1)
+	if err != nil {
+		return err
+	}
 	n, err := review.DecideGroup(c.Request().Context(), h.store, fp, d)
 	var invalid *review.InvalidError
 	if errors.As(err, &invalid) {
@@ -42,5 +48,9 @@ func (h *handler) reviewDecide(c echo.Context) error {
 	}
 	setReviewer(c, d.Actor)
 	q := url.Values{"decided": {strconv.Itoa(n)}, "verdict": {d.Verdict}}
+	if d.Verdict == review.Dismiss && len(first) == 1 {
+		q.Set("rule_launch", first[0].LaunchKey)
+		q.Set("rule_alarm", strconv.Itoa(first[0].No))
+	}
 	return c.Redirect(http.StatusSeeOther, "/review?"+q.Encode())
 }

@@ -26,6 +26,10 @@ func (h *handler) reviewIndex(c echo.Context) error {
 		case "confirm", "dismiss":
 			p.Done = strconv.Itoa(n) + " alarms " + v + "ed."
 		}
+		key, no := c.QueryParam("rule_launch"), c.QueryParam("rule_alarm")
+		if n, err := strconv.Atoi(no); err == nil && n > 0 && launchKeyPattern.MatchString(key) {
+			p.RuleHref = "/rules/new?launch=" + key + "&alarm=" + no
+		}
 	}
 	return render(c, 200, views.Review(p))
 }

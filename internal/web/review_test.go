@@ -55,6 +55,9 @@ func TestReview(t *testing.T) {
 			t.Errorf("another group was decided: %+v", a)
 		}
 		doc = b.page(res.Header.Get("Location"), 200)
+		if href := testid(doc, "bulk-rule").AttrOr("href", ""); href != "/rules/new?launch=ok-1&alarm=1" {
+			t.Errorf("bulk dismissal offers the rule %q", href)
+		}
 		if testid(doc, "review-group").Length() != 1 || !strings.Contains(testid(doc, "review-done").Text(), "2 alarms dismissed") {
 			t.Errorf("queue after the bulk dismissal: %d groups, %q", testid(doc, "review-group").Length(), testid(doc, "review-done").Text())
 		}
