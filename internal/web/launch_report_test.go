@@ -121,3 +121,18 @@ func TestSilentLaunch(t *testing.T) {
 		}
 	})
 }
+
+func TestSilentLaunchInTheUI(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, web.Config{SilentAfter: time.Millisecond})
+	b.postText("/api/v1/launches/mute/lines", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+	time.Sleep(20 * time.Millisecond)
+	for _, path := range []string{"/", "/launches/mute"} {
+		r := b.do("GET", path, "", nil)
+		page := string(r.body)
+		if r.status != http.StatusOK || !strings.Contains(page, `class="badge silent"`) ||
+			!strings.Contains(page, `data-testid="no-data-since">no data since `) {
+			t.Errorf("%s: %d, silent badge or 'no data since' missing", path, r.status)
+		}
+	}
+}

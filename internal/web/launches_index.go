@@ -62,7 +62,7 @@ func (h *handler) launchesIndex(c echo.Context) error {
 		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name,
 			Status: status.Observed(l.Status, l.LastHeard(), now, h.cfg.SilentAfter), Server: l.Server,
 			Host: l.Host, Start: start, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
-			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal})
+			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, LastHeard: l.LastHeard()})
 	}
 	if f.Page > 1 {
 		p.PrevURL = launchesURL(f, f.Page-1)
