@@ -22,6 +22,7 @@ import (
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/pgserver"
+	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 )
@@ -109,6 +110,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer func() { stopListening(); <-listening }() // before the pool closes
 
 	st := store.New(pool)
+	// Expired suppression rules give back the alarms they held even when
+	// nobody opens a page (the pages do it too, at once).
+	expiring := make(chan struct{})
+	go func() {
+		defer close(expiring)
+		reopenExpiredRules(listenCtx, st, log)
+	}()
+	defer func() { stopListening(); <-expiring }()
+
 	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
 		LokiLaunchLabel: cfg.LokiLaunchLabel}, st, ingest.NewPipeline(st, log), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -151,4 +161,21 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// reopenExpiredRules re-opens, every minute until ctx ends, the alarms of
+// suppression rules that expired.
+func reopenExpiredRules(ctx context.Context, st *store.Store, log *slog.Logger) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		if err := review.ReopenExpired(ctx, st); err != nil && ctx.Err() == nil {
+			log.Warn("re-opening the alarms of expired rules", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
