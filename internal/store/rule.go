@@ -50,10 +50,18 @@ func (r *Rule) InForce(t time.Time) bool {
 	return r.Enabled && (r.ExpiresAt == nil || r.ExpiresAt.After(t))
 }
 
+// inRuleScope is true for the launches l that rule r applies to.
+const inRuleScope = `(r.scope = 'all'
+	OR (r.scope = 'server' AND l.server = r.scope_value)
+	OR (r.scope = 'label' AND l.labels ->> split_part(r.scope_value, '=', 1) = substr(r.scope_value, strpos(r.scope_value, '=') + 1)))`
+
+// ruleColumns ends with "stale": the rule matched nothing in the last 50
+// launches it applies to (and there have been 50 since it was made).
 const ruleColumns = `r.id, r.matcher, r.pattern, r.scope, r.scope_value, r.reason, r.author, r.from_launch_id,
 	r.from_alarm_no, r.expires_at, r.enabled, r.override_reason, r.hits, r.last_hit_at, r.created_at,
-	(r.last_hit_at IS NULL OR r.last_hit_at < (SELECT created_at FROM launches ORDER BY created_at DESC OFFSET 49 LIMIT 1))
-		AND (SELECT count(*) FROM launches WHERE created_at > r.created_at) >= 50`
+	(r.last_hit_at IS NULL OR r.last_hit_at < (SELECT l.created_at FROM launches l WHERE ` + inRuleScope + `
+		ORDER BY l.created_at DESC OFFSET 49 LIMIT 1))
+		AND (SELECT count(*) FROM launches l WHERE ` + inRuleScope + ` AND l.created_at > r.created_at) >= 50`
 
 func collectRules(rows pgx.Rows) ([]Rule, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Rule, error) {

@@ -298,5 +298,29 @@ func TestRules(t *testing.T) {
 		if st := b.launch("ok-1").Status; st != "alarm" {
 			t.Errorf("status %q after the rule expired, want alarm", st)
 		}
+
+		t.Run("StaleCountsOnlyLaunchesInScope", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			// A rule for vLLM is not stale after 50 SGLang launches, and is
+			// after 50 vLLM launches without a hit.
+			res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"some vllm noise"}, "scope": {"server"},
+				"server_value": {"vllm"}, "reason": {"vllm noise"}, "name": {"ada"}}, false)
+			if res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("save the vllm rule: %d", res.StatusCode)
+			}
+			for i := range 50 {
+				b.postText(fmt.Sprintf("/api/v1/launches/sg-%d/lines?server=sglang", i), "hello\n")
+			}
+			if testid(b.page("/rules", 200), "rule-stale").Length() != 0 {
+				t.Error("a vllm rule is marked stale after 50 launches of another server")
+			}
+			for i := range 50 {
+				b.postText(fmt.Sprintf("/api/v1/launches/vl-%d/lines?server=vllm", i), "hello\n")
+			}
+			if testid(b.page("/rules", 200), "rule-stale").Length() != 1 {
+				t.Error("a vllm rule is not marked stale after 50 vllm launches without a hit")
+			}
+		})
 	})
 }
