@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,24 @@ func post(t *testing.T, url, key, body string) {
 	}
 }
 
+// syncBuffer is a bytes.Buffer a child process writes while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func TestWaitExitCodes(t *testing.T) {
 	t.Parallel()
 
@@ -32,12 +51,14 @@ func TestWaitExitCodes(t *testing.T) {
 		srv := webtest.Start(t, web.Config{})
 		cmd := exec.Command(cliBin, "wait", "later", "--url", srv.URL, "--timeout", "60s")
 		cmd.Env = cleanEnv()
-		var out bytes.Buffer
+		var out syncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "wait to subscribe", func() bool { return srv.Hub.Subscribers() > 0 })
+		eventually(t, "wait to see that the launch is absent", func() bool {
+			return strings.Contains(out.String(), "waiting for launch later to appear")
+		})
 		post(t, srv.URL, "later", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
 		post(t, srv.URL, "later", "[2026-04-02 09:29:20] The server is fired up and ready to roll!\n")
 		cmd.Wait() //nolint:errcheck
