@@ -34,7 +34,9 @@
 
   function connect() {
     var proto = location.protocol === "https:" ? "wss://" : "ws://";
-    var ws = new WebSocket(proto + location.host + "/api/v1/launches/" + encodeURIComponent(key) + "/live?after=" + after());
+    // after=max: only the launch's state, not its lines; the page reads
+    // new lines rendered by the server through /tail instead.
+    var ws = new WebSocket(proto + location.host + "/api/v1/launches/" + encodeURIComponent(key) + "/live?after=9223372036854775807");
     ws.onopen = function () { delay = 1000; };
     ws.onmessage = function (m) {
       // The state sent on the first connection is what the page shows

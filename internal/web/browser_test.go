@@ -279,6 +279,35 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("LaunchListUpdatesItsBadges", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/list-1/lines?server=sglang", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		tab := newBrowser(t)
+		row := `#launch-table tr:has(a[href="/launches/list-1"]) [data-testid="status"]`
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/"),
+			chromedp.WaitVisible(chromedp.CSS(row)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("opening the list: %v", err)
+		}
+		if got := textOf(t, tab, row); got != "loading" {
+			t.Fatalf("badge %q, want loading", got)
+		}
+		b.postText("/api/v1/launches/list-1/lines", "[2026-04-02 09:29:20] The server is fired up and ready to roll!\n")
+		b.postText("/api/v1/launches/list-2/lines?server=vllm", "a new launch\n")
+		err = chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/list-2"])`)))
+		if err == nil {
+			_, err = chromedp.Run(tab, chromedp.Poll[bool](
+				`(function () { var e = document.querySelector(`+strconv.Quote(row)+`); return !!e && e.innerText.trim() === "ready"; })()`))
+		}
+		if err != nil {
+			t.Fatalf("the list did not follow: badge %q: %v", textOf(t, tab, row), err)
+		}
+	})
+
 	t.Run("LaunchPageFollowsTheLaunch", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

@@ -120,3 +120,35 @@ func TestLaunchLive(t *testing.T) {
 		}
 	})
 }
+
+func TestLaunchesLive(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	url := "ws" + strings.TrimPrefix(b.url, "http") + "/api/v1/live"
+	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	type changed struct {
+		Type     string   `json:"type"`
+		Launches []string `json:"launches"`
+	}
+	read := func() changed {
+		t.Helper()
+		ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var m changed
+		if err := ws.ReadJSON(&m); err != nil {
+			t.Fatalf("reading: %v", err)
+		}
+		return m
+	}
+	if m := read(); m.Type != "hello" {
+		t.Fatalf("first message %+v, want hello", m)
+	}
+	b.postText("/api/v1/launches/listed/lines", "one\n")
+	m := read()
+	if m.Type != "changed" || len(m.Launches) != 1 || m.Launches[0] != "listed" {
+		t.Errorf("message %+v, want the change of launch listed", m)
+	}
+}

@@ -1,0 +1,34 @@
+// Keeps the launch list current: the server pushes a note over a websocket
+// (/api/v1/live) whenever any launch changes, and the table is then read
+// again with the page's own filters and paging (via htmx), at most once a
+// second however busy ingest is.
+(function () {
+  "use strict";
+  if (!document.querySelector("[data-live-list]") || !window.WebSocket || !window.htmx) return;
+  var pending = false, delay = 1000;
+
+  function refresh() {
+    if (pending) return;
+    pending = true;
+    setTimeout(function () {
+      htmx.ajax("GET", location.pathname + location.search,
+        { target: "#launch-table", select: "#launch-table", swap: "outerHTML" }).then(
+        function () { pending = false; }, function () { pending = false; });
+    }, 1000);
+  }
+
+  function connect() {
+    var proto = location.protocol === "https:" ? "wss://" : "ws://";
+    var ws = new WebSocket(proto + location.host + "/api/v1/live");
+    ws.onopen = function () { delay = 1000; };
+    ws.onmessage = function (m) {
+      try { if (JSON.parse(m.data).type === "hello") return; } catch (e) { /* refresh anyway */ }
+      refresh();
+    };
+    ws.onclose = function () {
+      setTimeout(function () { refresh(); connect(); }, delay);
+      delay = Math.min(delay * 2, 30000);
+    };
+  }
+  connect();
+})();
