@@ -63,14 +63,23 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
 	sendCtx, cancelSend := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSend()
 	sent := make(chan error, 1)
-	go func() { sent <- sender.Run(sendCtx) }()
+	// A sender that stops (a batch refused for good) stops the reading too:
+	// nothing more could be sent, and the error must be reported.
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	go func() {
+		err := sender.Run(sendCtx)
+		stopReading()
+		sent <- err
+	}()
 
-	readErr := f.read(ctx)
+	readErr := f.read(readCtx)
 	f.q.Close()
-	if readErr != nil || ctx.Err() != nil {
+	if readErr != nil || readCtx.Err() != nil {
 		// Interrupted: what is acknowledged is recorded; the rest is read
 		// again next time. Give the batch in flight a moment to land.
-		go func() { time.Sleep(5 * time.Second); cancelSend() }()
+		grace := time.AfterFunc(5*time.Second, cancelSend)
+		defer grace.Stop()
 	}
 	sendErr := <-sent
 	if readErr != nil {

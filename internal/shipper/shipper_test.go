@@ -141,3 +141,27 @@ func TestSenderHeartbeatsWhileIdle(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// A batch refused for good ends Follow with that error even while it
+// follows the file: it must not keep reading and hang silently.
+func TestFollowStopsOnARefusedBatch(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	c, err := client.New(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "x.log")
+	if err := os.WriteFile(log, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = Follow(ctx, c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Poll: 10 * time.Millisecond,
+		Sender: SenderConfig{Launch: "bad key"}})
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ctx.Err() != nil {
+		t.Errorf("Follow = %v (ctx %v); want the server's 400 before the deadline", err, ctx.Err())
+	}
+}
