@@ -152,6 +152,12 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 		}
 		l.TS = ts
 	}
+	if y := l.TS.UTC().Year(); y < 1 || y > 9999 {
+		// Stored, such a time could never be written back as RFC 3339
+		// (encoding/json refuses years outside 0-9999): every read of the
+		// launch's lines would fail.
+		return Line{}, fmt.Errorf("the time %s is out of range (years 1 to 9999 in UTC)", l.TS.Format(time.RFC3339Nano))
+	}
 	if w.Stream != nil {
 		switch *w.Stream {
 		case "", "stdout", "stderr":
@@ -217,7 +223,9 @@ func parseAnyTS(raw json.RawMessage) (time.Time, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) {
+	// f < 2^63: a larger number is no unix time in any unit (and would not
+	// convert to int64 nanoseconds); !(f > 0) also refuses NaN.
+	if err != nil || !(f > 0) || f >= 1<<63 || strings.ContainsAny(s, "xXnN") {
 		return time.Time{}, fmt.Errorf("the time must be RFC 3339 or a unix time, got %s", raw)
 	}
 	switch {

@@ -312,3 +312,35 @@ func manyLabels(n int) string {
 	}
 	return strings.Join(q, "&")
 }
+
+// A time the API cannot write back (a year past 9999 or before 1 once in
+// UTC) or a unix time that is no number of this era (NaN, 1e300) was stored
+// and then made every read of the launch's lines a 500, or became a 1677
+// timestamp. It is a bad time: 400, nothing stored.
+func TestIngestRejectsTimesOutOfRange(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tests := []struct {
+		name, contentType, body string
+	}{
+		{"PastYear9999InUTC", "application/x-ndjson", `{"line":"x","ts":"9999-12-31T23:59:59-23:59"}`},
+		{"BeforeYear1InUTC", "application/x-ndjson", `{"line":"x","ts":"0001-01-01T00:00:00+01:00"}`},
+		{"AliasPastYear9999", "application/json", `[{"line":"x","timestamp":"9999-12-31T23:00:00-05:00"}]`},
+		{"DateNaN", "application/json", `[{"line":"x","date":"NaN"}]`},
+		{"DateHuge", "application/json", `[{"line":"x","date":1e300}]`},
+		{"DateHex", "application/json", `[{"line":"x","date":"0x1p70"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := "tsrange-" + strings.ToLower(tt.name)
+			r := b.do("POST", "/api/v1/launches/"+key+"/lines", tt.contentType, []byte(tt.body))
+			if r.status != http.StatusBadRequest {
+				t.Errorf("got %d %s, want 400", r.status, r.body)
+			}
+			if b.exists(key) {
+				lr := b.do("GET", "/api/v1/launches/"+key+"/lines", "", nil)
+				t.Errorf("a rejected batch created its launch; reading its lines: %d %s", lr.status, lr.body)
+			}
+		})
+	}
+}
