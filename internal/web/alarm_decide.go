@@ -46,6 +46,9 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	if err != nil || no < 1 || no > math.MaxInt32 {
 		return badParam("alarm number %q is not valid", c.Param("no"))
 	}
+	if _, err := formText(c); err != nil {
+		return err
+	}
 	d := review.Decision{LaunchKey: key, AlarmNo: no, Verdict: c.FormValue("verdict"),
 		Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
 	htmx := c.Request().Header.Get("HX-Request") == "true"

@@ -19,6 +19,9 @@ func (h *handler) annotationCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := formText(c); err != nil {
+		return err
+	}
 	n := review.Note{LaunchKey: key, Author: c.FormValue("name"), Body: c.FormValue("body")}
 	if s := strings.TrimSpace(c.FormValue("seq")); s != "" {
 		if n.Seq, err = strconv.ParseInt(s, 10, 64); err != nil || n.Seq < 1 {

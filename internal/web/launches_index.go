@@ -74,6 +74,9 @@ func (h *handler) launchesIndex(c echo.Context) error {
 }
 
 func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
+	if err := checkText(q); err != nil {
+		return views.LaunchesFilter{}, err
+	}
 	f := views.LaunchesFilter{
 		Status: q.Get("status"), Server: strings.TrimSpace(q.Get("server")),
 		Label: strings.TrimSpace(q.Get("label")), Query: strings.TrimSpace(q.Get("q")),

@@ -18,6 +18,9 @@ import (
 // the queue, which offers to turn a bulk dismissal into one rule through
 // the group's "suppress similar".
 func (h *handler) reviewDecide(c echo.Context) error {
+	if _, err := formText(c); err != nil {
+		return err
+	}
 	fp := c.FormValue("fingerprint")
 	if fp == "" || len(fp) > 200 {
 		return badParam("fingerprint is missing")

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -46,6 +47,9 @@ func (h *handler) rulePreview(c echo.Context) error {
 // and no pattern was given yet, the form is prefilled from that alarm: its
 // template, its launch's server as the scope, its dismissal reason.
 func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, review.RuleDraft, error) {
+	if err := checkText(v); err != nil {
+		return views.RuleFormProps{}, review.RuleDraft{}, err
+	}
 	p := views.RuleFormProps{Matcher: v.Get("matcher"), Pattern: v.Get("pattern"), Scope: v.Get("scope"),
 		ServerValue: v.Get("server_value"), LabelValue: v.Get("label_value"), Expiry: v.Get("expiry"),
 		ExpiryDays: v.Get("expiry_days"), Reason: v.Get("reason"), Author: v.Get("name"), FromLaunch: v.Get("launch"),
@@ -55,7 +59,7 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	}
 	if p.FromLaunch != "" {
 		no, err := strconv.Atoi(v.Get("alarm"))
-		if err != nil || no < 1 {
+		if err != nil || no < 1 || no > math.MaxInt32 {
 			return p, review.RuleDraft{}, badParam("alarm %q is not valid", v.Get("alarm"))
 		}
 		p.FromAlarm = no

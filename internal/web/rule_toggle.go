@@ -18,6 +18,9 @@ func (h *handler) ruleToggle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := formText(c); err != nil {
+		return err
+	}
 	enabled := c.FormValue("enabled") == "1"
 	name := c.FormValue("name")
 	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, name)

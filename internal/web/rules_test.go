@@ -324,3 +324,55 @@ func TestRules(t *testing.T) {
 		})
 	})
 }
+
+// TestUIMalformedInputIs4xx: text the database cannot store (NUL bytes,
+// invalid UTF-8) or numbers out of range in a UI query or form are the
+// client's mistake, answered 4xx with a message, never a 500.
+func TestUIMalformedInputIs4xx(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/ok-1/lines?server=sglang&label.team=infra", falseAlarmLog)
+	rule := url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"all"}, "reason": {"r"}, "name": {"ada"}}
+	with := func(k, v string) url.Values {
+		f := url.Values{}
+		for key, vs := range rule {
+			f[key] = vs
+		}
+		f.Set(k, v)
+		return f
+	}
+	for _, p := range []string{
+		"/?q=%00", "/?label=team=%00", "/?label=team=%ff",
+		"/rules/preview?matcher=template&pattern=%00", "/rules/preview?matcher=template&pattern=%ff",
+		"/rules/preview?matcher=substring&pattern=a&scope=label&label_value=a=%00",
+		"/rules/preview?matcher=substring&pattern=a&scope=server&server_value=%00",
+		"/rules/new?matcher=substring&pattern=a&scope=label&label_value=a%3D%00&preview=1",
+		"/rules/new?launch=%00&alarm=1", "/rules/new?launch=ok-1&alarm=99999999999",
+	} {
+		if r := b.do("GET", p, "", nil); r.status < 400 || r.status >= 500 {
+			t.Errorf("GET %s: %d, want 4xx", p, r.status)
+		}
+	}
+	for _, f := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/launches/ok-1/annotations", url.Values{"body": {"\xff"}, "name": {"ada"}}},
+		{"/launches/ok-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"\xff"}, "reason": {"x"}}},
+		{"/launches/ok-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"\xff"}}},
+		{"/rules", with("pattern", "a\x00")},
+		{"/rules", with("reason", "r\x00")},
+		{"/rules", with("reason", "\xff")},
+		{"/rules", url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"label"}, "label_value": {"a=\x00"}, "reason": {"r"}, "name": {"ada"}}},
+		{"/rules", with("alarm", "99999999999")},
+		{"/review/decide", url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"r"}, "fingerprint": {"\x00"}}},
+	} {
+		if f.path == "/rules" && f.form.Get("alarm") != "" {
+			f.form.Set("launch", "ok-1")
+		}
+		res := b.postForm(f.path, f.form, false)
+		if res.StatusCode < 400 || res.StatusCode >= 500 {
+			t.Errorf("POST %s %s: %d, want 4xx", f.path, f.form.Encode(), res.StatusCode)
+		}
+	}
+}
