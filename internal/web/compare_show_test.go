@@ -64,3 +64,37 @@ func TestCompareShow(t *testing.T) {
 		b.page("/compare?a=ok-1", 400)
 	})
 }
+
+// TestLinksWithPlusInKey: a launch key may contain "+", which a query
+// string reads as a space; the links that carry a key in their query
+// (compare, suppress similar) must still reach that launch.
+func TestLinksWithPlusInKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/run+1/lines?server=sglang&name=llama", falseAlarmLog)
+	b.postText("/api/v1/launches/run+2/lines?server=sglang&name=llama", falseAlarmLog)
+
+	doc := b.page("/launches/run+2", 200)
+	href := testid(doc, "compare-previous").AttrOr("href", "")
+	if href == "" {
+		t.Fatal("no link to the previous launch")
+	}
+	cmp := b.page(href, 200)
+	if h := cmp.Find("h1").Text(); !strings.Contains(h, "run+1") || !strings.Contains(h, "run+2") {
+		t.Errorf("compare link %s shows %q", href, h)
+	}
+	href = testid(doc, "suppress-similar").AttrOr("href", "")
+	if href == "" {
+		t.Fatal("no suppress similar link")
+	}
+	if p := testid(b.page(href, 200), "rule-pattern").AttrOr("value", ""); p == "" {
+		t.Errorf("suppress similar %s: the form is not prefilled from the alarm", href)
+	}
+	href = b.page("/review", 200).Find(`a[href^="/rules/new"]`).First().AttrOr("href", "")
+	if href == "" {
+		t.Fatal("no suppress similar link on /review")
+	}
+	if p := testid(b.page(href, 200), "rule-pattern").AttrOr("value", ""); p == "" {
+		t.Errorf("suppress similar %s from /review: the form is not prefilled", href)
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -28,7 +29,7 @@ func (h *handler) reviewIndex(c echo.Context) error {
 		}
 		key, no := c.QueryParam("rule_launch"), c.QueryParam("rule_alarm")
 		if n, err := strconv.Atoi(no); err == nil && n > 0 && launchKeyPattern.MatchString(key) {
-			p.RuleHref = "/rules/new?launch=" + key + "&alarm=" + no
+			p.RuleHref = "/rules/new?launch=" + url.QueryEscape(key) + "&alarm=" + no
 		}
 	}
 	return render(c, 200, views.Review(p))
@@ -56,7 +57,7 @@ func (h *handler) reviewPage(c echo.Context) (views.ReviewProps, error) {
 				Href: "/launches/" + r.LaunchKey + "#alarm-" + strconv.Itoa(r.No)})
 		}
 		if len(refs) > 0 {
-			rg.RuleHref = "/rules/new?launch=" + refs[0].LaunchKey + "&alarm=" + strconv.Itoa(refs[0].No)
+			rg.RuleHref = "/rules/new?launch=" + url.QueryEscape(refs[0].LaunchKey) + "&alarm=" + strconv.Itoa(refs[0].No)
 		}
 		p.Groups = append(p.Groups, rg)
 	}
