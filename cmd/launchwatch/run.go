@@ -99,16 +99,23 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	// Its own process group: a Ctrl-C in the terminal reaches only us, and
 	// we forward it once.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	outPipe, err := cmd.StdoutPipe()
+	// Our own pipes rather than StdoutPipe: helpers the server starts may
+	// keep its output open after it exited, and its exit must still be
+	// seen (cmd.Wait would wait for them, or close the pipes under us).
+	outPipe, outW, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintln(r.stderr, "launchwatch run:", err)
 		return exitFailed
 	}
-	errPipe, err := cmd.StderrPipe()
+	defer outPipe.Close()
+	errPipe, errW, err := os.Pipe()
 	if err != nil {
+		outW.Close()
 		fmt.Fprintln(r.stderr, "launchwatch run:", err)
 		return exitFailed
 	}
+	defer errPipe.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
 	q := shipper.NewQueue()
 	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: attrs.values(), Log: r.log})
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
@@ -116,7 +123,10 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	sent := make(chan error, 1)
 	go func() { sent <- sender.Run(sendCtx) }()
 
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outW.Close() // the child has its copies
+	errW.Close()
+	if err != nil {
 		msg := "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error()
 		fmt.Fprintln(r.stderr, msg)
 		q.Push(client.Line{Seq: r.seq.Add(1), Text: msg, TS: time.Now().UTC(), Stream: "stderr"})
@@ -138,22 +148,35 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	}
 
 	exited := make(chan error, 1)
-	go func() {
-		copying.Wait() // read all output before Wait closes the pipes
-		exited <- cmd.Wait()
-	}()
+	go func() { exited <- cmd.Wait() }()
 	var waitErr error
 	for done := false; !done; {
 		select {
 		case sig := <-sigs:
 			r.stopRequested.Store(true)
-			r.log.Info("forwarding signal to the server process", slog.String("signal", sig.String()))
-			cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
+			r.log.Info("forwarding signal to the server process group", slog.String("signal", sig.String()))
+			// To the whole group, as a terminal's Ctrl-C would: the server's
+			// helper processes are in it too.
+			if syscall.Kill(-cmd.Process.Pid, sig.(syscall.Signal)) != nil {
+				cmd.Process.Signal(sig) //nolint:errcheck // it may have exited already
+			}
 		case waitErr = <-exited:
 			done = true
 		}
 	}
 	stopProbe()
+	// Its output ends with it, unless a process it started holds it open:
+	// take what comes in a moment, then stop reading.
+	output := make(chan struct{})
+	go func() { copying.Wait(); close(output) }()
+	select {
+	case <-output:
+	case <-time.After(outputGrace):
+		r.log.Warn("the server process exited but processes it started still hold its output; not reading it any more")
+		outPipe.Close()
+		errPipe.Close()
+		<-output
+	}
 	q.Close()
 
 	// Every line must reach the server before the exit is reported.
@@ -169,6 +192,10 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	}
 	return code
 }
+
+// outputGrace is how long run reads output after the server process
+// exited, for lines still in the pipes.
+const outputGrace = 2 * time.Second
 
 // pump copies one output stream of the child to the terminal, line by
 // line as it comes, and queues each line for shipping.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,6 +107,101 @@ func TestRun(t *testing.T) {
 		}
 		if l, _ := getLaunch(t, srv.URL, "missing"); l.Status != "crashed" {
 			t.Errorf("status = %q, want crashed", l.Status)
+		}
+	})
+}
+
+// runShell starts `launchwatch run` with a shell script as the server and
+// returns it with its output; the script prints the pid of a background
+// process it starts, which cleanup kills if it is still there.
+func runShell(t *testing.T, url, key, script string) (*exec.Cmd, *syncBuffer, func() int) {
+	t.Helper()
+	cmd := exec.Command(cliBin, "run", "--launch", key, "--url", url, "--", "sh", "-c", script)
+	cmd.Env = cleanEnv()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := func() int {
+		var pid int
+		eventually(t, "the background pid", func() bool {
+			first, _, _ := strings.Cut(out.String(), "\n")
+			n, err := strconv.Atoi(strings.TrimSpace(first))
+			pid = n
+			return err == nil && strings.Contains(out.String(), "\n")
+		})
+		return pid
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill() //nolint:errcheck
+			cmd.Wait()         //nolint:errcheck
+		}
+	})
+	return cmd, out, grandchild
+}
+
+// alive reports whether pid is a running process (not gone, not a zombie).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(data), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, out fmt.Stringer, within time.Duration) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }() //nolint:errcheck
+	select {
+	case <-done:
+	case <-time.After(within):
+		t.Fatalf("launchwatch run did not end within %s\n%s", within, out)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func TestRunProcessGroup(t *testing.T) {
+	t.Parallel()
+
+	// Servers start helpers (tokenizer, scheduler, a shell's background
+	// job) that inherit stdout and may outlive the main process: the exit
+	// must still be reported, with the lines printed before it.
+	t.Run("ExitReportedWhileAHelperHoldsTheOutput", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		cmd, out, grandchild := runShell(t, srv.URL, "orphan", `sleep 60 & echo $!; echo "Traceback (most recent call last):"; echo "KeyError: 'x'"; exit 3`)
+		pid := grandchild()
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) //nolint:errcheck
+		if code := waitExit(t, cmd, out, 20*time.Second); code != 3 {
+			t.Errorf("run exit %d, want the child's 3\n%s", code, out)
+		}
+		l, _ := getLaunch(t, srv.URL, "orphan")
+		if l.Status != "crashed" || l.ExitCode == nil || *l.ExitCode != 3 {
+			t.Errorf("launch = %+v, want crashed with exit code 3", l)
+		}
+		if got := storedTexts(t, srv.URL, "orphan"); len(got) != 3 || got[2] != "KeyError: 'x'" {
+			t.Errorf("stored lines = %q", got)
+		}
+	})
+
+	// A Ctrl-C in a terminal reaches the whole foreground process group;
+	// run puts the server in a group of its own, so it must forward the
+	// signal to that whole group, not only to its leader.
+	t.Run("SignalReachesTheWholeGroup", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		cmd, out, grandchild := runShell(t, srv.URL, "group", `sleep 60 & echo $!; wait`)
+		pid := grandchild()
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) //nolint:errcheck
+		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
+		waitExit(t, cmd, out, 20*time.Second)
+		eventually(t, "the background process to end", func() bool { return !alive(pid) })
+		if l, _ := getLaunch(t, srv.URL, "group"); l.Status != "exited" {
+			t.Errorf("status after the operator's stop = %q, want exited", l.Status)
 		}
 	})
 }
