@@ -197,7 +197,7 @@ func TestRunProcessGroup(t *testing.T) {
 		cmd, out, grandchild := runShell(t, srv.URL, "group", `sleep 60 & echo $!; wait`)
 		pid := grandchild()
 		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) //nolint:errcheck
-		cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
+		cmd.Process.Signal(syscall.SIGTERM)                      //nolint:errcheck
 		waitExit(t, cmd, out, 20*time.Second)
 		eventually(t, "the background process to end", func() bool { return !alive(pid) })
 		if l, _ := getLaunch(t, srv.URL, "group"); l.Status != "exited" {
