@@ -75,6 +75,32 @@ func TestShip(t *testing.T) {
 		equalLines(t, storedTexts(t, srv.URL, "killed"), want)
 	})
 
+	// The file grows and is rotated while no shipper runs: the next run
+	// finishes the rotated file (found by its inode) before the new one.
+	t.Run("RotatedWhileStoppedLosesNothing", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		dir := t.TempDir()
+		log, state := filepath.Join(dir, "server.log"), filepath.Join(dir, "state")
+		ship := func() {
+			t.Helper()
+			if code, out := cli(t, "ship", log, "--launch", "rotated", "--once", "--url", srv.URL, "--state-file", state); code != 0 {
+				t.Fatalf("ship --once: exit %d\n%s", code, out)
+			}
+		}
+		want := writeLines(t, log, 1, 100, false)
+		ship()
+		want = append(want, writeLines(t, log, 101, 150, true)...)
+		if err := os.Rename(log, log+".1"); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, writeLines(t, log, 151, 200, false)...)
+		ship()
+		equalLines(t, storedTexts(t, srv.URL, "rotated"), want)
+		ship() // and nothing twice
+		equalLines(t, storedTexts(t, srv.URL, "rotated"), want)
+	})
+
 	t.Run("WebServerRestartLosesNothing", func(t *testing.T) {
 		t.Parallel()
 		db := webtest.Start(t, web.Config{}) // only for its database

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -160,6 +161,22 @@ func (f *follower) open(resume bool) (*openFile, error) {
 	f.mu.Lock()
 	st := f.state
 	f.mu.Unlock()
+	if resume && st.Ino != 0 && (st.Ino != of.ino || st.Dev != of.dev) {
+		// Rotated while no shipper ran: finish the file the state is about
+		// if it is still beside the new one (server.log.1); the loop moves
+		// on to the new file at its end, as for a rotation seen live.
+		if old := findFile(filepath.Dir(f.cfg.Path), st.Dev, st.Ino); old != nil {
+			file.Close()
+			file = old
+			if fi, err = file.Stat(); err != nil {
+				file.Close()
+				return nil, err
+			}
+			of = &openFile{f: file}
+			of.dev, of.ino = fileID(fi)
+			f.cfg.Log.Info("resuming the rotated file first", slog.String("path", file.Name()))
+		}
+	}
 	if resume && st.Ino == of.ino && st.Dev == of.dev && fi.Size() >= st.Offset {
 		if _, err := file.Seek(st.Offset, io.SeekStart); err != nil {
 			file.Close()
@@ -168,6 +185,39 @@ func (f *follower) open(resume bool) (*openFile, error) {
 		of.offset = st.Offset
 	}
 	return of, nil
+}
+
+// findFile opens the regular file in dir with the given device and inode,
+// or returns nil.
+func findFile(dir string, dev, ino uint64) *os.File {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if d, i := fileID(fi); d != dev || i != ino {
+			continue
+		}
+		file, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil
+		}
+		if fi, err := file.Stat(); err == nil {
+			if d, i := fileID(fi); d == dev && i == ino {
+				return file
+			}
+		}
+		file.Close()
+		return nil
+	}
+	return nil
 }
 
 // read is the tail -F loop.
@@ -204,11 +254,11 @@ func (f *follower) read(ctx context.Context) error {
 			return err
 		}
 		// At the end of the file: done, rotated, truncated, or just quiet.
-		if f.cfg.Once {
+		fi, statErr := os.Stat(f.cfg.Path)
+		if f.cfg.Once && (statErr != nil || sameFile(fi, of)) {
 			f.flushPartial(of, &seq)
 			return nil
 		}
-		fi, statErr := os.Stat(f.cfg.Path)
 		switch {
 		case statErr == nil && !sameFile(fi, of):
 			// Rotated: read what is left of the old file, then the new one.
