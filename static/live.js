@@ -39,11 +39,17 @@
     var ws = new WebSocket(proto + location.host + "/api/v1/launches/" + encodeURIComponent(key) + "/live?after=9223372036854775807");
     ws.onopen = function () { delay = 1000; };
     ws.onmessage = function (m) {
-      // The state sent on the first connection is what the page shows
-      // already; later messages, and everything after a reconnect, are news.
+      // The state sent on the first connection is usually what the page
+      // shows already, but lines or a new status may have arrived between
+      // the page's rendering and the connection; later messages, and
+      // everything after a reconnect, are news.
       if (initial) {
         initial = false;
-        try { if (JSON.parse(m.data).type === "launch") return; } catch (e) { /* fetch anyway */ }
+        try {
+          var d = JSON.parse(m.data), st = document.getElementById("launch-status");
+          if (d.type === "launch" && d.launch && d.launch.last_seq <= Number(after()) &&
+            st && st.textContent.trim() === d.launch.status) return;
+        } catch (e) { /* fetch anyway */ }
       }
       fetchTail();
     };

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -336,6 +337,59 @@ func TestBrowser(t *testing.T) {
 		after := textOf(t, tab, `#launch-status`)
 		if before != "loading" || after != "alarm" {
 			t.Errorf("status followed %q -> %q, want loading -> alarm", before, after)
+		}
+		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#log-lines [data-seq]").length`))
+		if err != nil || n != 13 {
+			t.Errorf("the log shows %d lines (%v), want 13, each once", n, err)
+		}
+	})
+
+	t.Run("LaunchPageShowsLinesThatArriveBeforeItsLiveStreamOpens", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		lines := strings.SplitAfter(crashingLog, "\n")
+		b.postText("/api/v1/launches/live-2/lines?server=sglang", strings.Join(lines[:7], ""))
+		tab := newBrowser(t)
+		// Hold the page's websocket until the test lets it connect, so
+		// lines can arrive between the page's rendering and its stream.
+		_, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+			(function () {
+				var Real = window.WebSocket;
+				window.__holdWS = true;
+				window.WebSocket = function (u) {
+					var ws = {};
+					var wait = setInterval(function () {
+						if (window.__holdWS) return;
+						clearInterval(wait);
+						var r = new Real(u);
+						r.onopen = function (e) { if (ws.onopen) ws.onopen(e); };
+						r.onmessage = function (m) { if (ws.onmessage) ws.onmessage(m); };
+						r.onclose = function (e) { if (ws.onclose) ws.onclose(e); };
+					}, 20);
+					return ws;
+				};
+			})();`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/live-2"),
+			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="7"]`)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("opening the launch: %v", err)
+		}
+		b.postText("/api/v1/launches/live-2/lines", strings.Join(lines[7:], ""))
+		err = chromedp.Do(tab,
+			chromedp.Evaluate[chromedp.Void](`window.__holdWS = false`),
+			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="13"].k-error`)),
+		)
+		if err != nil {
+			t.Fatalf("the lines that arrived before the stream opened never showed: %v", err)
+		}
+		if got := textOf(t, tab, `#launch-status`); got != "alarm" {
+			t.Errorf("status %q, want alarm", got)
 		}
 		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#log-lines [data-seq]").length`))
 		if err != nil || n != 13 {
