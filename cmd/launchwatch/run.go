@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -75,20 +76,57 @@ type runner struct {
 	key            string
 	log            *slog.Logger
 	stdout, stderr io.Writer
-	seq            atomic.Int64
 	stopRequested  atomic.Bool
+
+	mu  sync.Mutex // numbers and queues lines in one step, so they queue in seq order
+	seq int64      // last seq given to a line
+}
+
+// push numbers a line of the child's output and queues it.
+func (r *runner) push(q *shipper.Queue, text, stream string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	q.Push(client.Line{Seq: r.seq, Text: text, TS: time.Now().UTC(), Stream: stream})
+}
+
+// lastStored is the last seq stored under the key (0 for a new launch), so
+// a re-run continues after it and nothing new is mistaken for a duplicate.
+// It asks until the server answers: lines numbered from 1 under a key that
+// has lines would be dropped as duplicates.
+func (r *runner) lastStored(ctx context.Context) (int64, error) {
+	backoff := 200 * time.Millisecond
+	for warned := false; ; warned = true {
+		l, err := r.c.Launch(ctx, r.key)
+		switch {
+		case err == nil:
+			if l.LastSeq > 0 {
+				r.log.Warn("launch exists already; appending to it", slog.String("launch", r.key), slog.Int64("last_seq", l.LastSeq))
+			}
+			return l.LastSeq, nil
+		case errors.Is(err, client.ErrNotFound):
+			return 0, nil
+		case !client.Retryable(err):
+			return 0, err
+		}
+		if !warned {
+			r.log.Warn("cannot read the launch yet; lines are kept and retried", slog.String("error", err.Error()))
+		}
+		wait := backoff/2 + rand.N(backoff)
+		var ae *client.APIError
+		if errors.As(err, &ae) && ae.RetryAfter > wait {
+			wait = ae.RetryAfter
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(wait):
+		}
+		backoff = min(backoff*2, 10*time.Second)
+	}
 }
 
 func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, healthURL string, healthEvery time.Duration) int {
-	// Continue after lines already stored under this key (a re-run), so
-	// nothing new is mistaken for a duplicate.
-	if l, err := r.c.Launch(ctx, r.key); err == nil {
-		r.seq.Store(l.LastSeq)
-		r.log.Warn("launch exists already; appending to it", slog.String("launch", r.key), slog.Int64("last_seq", l.LastSeq))
-	} else if !errors.Is(err, client.ErrNotFound) {
-		r.log.Warn("cannot read the launch yet; lines are kept and retried", slog.String("error", err.Error()))
-	}
-
 	// Our own signal handling from here: the child gets what we get.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -121,7 +159,20 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSending()
 	sent := make(chan error, 1)
-	go func() { sent <- sender.Run(sendCtx) }()
+	go func() {
+		// Lines are numbered from 1 and queued meanwhile; once the server
+		// says where this launch's lines end, they move after them.
+		base, err := r.lastStored(sendCtx)
+		if err != nil {
+			sent <- err
+			return
+		}
+		r.mu.Lock()
+		q.Renumber(base)
+		r.seq += base
+		r.mu.Unlock()
+		sent <- sender.Run(sendCtx)
+	}()
 
 	err = cmd.Start()
 	outW.Close() // the child has its copies
@@ -129,7 +180,7 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	if err != nil {
 		msg := "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error()
 		fmt.Fprintln(r.stderr, msg)
-		q.Push(client.Line{Seq: r.seq.Add(1), Text: msg, TS: time.Now().UTC(), Stream: "stderr"})
+		r.push(q, msg, "stderr")
 		q.Close()
 		<-sent
 		code := 127
@@ -205,8 +256,7 @@ func (r *runner) pump(from io.Reader, to io.Writer, stream string, q *shipper.Qu
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			to.Write(line) //nolint:errcheck // the terminal going away must not stop shipping
-			text := string(trimEOL(line))
-			q.Push(client.Line{Seq: r.seq.Add(1), Text: text, TS: time.Now().UTC(), Stream: stream})
+			r.push(q, string(trimEOL(line)), stream)
 		}
 		if err != nil {
 			return

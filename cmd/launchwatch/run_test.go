@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -204,4 +209,33 @@ func TestRunProcessGroup(t *testing.T) {
 			t.Errorf("status after the operator's stop = %q, want exited", l.Status)
 		}
 	})
+}
+
+// A re-run under a key that has lines already continues after them; when
+// the server cannot be asked at the start, the new lines must not be
+// numbered from 1 and dropped as duplicates of the old ones.
+func TestRunRerunWhileServerBusyAtStart(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	post(t, srv.URL, "rerun", "old 1\nold 2\nold 3\n")
+	target, _ := url.Parse(srv.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var refused atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && refused.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	cmd, out := runChild(t, front.URL, "rerun", []string{"LW_CHILD=traceback"})
+	cmd.Wait() //nolint:errcheck
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("run exit %d, want the child's 1\n%s", code, out)
+	}
+	if got := storedTexts(t, srv.URL, "rerun"); len(got) != 3+6 || got[3] != "[2026-04-02 09:28:20] Load weight begin." {
+		t.Errorf("stored lines = %q, want the 3 old ones and the child's 6", got)
+	}
 }

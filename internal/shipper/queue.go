@@ -39,6 +39,17 @@ func (q *Queue) Close() {
 	q.signal()
 }
 
+// Renumber adds delta to the seq of every waiting line, for a writer that
+// learns only later where its numbering starts. Call it before a Sender
+// reads the queue.
+func (q *Queue) Renumber(delta int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.lines {
+		q.lines[i].Seq += delta
+	}
+}
+
 // Len is the number of lines waiting.
 func (q *Queue) Len() int {
 	q.mu.Lock()
