@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -248,21 +248,45 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 // exited, for lines still in the pipes.
 const outputGrace = 2 * time.Second
 
-// pump copies one output stream of the child to the terminal, line by
-// line as it comes, and queues each line for shipping.
+// pump copies one output stream of the child to the terminal as it comes
+// (a progress bar redrawn with \r shows at once, not when its line ends)
+// and queues each line for shipping.
 func (r *runner) pump(from io.Reader, to io.Writer, stream string, q *shipper.Queue) {
-	br := bufio.NewReaderSize(from, 64<<10)
+	buf := make([]byte, 64<<10)
+	var line []byte
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			to.Write(line) //nolint:errcheck // the terminal going away must not stop shipping
+		n, err := from.Read(buf)
+		data := buf[:n]
+		if n > 0 {
+			to.Write(data) //nolint:errcheck // the terminal going away must not stop shipping
+		}
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				line = append(line, data...)
+				if len(line) >= maxRunLine { // a runaway line: ship it in pieces
+					r.push(q, string(line), stream)
+					line = line[:0]
+				}
+				break
+			}
+			line = append(line, data[:i+1]...)
+			data = data[i+1:]
 			r.push(q, string(trimEOL(line)), stream)
+			line = line[:0]
 		}
 		if err != nil {
+			if len(line) > 0 {
+				r.push(q, string(trimEOL(line)), stream)
+			}
 			return
 		}
 	}
 }
+
+// maxRunLine is where run cuts a line that does not end; the server keeps
+// 64 KiB of a line anyway.
+const maxRunLine = 4 << 20
 
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {

@@ -239,3 +239,36 @@ func TestRunRerunWhileServerBusyAtStart(t *testing.T) {
 		t.Errorf("stored lines = %q, want the 3 old ones and the child's 6", got)
 	}
 }
+
+// Progress bars (tqdm while shards load) redraw a line with \r and no \n:
+// the terminal must show them as they come, not when the line ends.
+func TestRunPassesPartialLinesThrough(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	cmd := exec.Command(cliBin, "run", "--launch", "bar", "--url", srv.URL, "--", "sh", "-c",
+		`printf 'Loading shards 1/2\r'; sleep 1; printf 'Loading shards 2/2\r'; read x; echo; echo done`)
+	cmd.Env = cleanEnv()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill() //nolint:errcheck
+			cmd.Wait()         //nolint:errcheck
+		}
+	})
+	eventually(t, "the progress bar on the terminal", func() bool { return strings.Contains(out.String(), "Loading shards 2/2\r") })
+	stdin.Close()
+	if code := waitExit(t, cmd, out, 20*time.Second); code != 0 {
+		t.Fatalf("run exit %d\n%s", code, out)
+	}
+	if got := storedTexts(t, srv.URL, "bar"); len(got) != 2 || got[0] != "Loading shards 1/2\rLoading shards 2/2" || got[1] != "done" {
+		t.Errorf("stored lines = %q", got)
+	}
+}
