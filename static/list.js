@@ -5,15 +5,22 @@
 (function () {
   "use strict";
   if (!document.querySelector("[data-live-list]") || !window.WebSocket || !window.htmx) return;
-  var pending = false, delay = 1000;
+  // again: a change arrived while a refresh was under way, which may have
+  // read the table before it; one more refresh follows.
+  var pending = false, again = false, delay = 1000;
+
+  function done() {
+    pending = false;
+    if (again) refresh();
+  }
 
   function refresh() {
-    if (pending) return;
+    if (pending) { again = true; return; }
     pending = true;
     setTimeout(function () {
+      again = false;
       htmx.ajax("GET", location.pathname + location.search,
-        { target: "#launch-table", select: "#launch-table", swap: "outerHTML" }).then(
-        function () { pending = false; }, function () { pending = false; });
+        { target: "#launch-table", select: "#launch-table", swap: "outerHTML" }).then(done, done);
     }, 1000);
   }
 

@@ -396,4 +396,50 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the log shows %d lines (%v), want 13, each once", n, err)
 		}
 	})
+
+	t.Run("LaunchListShowsChangesMadeWhileItRefreshes", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/list-3/lines?server=sglang", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		tab := newBrowser(t)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/"),
+			chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/list-3"])`)),
+			htmxIdle(),
+			// Every refresh of the table stays unfinished until the test
+			// lets it finish: a change can then arrive during one.
+			chromedp.Evaluate[chromedp.Void](`(function () {
+				var ajax = htmx.ajax;
+				window.__hold = true;
+				htmx.ajax = function () {
+					return ajax.apply(htmx, arguments).then(function (v) {
+						return new Promise(function (res) {
+							var wait = setInterval(function () { if (!window.__hold) { clearInterval(wait); res(v); } }, 20);
+						});
+					});
+				};
+			})()`),
+		)
+		if err != nil {
+			t.Fatalf("opening the list: %v", err)
+		}
+		b.postText("/api/v1/launches/list-4/lines?server=vllm", "a new launch\n")
+		err = chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/list-4"])`)))
+		if err != nil {
+			t.Fatalf("the list did not refresh: %v", err)
+		}
+		// This launch arrives while the refresh that showed list-4 is unfinished.
+		b.postText("/api/v1/launches/list-5/lines?server=vllm", "another launch\n")
+		time.Sleep(300 * time.Millisecond) // let its note reach the page
+		// Well before the stream's 30 s tick, which refreshes the list anyway.
+		wctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		defer cancel()
+		err = chromedp.Do(wctx,
+			chromedp.Evaluate[chromedp.Void](`window.__hold = false`),
+			chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/list-5"])`)),
+		)
+		if err != nil {
+			t.Fatalf("a change made during a refresh was never shown: %v", err)
+		}
+	})
 }
