@@ -194,7 +194,7 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		// Lines arrived out of order (a gap was filled), or the saved state
 		// is unusable: classify the whole launch again from its stored
 		// lines so the verdicts are those of an in-order arrival.
-		if err := b.writeLines(ctx, fresh, &classify.Result{}); err != nil {
+		if err := b.writeLines(ctx, fresh, prefixTimes(fresh, b.received)); err != nil {
 			return err
 		}
 		state = classify.New(server)
@@ -239,6 +239,23 @@ func (b *batch) restoreState(server string) *classify.State {
 	return classify.New(server)
 }
 
+// prefixTimes stands in for the verdicts of lines stored ahead of a
+// rebuild: only the time in each line's own prefix, which the streaming
+// path would have stored as the line's ts, so that a line's time does not
+// depend on the order its batch arrived in. The rebuild then writes the
+// real verdicts.
+func prefixTimes(lines []Line, received time.Time) *classify.Result {
+	res := &classify.Result{Lines: make([]classify.LineVerdict, len(lines))}
+	for i, l := range lines {
+		year := received.Year() // the year the classifier assumes (see classifierLines)
+		if !l.TS.IsZero() {
+			year = l.TS.Year()
+		}
+		res.Lines[i] = classify.LineVerdict{Seq: l.Seq, Kind: classify.KindPlain, Time: classify.ParsePrefix(l.Text, year).Time}
+	}
+	return res
+}
+
 func classifierLines(lines []Line, received time.Time) []classify.Line {
 	out := make([]classify.Line, len(lines))
 	for i, l := range lines {
@@ -270,6 +287,15 @@ func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Resu
 		ts := l.TS
 		if ts.IsZero() {
 			ts = v.Time // the timestamp in the line's own prefix
+		}
+		if ts.IsZero() && i == 0 {
+			// The line before this batch's first line is stored already
+			// (or not at all): its time is the one to take, wherever the
+			// batch boundary fell.
+			var err error
+			if lastTS, err = b.tx.LineTimeBefore(ctx, b.launch.ID, l.Seq); err != nil {
+				return err
+			}
 		}
 		if ts.IsZero() {
 			// A line without a time of its own (a traceback frame, a

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,21 @@ func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (ma
 		m[s] = true
 	}
 	return m, nil
+}
+
+// LineTimeBefore returns the ts of the launch's stored line with the
+// greatest seq below seq, or the zero time when there is none.
+func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time, error) {
+	var ts time.Time
+	err := t.tx.QueryRow(ctx, `SELECT ts FROM lines WHERE launch_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT 1`,
+		launchID, seq).Scan(&ts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: line time before: %w", err)
+	}
+	return ts, nil
 }
 
 // CopyLines bulk-writes new lines of a launch with COPY. The caller has made

@@ -344,3 +344,39 @@ func TestIngestRejectsTimesOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// Lines that fill a gap were stored with the receive time instead of the
+// time in their own prefix, and a batch's first line without a time of its
+// own took the receive time instead of the time of the line before it, so
+// a line's ts (and the timeline drawn from it) depended on the order and
+// the boundaries of the batches.
+func TestIngestLineTimesDoNotDependOnArrivalOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	log := []string{
+		"[2026-01-12 05:01:25] Load weight begin.",
+		"[2026-01-12 05:07:40] Load weight end.",
+		"  a line of its own without a time",
+		"[2026-01-12 05:20:00] KV cache allocated",
+		"[2026-01-12 05:31:12] The server is fired up and ready to roll!",
+		"  another continuation",
+	}
+	b.postText("/api/v1/launches/in-order/lines?seq=1", strings.Join(log, "\n"))
+	b.postText("/api/v1/launches/gap-filled/lines?seq=4", strings.Join(log[3:], "\n"))
+	b.postText("/api/v1/launches/gap-filled/lines?seq=1", strings.Join(log[:3], "\n"))
+	b.postText("/api/v1/launches/split/lines", strings.Join(log[:2], "\n"))
+	b.postText("/api/v1/launches/split/lines", strings.Join(log[2:], "\n"))
+	want := b.lines("in-order")
+	for _, key := range []string{"gap-filled", "split"} {
+		got := b.lines(key)
+		if len(want) != len(log) || len(got) != len(log) {
+			t.Fatalf("%s: stored %d and %d lines, want %d", key, len(want), len(got), len(log))
+		}
+		for i := range want {
+			if got[i].TS != want[i].TS || got[i].Kind != want[i].Kind {
+				t.Errorf("%s: seq %d %q: ts %s kind %s, in one batch ts %s kind %s",
+					key, want[i].Seq, want[i].Text, got[i].TS, got[i].Kind, want[i].TS, want[i].Kind)
+			}
+		}
+	}
+}
