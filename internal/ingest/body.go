@@ -54,21 +54,32 @@ func FormatOf(contentType string) (Format, error) {
 // when contentEncoding says gzip or deflate; the limit applies to the
 // decompressed bytes too, so a small compressed bomb is refused the same way.
 func ReadBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byte, error) {
-	r := io.LimitReader(body, maxBytes+1)
+	var r io.Reader
+	// Data that does not compress is a little larger compressed (headers,
+	// 5 bytes per stored block): the compressed bytes may exceed maxBytes
+	// by that much, and more is a body too large, not a corrupt one.
+	raw := &limitedReader{r: body, n: maxBytes + maxBytes/64 + 4096}
 	switch enc := strings.ToLower(strings.TrimSpace(contentEncoding)); enc {
 	case "", "identity":
+		r = io.LimitReader(body, maxBytes+1)
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(r)
+		zr, err := gzip.NewReader(raw)
 		if err != nil {
+			if raw.hit {
+				return nil, tooLarge(maxBytes)
+			}
 			return nil, badRequest("body is not valid gzip: %v", err)
 		}
 		defer zr.Close()
 		r = io.LimitReader(zr, maxBytes+1)
 	case "deflate":
 		// HTTP's deflate is zlib-wrapped, but some clients send raw deflate.
-		peek, err := io.ReadAll(r)
+		peek, err := io.ReadAll(raw)
 		if err != nil {
 			return nil, readError(err, maxBytes)
+		}
+		if raw.hit {
+			return nil, tooLarge(maxBytes)
 		}
 		r = io.LimitReader(inflate(peek), maxBytes+1)
 	default:
@@ -76,13 +87,38 @@ func ReadBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byte, e
 			Message: fmt.Sprintf("unsupported Content-Encoding %q: send gzip, deflate or no encoding", enc)}
 	}
 	data, err := io.ReadAll(r)
+	if int64(len(data)) > maxBytes || raw.hit {
+		return nil, tooLarge(maxBytes)
+	}
 	if err != nil {
 		return nil, readError(err, maxBytes)
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, tooLarge(maxBytes)
-	}
 	return data, nil
+}
+
+// limitedReader reads at most n bytes of r and remembers whether r had
+// more (hit): then the body is too large, whatever error follows.
+type limitedReader struct {
+	r   io.Reader
+	n   int64
+	hit bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		// Look one byte further: a body of exactly n bytes is not too large.
+		var one [1]byte
+		if k, _ := l.r.Read(one[:]); k > 0 {
+			l.hit = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
 }
 
 func inflate(compressed []byte) io.Reader {
