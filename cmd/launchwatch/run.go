@@ -34,7 +34,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log every batch")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch run --launch KEY [flags] -- CMD [ARGS...]",
 		`Starts CMD, passes its stdout and stderr through to this terminal and ships both
-(tagged) to Launchwatch, forwards SIGINT and SIGTERM to it, and reports how it ended:
+(tagged) to Launchwatch, forwards SIGINT and SIGTERM to its process group (the
+third one kills the group), and reports how it ended:
 exit code 0 or a stop you asked for is "exited", anything else "crashed". With
 --health-url, the first passing probe makes the launch ready (whatever the log says)
 and later failures are reported; a passing probe never hides a fatal error in the log.
@@ -201,11 +202,21 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var waitErr error
+	signals := 0
 	for done := false; !done; {
 		select {
 		case sig := <-sigs:
 			r.stopRequested.Store(true)
-			r.log.Info("forwarding signal to the server process group", slog.String("signal", sig.String()))
+			signals++
+			if signals >= killAfterSignals {
+				// It ignores the signals, and lives out of the terminal's
+				// reach in its own process group: end it.
+				sig = syscall.SIGKILL
+				r.log.Warn("the server process ignored the signals; killing its process group")
+			} else {
+				r.log.Info("forwarding signal to the server process group", slog.String("signal", sig.String()),
+					slog.String("note", fmt.Sprintf("signal %d more time(s) to kill it", killAfterSignals-signals)))
+			}
 			// To the whole group, as a terminal's Ctrl-C would: the server's
 			// helper processes are in it too.
 			if syscall.Kill(-cmd.Process.Pid, sig.(syscall.Signal)) != nil {
@@ -243,6 +254,10 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	}
 	return code
 }
+
+// killAfterSignals is the number of SIGINT/SIGTERM after which run kills
+// the server's process group instead of forwarding the signal once more.
+const killAfterSignals = 3
 
 // outputGrace is how long run reads output after the server process
 // exited, for lines still in the pipes.

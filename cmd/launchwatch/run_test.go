@@ -272,3 +272,22 @@ func TestRunPassesPartialLinesThrough(t *testing.T) {
 		t.Errorf("stored lines = %q", got)
 	}
 }
+
+// A server that ignores the forwarded signal lives in a process group of
+// its own, out of the terminal's reach: a third Ctrl-C must kill it.
+func TestRunThirdSignalKillsAServerThatIgnoresThem(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	cmd, out, _ := runShell(t, srv.URL, "stubborn", `trap "" INT TERM; echo $$; while :; do sleep 0.1; done`)
+	eventually(t, "the server to start", func() bool { return strings.Contains(out.String(), "\n") })
+	for range 3 {
+		time.Sleep(300 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT) //nolint:errcheck
+	}
+	if code := waitExit(t, cmd, out, 20*time.Second); code != 128+int(syscall.SIGKILL) {
+		t.Errorf("run exit %d, want %d (killed)\n%s", code, 128+int(syscall.SIGKILL), out)
+	}
+	if l, _ := getLaunch(t, srv.URL, "stubborn"); l.Status != "exited" {
+		t.Errorf("status after the operator's stop = %q, want exited", l.Status)
+	}
+}
