@@ -182,8 +182,9 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 	var res classify.Result
 	rebuilt := false
 	switch {
-	case len(fresh) == 0:
-	case state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
+	case len(fresh) == 0 && state.LastSeq() == b.launch.LastSeq:
+		// Nothing new (a retry, an empty batch) and the state is current.
+	case len(fresh) > 0 && state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
 		// The usual case: the batch continues the launch, so the
 		// classifier streams on from its saved state.
 		res = state.Feed(classifierLines(fresh, b.received))
@@ -192,8 +193,10 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		}
 	default:
 		// Lines arrived out of order (a gap was filled), or the saved state
-		// is unusable: classify the whole launch again from its stored
-		// lines so the verdicts are those of an in-order arrival.
+		// is unusable (even for a batch of duplicates only, which would
+		// otherwise save an empty state and reset the phase): classify the
+		// whole launch again from its stored lines so the verdicts are
+		// those of an in-order arrival.
 		if err := b.writeLines(ctx, fresh, prefixTimes(fresh, b.received)); err != nil {
 			return err
 		}
