@@ -107,6 +107,7 @@ func (d *RuleDraft) rule(now time.Time) store.Rule {
 
 // Match is a stored alarm a rule matches.
 type Match struct {
+	LaunchID  int64
 	LaunchKey string
 	Alarm     store.Alarm
 }
@@ -125,28 +126,54 @@ func (p *Preview) Total() int {
 	return len(p.Open) + len(p.Dismissed) + len(p.Confirmed) + len(p.Suppressed)
 }
 
-// PreviewRule matches the draft against the stored alarms with the
-// classifier's matcher, the one ingest uses.
+// PreviewRule matches the draft against the newest stored alarms (at most
+// previewLimit) with the classifier's matcher, the one ingest uses.
 func PreviewRule(ctx context.Context, st *store.Store, d RuleDraft) (*Preview, error) {
+	return matchRule(ctx, st, d, previewLimit)
+}
+
+// matchRule matches the draft against the stored alarms in its scope,
+// newest first, reading them a page at a time: at most limit of them, or
+// all with limit 0. Saving a rule reads all, so no confirmed alarm and no
+// open one escapes it however many alarms are stored.
+func matchRule(ctx context.Context, st *store.Store, d RuleDraft, limit int) (*Preview, error) {
 	r := d.rule(time.Now())
-	cands, err := st.RuleCandidates(ctx, r, previewLimit+1)
-	if err != nil {
-		return nil, err
-	}
 	p := &Preview{}
-	if len(cands) > previewLimit {
-		cands, p.Truncated = cands[:previewLimit], true
-	}
 	rs, err := classify.CompileRules([]classify.Rule{r.Classify()})
 	if err != nil {
 		return p, nil // an invalid pattern matches nothing; Validate says why
 	}
+	for offset := 0; ; offset += previewLimit {
+		n := previewLimit
+		if limit > 0 {
+			n = min(previewLimit, limit-offset)
+		}
+		cands, err := st.RuleCandidates(ctx, r, offset, n+1)
+		if err != nil {
+			return nil, err
+		}
+		more := len(cands) > n
+		if more {
+			cands = cands[:n]
+		}
+		p.match(rs, cands)
+		if !more {
+			return p, nil
+		}
+		if limit > 0 && offset+n >= limit {
+			p.Truncated = true
+			return p, nil
+		}
+	}
+}
+
+func (p *Preview) match(rs *classify.RuleSet, cands []store.RuleCandidate) {
 	for i := range cands {
 		c := &cands[i]
 		if _, ok := rs.Match(c.Classify(), c.Server, c.Labels); !ok {
 			continue
 		}
-		m := Match{LaunchKey: c.LaunchKey, Alarm: c.Alarm}
+		m := Match{LaunchID: c.LaunchID, LaunchKey: c.LaunchKey, Alarm: c.Alarm}
 		switch c.Alarm.State {
 		case "open":
 			p.Open = append(p.Open, m)
@@ -158,7 +185,6 @@ func PreviewRule(ctx context.Context, st *store.Store, d RuleDraft) (*Preview, e
 			p.Suppressed = append(p.Suppressed, m)
 		}
 	}
-	return p, nil
 }
 
 // SaveRule validates the draft, refuses a rule that would hide confirmed
@@ -169,7 +195,7 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 	if err := d.Validate(); err != nil {
 		return 0, nil, err
 	}
-	p, err := PreviewRule(ctx, st, d)
+	p, err := matchRule(ctx, st, d, 0)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -191,14 +217,10 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 		}
 		launches := map[int64]string{}
 		for _, m := range p.Open {
-			l, err := st.LaunchByKey(ctx, m.LaunchKey)
-			if err != nil {
+			if _, err := tx.SuppressByRule(ctx, m.LaunchID, m.Alarm.No, id); err != nil {
 				return err
 			}
-			if _, err := tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id); err != nil {
-				return err
-			}
-			launches[l.ID] = m.LaunchKey
+			launches[m.LaunchID] = m.LaunchKey
 		}
 		if err := recompute(ctx, tx, launches); err != nil {
 			return err
@@ -279,20 +301,16 @@ func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int
 	}
 	r := rules[i]
 	d := RuleDraft{Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, ScopeValue: r.ScopeValue}
-	p, err := PreviewRule(ctx, st, d)
+	p, err := matchRule(ctx, st, d, 0)
 	if err != nil {
 		return err
 	}
 	launches := map[int64]string{}
 	for _, m := range p.Open {
-		l, err := st.LaunchByKey(ctx, m.LaunchKey)
-		if err != nil {
+		if _, err := tx.SuppressByRule(ctx, m.LaunchID, m.Alarm.No, id); err != nil {
 			return err
 		}
-		if _, err := tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id); err != nil {
-			return err
-		}
-		launches[l.ID] = m.LaunchKey
+		launches[m.LaunchID] = m.LaunchKey
 	}
 	return recompute(ctx, tx, launches)
 }
@@ -322,7 +340,7 @@ func UpdateRule(ctx context.Context, st *store.Store, id int64, d RuleDraft) (*P
 	if err != nil {
 		return nil, err
 	}
-	p, err := PreviewRule(ctx, st, d)
+	p, err := matchRule(ctx, st, d, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -347,19 +365,16 @@ func UpdateRule(ctx context.Context, st *store.Store, id int64, d RuleDraft) (*P
 				if held && (m.Alarm.RuleID == nil || *m.Alarm.RuleID != id) {
 					continue // another rule holds it
 				}
-				l, err := st.LaunchByKey(ctx, m.LaunchKey)
-				if err != nil {
-					return err
-				}
+				var err error
 				if held {
-					err = tx.ResuppressByRule(ctx, l.ID, m.Alarm.No, id)
+					err = tx.ResuppressByRule(ctx, m.LaunchID, m.Alarm.No, id)
 				} else {
-					_, err = tx.SuppressByRule(ctx, l.ID, m.Alarm.No, id)
+					_, err = tx.SuppressByRule(ctx, m.LaunchID, m.Alarm.No, id)
 				}
 				if err != nil {
 					return err
 				}
-				launches[l.ID] = m.LaunchKey
+				launches[m.LaunchID] = m.LaunchKey
 			}
 		}
 		if err := recompute(ctx, tx, launches); err != nil {

@@ -143,10 +143,11 @@ func (c *RuleCandidate) Classify() classify.Alarm {
 		Template: a.Template, Fingerprint: a.Fingerprint}
 }
 
-// RuleCandidates returns up to limit stored alarms, newest launches first,
-// in the scope of r (its server or label); the caller matches the pattern,
-// with the classifier's matcher, so preview and ingest agree.
-func (s *Store) RuleCandidates(ctx context.Context, r Rule, limit int) ([]RuleCandidate, error) {
+// RuleCandidates returns up to limit stored alarms after the first offset,
+// newest launches first, in the scope of r (its server or label); the
+// caller matches the pattern, with the classifier's matcher, so preview and
+// ingest agree.
+func (s *Store) RuleCandidates(ctx context.Context, r Rule, offset, limit int) ([]RuleCandidate, error) {
 	cr := r.Classify()
 	var labelName, labelValue *string
 	for k, v := range cr.Labels {
@@ -158,8 +159,8 @@ func (s *Store) RuleCandidates(ctx context.Context, r Rule, limit int) ([]RuleCa
 		WHERE ($1 = '' OR l.server = $1)
 			AND ($2::text IS NULL OR l.labels @> jsonb_build_object($2::text, $3::text))
 			AND ($4 <> 'template' OR a.template = $5 OR a.fingerprint = $5)
-		ORDER BY l.created_at DESC, a.alarm_no LIMIT $6`,
-		cr.Server, labelName, labelValue, r.Matcher, strings.TrimSpace(r.Pattern), limit)
+		ORDER BY l.created_at DESC, l.id DESC, a.alarm_no LIMIT $6 OFFSET $7`,
+		cr.Server, labelName, labelValue, r.Matcher, strings.TrimSpace(r.Pattern), limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("store: rule candidates: %w", err)
 	}

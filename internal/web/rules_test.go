@@ -376,3 +376,41 @@ func TestUIMalformedInputIs4xx(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleSaveSeesEveryStoredAlarm: the preview reads only the newest
+// alarms, but saving a rule must see all of them: a confirmed alarm
+// beyond the preview's reach still needs the override, and every open
+// alarm it matches is suppressed at once.
+func TestRuleSaveSeesEveryStoredAlarm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	keyError := func(i int) string {
+		return fmt.Sprintf("[2026-11-29 11:00:00] INFO step %d\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\nKeyError: 'k%d'\n", i, i)
+	}
+	b.postText("/api/v1/launches/old/lines?server=sglang", keyError(0))
+	if res := b.postForm("/launches/old/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("confirm: %d", res.StatusCode)
+	}
+	var sb strings.Builder
+	for i := range 5100 {
+		sb.WriteString(keyError(i))
+	}
+	b.postText("/api/v1/launches/many/lines?server=sglang", sb.String())
+
+	form := url.Values{"matcher": {"substring"}, "pattern": {"KeyError: 'k"}, "scope": {"all"}, "reason": {"noise"},
+		"name": {"ada"}}
+	if res := b.postForm("/rules", form, false); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a rule matching a confirmed alarm beyond the preview was saved without override: %d", res.StatusCode)
+	}
+	form.Set("override", "1")
+	form.Set("override_reason", "the old one was a test")
+	if res := b.postForm("/rules", form, false); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save with override: %d %s", res.StatusCode, readBody(t, res))
+	}
+	if n := b.launch("many").Counts.OpenAlarms; n != 0 {
+		t.Errorf("%d matching alarms are still open after saving the rule", n)
+	}
+	if a := b.alarm("old", 1); a.State != "confirmed" {
+		t.Errorf("the confirmed alarm became %q", a.State)
+	}
+}
