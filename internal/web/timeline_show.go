@@ -89,7 +89,7 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	case !errors.Is(err, store.ErrNotFound):
 		return views.LaunchProps{}, err
 	}
-	p.Log = logProps(key, d.lines, lf)
+	p.Log = logProps(key, d.lines, lf, c.QueryParam("suppressed") == "1")
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
@@ -101,8 +101,9 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 }
 
 // logProps is the log window; it was read with one line more than it
-// shows, to know whether a next window exists.
-func logProps(key string, lines []store.Line, f store.LineFilter) views.LogProps {
+// shows, to know whether a next window exists. Its paging links keep the
+// filters and showSuppressed.
+func logProps(key string, lines []store.Line, f store.LineFilter, showSuppressed bool) views.LogProps {
 	p := views.LogProps{LaunchKey: key, ErrorsOnly: f.ErrorsOnly, HideConfig: f.HideConfig, After: f.After}
 	base := "/launches/" + key + "?"
 	if f.ErrorsOnly {
@@ -111,7 +112,7 @@ func logProps(key string, lines []store.Line, f store.LineFilter) views.LogProps
 	if f.HideConfig {
 		base += "hideconfig=1&"
 	}
-	if f.ErrorsOnly && !f.HideSuppressed {
+	if showSuppressed {
 		base += "suppressed=1&"
 	}
 	if len(lines) > logWindow {

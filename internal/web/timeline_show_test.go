@@ -137,6 +137,15 @@ func TestTimelineShow(t *testing.T) {
 		if n := testid(doc, "log").Find(`[data-testid="log-line"]`).Length(); n < 5 {
 			t.Errorf("errors only shows %d lines", n)
 		}
+		// Showing suppressed alarms is kept when paging, like the filters.
+		doc = b.page("/launches/big?suppressed=1", 200)
+		if next := testid(doc, "log-next").AttrOr("href", ""); !strings.Contains(next, "suppressed=1") {
+			t.Errorf("next window link %q forgets suppressed=1", next)
+		}
+		doc = b.page("/launches/big?suppressed=1&after=600", 200)
+		if first := testid(doc, "log-first").AttrOr("href", ""); !strings.Contains(first, "suppressed=1") {
+			t.Errorf("first window link %q forgets suppressed=1", first)
+		}
 		doc = b.page("/launches/big?hideconfig=1&after=1200", 200)
 		if n := testid(doc, "log").Find(`[data-kind="config"]`).Length(); n != 0 {
 			t.Errorf("hide config shows %d config lines", n)
