@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +101,42 @@ func TestShip(t *testing.T) {
 		equalLines(t, storedTexts(t, srv.URL, "rotated"), want)
 		ship() // and nothing twice
 		equalLines(t, storedTexts(t, srv.URL, "rotated"), want)
+	})
+
+	// Same, but the rotated file is gone (compressed) and the server stored
+	// lines the state file never heard of (killed before it was saved): the
+	// new file's lines go after them instead of being taken for duplicates.
+	t.Run("RotatedAwayWhileStoppedLosesNothingNew", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		dir := t.TempDir()
+		log, state := filepath.Join(dir, "server.log"), filepath.Join(dir, "state")
+		ship := func() {
+			t.Helper()
+			if code, out := cli(t, "ship", log, "--launch", "gone", "--once", "--url", srv.URL, "--state-file", state); code != 0 {
+				t.Fatalf("ship --once: exit %d\n%s", code, out)
+			}
+		}
+		want := writeLines(t, log, 1, 100, false)
+		ship()
+		// Stored, but the shipper died before recording the acknowledgement.
+		unacked := writeLines(t, filepath.Join(dir, "unacked"), 101, 120, false)
+		var body strings.Builder
+		for i, l := range unacked {
+			fmt.Fprintf(&body, "{\"seq\":%d,\"line\":%q}\n", 101+i, l)
+		}
+		res, err := http.Post(srv.URL+"/api/v1/launches/gone/lines", "application/x-ndjson", strings.NewReader(body.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want = append(want, unacked...)
+		if err := os.Remove(log); err != nil { // rotated and compressed
+			t.Fatal(err)
+		}
+		want = append(want, writeLines(t, log, 121, 170, false)...)
+		ship()
+		equalLines(t, storedTexts(t, srv.URL, "gone"), want)
 	})
 
 	t.Run("WebServerRestartLosesNothing", func(t *testing.T) {

@@ -56,7 +56,7 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
 	if st.Launch != "" && st.Launch != cfg.Sender.Launch {
 		return fmt.Errorf("state file %s belongs to launch %q, not %q: use another --state-file", cfg.StatePath, st.Launch, cfg.Sender.Launch)
 	}
-	f := &follower{cfg: cfg, q: NewQueue(), state: st}
+	f := &follower{cfg: cfg, c: c, q: NewQueue(), state: st}
 	f.state.Launch, f.state.Path = cfg.Sender.Launch, cfg.Path
 	cfg.Sender.OnAck = f.acked
 	sender := NewSender(c, f.q, cfg.Sender)
@@ -96,6 +96,7 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
 // ends, so an acknowledgement can be turned into a file offset.
 type follower struct {
 	cfg FollowConfig
+	c   *client.Client
 	q   *Queue
 
 	mu       sync.Mutex
@@ -137,6 +138,7 @@ type openFile struct {
 	dev, ino uint64
 	offset   int64 // read position
 	partial  []byte
+	restart  bool // opened at its start although the state was about another file or place
 }
 
 func fileID(fi os.FileInfo) (dev, ino uint64) {
@@ -183,8 +185,32 @@ func (f *follower) open(resume bool) (*openFile, error) {
 			return nil, err
 		}
 		of.offset = st.Offset
+		return of, nil
 	}
+	of.restart = resume && (st.Offset > 0 || st.Ino != 0)
 	return of, nil
+}
+
+// lastStored is the last seq the server stored for the launch (0 if it
+// does not exist), asked a few times.
+func (f *follower) lastStored(ctx context.Context) (int64, error) {
+	var err error
+	for attempt := range 5 {
+		var l *client.Launch
+		l, err = f.c.Launch(ctx, f.cfg.Sender.Launch)
+		switch {
+		case err == nil:
+			return l.LastSeq, nil
+		case errors.Is(err, client.ErrNotFound):
+			return 0, nil
+		case !client.Retryable(err):
+			return 0, err
+		}
+		if !sleep(ctx, time.Duration(attempt+1)*time.Second) {
+			break
+		}
+	}
+	return 0, err
 }
 
 // findFile opens the regular file in dir with the given device and inode,
@@ -239,6 +265,20 @@ func (f *follower) read(ctx context.Context) error {
 				return err
 			}
 			defer func(of *openFile) { of.f.Close() }(of)
+			if of.restart {
+				// The file the state is about is gone (rotated away,
+				// truncated): its lines the server stored after the
+				// last recorded acknowledgement (a kill before the state
+				// was saved) must not make the new lines duplicates.
+				if last, err := f.lastStored(ctx); err != nil {
+					f.cfg.Log.Warn("cannot ask the server where the launch's lines end; numbering after the state file",
+						slog.String("error", err.Error()))
+				} else if last > seq {
+					f.cfg.Log.Info("the server has lines after the state file's; numbering after them",
+						slog.Int64("state_seq", seq), slog.Int64("last_seq", last))
+					seq = last
+				}
+			}
 		}
 		for f.q.Len() >= f.cfg.MaxQueued { // the server is behind; the file keeps the lines
 			if !sleep(ctx, f.cfg.Poll) {
