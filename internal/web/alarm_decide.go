@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -18,17 +19,23 @@ import (
 // reviewerCookie remembers the name a reviewer typed, until accounts exist.
 const reviewerCookie = "lw_reviewer"
 
-// setReviewer remembers the reviewer's name for a year.
+// setReviewer remembers the reviewer's name for a year. The name is
+// escaped: a cookie value cannot hold most characters a name may have
+// (net/http would drop them).
 func setReviewer(c echo.Context, name string) {
-	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: strings.TrimSpace(name), Path: "/",
+	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: url.PathEscape(strings.TrimSpace(name)), Path: "/",
 		MaxAge: int((365 * 24 * time.Hour).Seconds()), SameSite: http.SameSiteLaxMode, HttpOnly: true})
 }
 
 func reviewerName(c echo.Context) string {
-	if ck, err := c.Cookie(reviewerCookie); err == nil {
-		return ck.Value
+	ck, err := c.Cookie(reviewerCookie)
+	if err != nil {
+		return ""
 	}
-	return ""
+	if name, err := url.PathUnescape(ck.Value); err == nil {
+		return name
+	}
+	return ck.Value
 }
 
 // alarmDecide answers POST /launches/{key}/alarms/{no}/decide with the form

@@ -202,3 +202,41 @@ func TestAlarmDecide(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewerNameIsRememberedWhole: a name with letters beyond ASCII or
+// quotes comes back from the cookie as typed, so the next decision records
+// the same person.
+func TestReviewerNameIsRememberedWhole(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+	for _, name := range []string{"Zoë Müller", `ada "the reviewer"; ok`, "李雷"} {
+		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {name}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("decide: %d", res.StatusCode)
+		}
+		var remembered *http.Cookie
+		for _, c := range res.Cookies() {
+			if c.Name == "lw_reviewer" {
+				remembered = c
+			}
+		}
+		if remembered == nil {
+			t.Fatalf("%q: no reviewer cookie", name)
+		}
+		req, _ := http.NewRequest("GET", b.url+"/launches/crash-1", nil)
+		req.AddCookie(remembered)
+		page, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(page.Body)
+		page.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := testid(doc, "reviewer-name").First().AttrOr("value", ""); got != name {
+			t.Errorf("name %q is prefilled as %q", name, got)
+		}
+	}
+}
