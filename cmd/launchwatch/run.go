@@ -62,6 +62,10 @@ The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
 		fmt.Fprintln(stderr, "launchwatch run: want --launch KEY (letters, digits, . _ : @ + = -) and a command after -- (see --help)")
 		return exitUnreachable
 	}
+	if *healthEvery <= 0 {
+		fmt.Fprintf(stderr, "launchwatch run: --health-every must be positive, got %s\n", *healthEvery)
+		return exitUnreachable
+	}
 	c, err := srv.client()
 	if err != nil {
 		fmt.Fprintln(stderr, "launchwatch run:", err)

@@ -291,3 +291,16 @@ func TestRunThirdSignalKillsAServerThatIgnoresThem(t *testing.T) {
 		t.Errorf("status after the operator's stop = %q, want exited", l.Status)
 	}
 }
+
+func TestRunBadUsageIs4(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"run", "--", "true"},
+		{"run", "--launch", "x"},
+		{"run", "--launch", "x", "--health-url", "http://127.0.0.1:1/health", "--health-every", "0", "--url", "http://127.0.0.1:1", "--", "true"},
+	} {
+		if code, out := cli(t, args...); code != 4 || !strings.Contains(out, "launchwatch run") {
+			t.Errorf("%v: exit %d, output %q; want 4 with a message", args, code, out)
+		}
+	}
+}
