@@ -22,7 +22,16 @@ func (p *Pipeline) Heartbeat(ctx context.Context, key string, attrs store.Launch
 	if err != nil {
 		return ProcessAck{}, err
 	}
-	if err := p.store.Heartbeat(ctx, id, p.now().UTC()); err != nil {
+	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
+		first, err := tx.Heartbeat(ctx, id, p.now().UTC())
+		if err != nil || !first {
+			return err
+		}
+		// A launch created by its heartbeat is news to the launch list and
+		// to anyone waiting for it; later heartbeats only move a time.
+		return tx.Notify(ctx, key)
+	})
+	if err != nil {
 		return ProcessAck{}, err
 	}
 	l, err := p.store.LaunchByKey(ctx, key)

@@ -26,14 +26,23 @@ type Event struct {
 }
 
 // Heartbeat records that the launch's shipper is alive, so a quiet server
-// is not mistaken for one we cannot see.
-func (s *Store) Heartbeat(ctx context.Context, launchID int64, at time.Time) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE launches SET last_heartbeat_at = GREATEST(last_heartbeat_at, $2) WHERE id = $1`, launchID, at)
-	if err != nil {
-		return fmt.Errorf("store: heartbeat: %w", err)
+// is not mistaken for one we cannot see. It reports whether this is the
+// first sign of life of the launch (no heartbeat and no line before): a
+// launch just created by its heartbeat, which live clients must hear of.
+func (t *Tx) Heartbeat(ctx context.Context, launchID int64, at time.Time) (first bool, err error) {
+	err = t.tx.QueryRow(ctx, `
+		UPDATE launches l SET last_heartbeat_at = GREATEST(l.last_heartbeat_at, $2)
+		FROM (SELECT id, last_heartbeat_at IS NULL AND last_line_at IS NULL AS first
+			FROM launches WHERE id = $1 FOR UPDATE) o
+		WHERE l.id = o.id
+		RETURNING o.first`, launchID, at).Scan(&first)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, ErrNotFound
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("store: heartbeat: %w", err)
+	}
+	return first, nil
 }
 
 // AddEvent records a health result or the exit in the launch's event log.
