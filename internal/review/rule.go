@@ -300,6 +300,10 @@ func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int
 		return store.ErrNotFound
 	}
 	r := rules[i]
+	// r was read outside tx, before it was enabled: only its expiry counts.
+	if r.ExpiresAt != nil && !r.ExpiresAt.After(time.Now()) {
+		return nil // an expired rule suppresses nothing, enabled or not
+	}
 	d := RuleDraft{Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, ScopeValue: r.ScopeValue}
 	p, err := matchRule(ctx, st, d, 0)
 	if err != nil {

@@ -140,6 +140,16 @@ func TestRules(t *testing.T) {
 		if a := b.alarm("ok-1", 1); a.State != "dismissed" {
 			t.Errorf("disabling touched a person's decision: %+v", a)
 		}
+		// Enabling it again suppresses them again.
+		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"1"}, "name": {"ada"}}, false)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("enable: %d", res.StatusCode)
+		}
+		for _, key := range []string{"ok-2", "ok-3"} {
+			if a := b.alarm(key, 1); a.State != "suppressed" {
+				t.Errorf("%s's alarm after enabling: %+v", key, a)
+			}
+		}
 	})
 
 	t.Run("RuleThatHidesConfirmedAlarmNeedsOverride", func(t *testing.T) {
@@ -297,6 +307,15 @@ func TestRules(t *testing.T) {
 		}
 		if st := b.launch("ok-1").Status; st != "alarm" {
 			t.Errorf("status %q after the rule expired, want alarm", st)
+		}
+		// Disabling and enabling an expired rule does not bring it back in force.
+		for _, enabled := range []string{"0", "1"} {
+			if res := b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {enabled}, "name": {"ada"}}, false); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("toggle enabled=%s: %d", enabled, res.StatusCode)
+			}
+		}
+		if a := b.alarm("ok-1", 1); a.State != "open" {
+			t.Errorf("enabling an expired rule suppressed an alarm: %+v", a)
 		}
 
 		t.Run("StaleCountsOnlyLaunchesInScope", func(t *testing.T) {
