@@ -136,6 +136,13 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// Our stdout or stderr may be a pipe whose reader goes away (| head, a
+	// closed viewer): Go would die of SIGPIPE and orphan the server. With
+	// SIGPIPE caught, those writes just fail; the child still gets the
+	// default disposition.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Stdin = os.Stdin

@@ -304,3 +304,31 @@ func TestRunBadUsageIs4(t *testing.T) {
 		}
 	}
 }
+
+// `launchwatch run ... | head`, or a log viewer that quits: the terminal
+// side going away must not kill run (SIGPIPE) and orphan the server.
+func TestRunSurvivesABrokenStdout(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // nobody reads run's output
+	cmd := exec.Command(cliBin, "run", "--launch", "nopipe", "--url", srv.URL, "--", "sh", "-c", `sleep 0.5; echo one; echo two; exit 5`)
+	cmd.Env = cleanEnv()
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if code := waitExit(t, cmd, &syncBuffer{}, 20*time.Second); code != 5 {
+		t.Errorf("run exit %d (%v), want the child's 5", code, cmd.ProcessState)
+	}
+	if got := storedTexts(t, srv.URL, "nopipe"); len(got) != 2 {
+		t.Errorf("stored lines = %q, want both", got)
+	}
+	if l, _ := getLaunch(t, srv.URL, "nopipe"); l.ExitCode == nil || *l.ExitCode != 5 {
+		t.Errorf("launch = %+v, want exit code 5 reported", l)
+	}
+}
