@@ -95,9 +95,9 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	d := review.RuleDraft{Matcher: p.Matcher, Pattern: p.Pattern, Scope: p.Scope, Reason: p.Reason, Author: p.Author,
 		Expiry: p.Expiry, FromLaunchKey: p.FromLaunch, FromAlarmNo: p.FromAlarm, Override: p.Override,
 		OverrideReason: p.OverrideReason}
-	if n, err := strconv.Atoi(strings.TrimSpace(p.ExpiryDays)); err == nil {
+	if n, err := strconv.Atoi(strings.TrimSpace(p.ExpiryDays)); err == nil && n != 0 {
 		d.ExpiryDays = n
-	} else {
+	} else { // 0 would mean the default to Validate, not what was typed
 		d.ExpiryDays = -1 // Validate says what is wrong
 	}
 	switch p.Scope {

@@ -384,6 +384,7 @@ func TestUIMalformedInputIs4xx(t *testing.T) {
 		{"/rules", with("reason", "\xff")},
 		{"/rules", url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"label"}, "label_value": {"a=\x00"}, "reason": {"r"}, "name": {"ada"}}},
 		{"/rules", with("alarm", "99999999999")},
+		{"/rules", with("expiry_days", "0")}, // not silently 30 days
 		{"/review/decide", url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"r"}, "fingerprint": {"\x00"}}},
 	} {
 		if f.path == "/rules" && f.form.Get("alarm") != "" {
