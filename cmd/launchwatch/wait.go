@@ -157,6 +157,8 @@ func (w *waiter) judge(l *client.Launch) (int, bool) {
 		return w.finish(l, waitReady, "READY", fmt.Sprintf("after %s", time.Since(w.start).Round(time.Second)))
 	case l.Status == "crashed":
 		return w.finish(l, waitCrashed, "CRASHED", crashReason(l))
+	case l.Status == "exited" && l.Times.Ready != nil:
+		return w.finish(l, waitCrashed, "EXITED", "the process was ready, and has ended since")
 	case l.Status == "exited":
 		return w.finish(l, waitCrashed, "EXITED", "the process ended before it was ready")
 	case l.Status == "alarm" && !w.failOnConfirmed:

@@ -112,6 +112,21 @@ func TestWaitExitCodes(t *testing.T) {
 		}
 	})
 
+	t.Run("ExitedAfterReadyIs1AndSaysSo", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		post(t, srv.URL, "done", "The server is fired up and ready to roll!\n")
+		res, err := http.Post(srv.URL+"/api/v1/launches/done/exit", "application/json", strings.NewReader(`{"code":0}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		code, out := cli(t, "wait", "done", "--url", srv.URL, "--timeout", "60s")
+		if code != 1 || !strings.Contains(out, "EXITED done") || strings.Contains(out, "before it was ready") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+
 	t.Run("UnreachableIs4", func(t *testing.T) {
 		t.Parallel()
 		start := time.Now()
