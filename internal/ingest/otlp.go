@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"math"
 	"mime"
 	"net/http"
 	"strings"
@@ -107,9 +108,14 @@ func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, er
 }
 
 func otlpLine(lr plog.LogRecord, stream string, maxLineBytes int) Line {
+	// Times are unsigned nanoseconds; past 2^63 (year 2262) they are no
+	// time, and would wrap to a negative int64 (1677-1969).
 	ns := lr.Timestamp()
-	if ns == 0 {
+	if ns == 0 || ns > math.MaxInt64 {
 		ns = lr.ObservedTimestamp()
+	}
+	if ns > math.MaxInt64 {
+		ns = 0
 	}
 	l := Line{Text: cleanLine([]byte(lr.Body().AsString()), maxLineBytes), Level: severity(lr)}
 	if ns != 0 {
