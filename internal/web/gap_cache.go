@@ -10,9 +10,11 @@ import (
 
 // gapCache keeps the gaps of launches whose lines did not change since they
 // were computed: finding gaps reads every line time of a launch (about half
-// a second for a million lines), while a finished launch never changes. It
-// is per process; the web tier stays stateless because a miss only costs
-// the query.
+// a second for a million lines), while a finished launch never changes. A
+// launch that only grew at its end (a live one, whose page asks for its
+// tail at every change) has its cached gaps extended from its new lines
+// alone. It is per process; the web tier stays stateless because a miss
+// only costs the query.
 type gapCache struct {
 	mu      sync.Mutex
 	entries map[int64]gapEntry
@@ -20,16 +22,24 @@ type gapCache struct {
 
 type gapEntry struct {
 	lastSeq, lineCount int64
+	min                time.Duration // the threshold the gaps were found with
 	gaps               []store.Gap
 }
 
-// gapCacheSize bounds the cache; beyond it an arbitrary entry is dropped.
-const gapCacheSize = 1000
+const (
+	// gapCacheSize bounds the cache; beyond it an arbitrary entry is dropped.
+	gapCacheSize = 1000
+	// gapLimit is how many gaps the timeline marks.
+	gapLimit = 50
+	// gapAppendMax is how many appended lines are read to extend cached
+	// gaps; more are counted again from all lines.
+	gapAppendMax = 5000
+)
 
 func newGapCache() *gapCache { return &gapCache{entries: map[int64]gapEntry{}} }
 
 // get returns the gaps of launch l longer than min, from the cache when the
-// launch's lines are unchanged.
+// launch's lines are unchanged or only appended to.
 func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, min time.Duration) ([]store.Gap, error) {
 	gc.mu.Lock()
 	e, ok := gc.entries[l.ID]
@@ -37,9 +47,14 @@ func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, m
 	if ok && e.lastSeq == l.LastSeq && e.lineCount == l.LineCount {
 		return e.gaps, nil
 	}
-	gaps, err := st.Gaps(ctx, l.ID, min, 50)
+	gaps, ok, err := e.extend(ctx, st, l, min)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		if gaps, err = st.Gaps(ctx, l.ID, min, gapLimit); err != nil {
+			return nil, err
+		}
 	}
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
@@ -49,6 +64,38 @@ func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, m
 			break
 		}
 	}
-	gc.entries[l.ID] = gapEntry{lastSeq: l.LastSeq, lineCount: l.LineCount, gaps: gaps}
+	gc.entries[l.ID] = gapEntry{lastSeq: l.LastSeq, lineCount: l.LineCount, min: min, gaps: gaps}
 	return gaps, nil
+}
+
+// extend finds the gaps of l from the cached ones and the lines after them,
+// when every line added since lies after them (no gap in the log was
+// filled) and there are not too many. ok is false when it cannot.
+func (e gapEntry) extend(ctx context.Context, st *store.Store, l *store.Launch, min time.Duration) ([]store.Gap, bool, error) {
+	added := l.LineCount - e.lineCount
+	// A threshold only grows with the launch's span: the cached gaps hold
+	// every gap longer than the new one, unless the limit cut them short.
+	if e.lineCount == 0 || added <= 0 || added > gapAppendMax || l.LastSeq <= e.lastSeq || min < e.min ||
+		len(e.gaps) >= gapLimit {
+		return nil, false, nil
+	}
+	lines, err := st.LinesBetween(ctx, l.ID, e.lastSeq, l.LastSeq, int(added)+2)
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(lines)) != added+1 || lines[0].Seq != e.lastSeq {
+		return nil, false, nil // lines arrived out of order, or since l was read
+	}
+	var gaps []store.Gap
+	for _, g := range e.gaps {
+		if g.To.Sub(g.From) > min {
+			gaps = append(gaps, g)
+		}
+	}
+	for i := 1; i < len(lines) && len(gaps) < gapLimit; i++ {
+		if prev, ln := lines[i-1], lines[i]; ln.TS.Sub(prev.TS) > min {
+			gaps = append(gaps, store.Gap{From: prev.TS, To: ln.TS, AfterSeq: prev.Seq, ToSeq: ln.Seq})
+		}
+	}
+	return gaps, true, nil
 }

@@ -1,9 +1,13 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"launchwatch/internal/views"
 )
 
 func TestTimelineShow(t *testing.T) {
@@ -97,6 +101,42 @@ func TestTimelineShow(t *testing.T) {
 		doc = b.page("/launches/g", 200)
 		if n := testid(doc, "timeline-gap").Length(); n != 2 {
 			t.Errorf("%d gaps after a new line 40 minutes later, want 2", n)
+		}
+	})
+
+	t.Run("CachedGapsFollowAppendedAndFilledLines", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		// After each batch the page marks what a count over all lines finds,
+		// whether the cached gaps were extended or counted again.
+		for _, step := range []struct{ path, body string }{
+			{"/api/v1/launches/g/lines", "[2026-11-29 10:00:00] a\n[2026-11-29 10:00:05] b\n[2026-11-29 10:20:00] c\n"},
+			{"/api/v1/launches/g/lines", "[2026-11-29 10:20:30] d\n[2026-11-29 10:25:00] e\n"},
+			{"/api/v1/launches/g/lines", "[2026-11-29 12:00:00] f\n"}, // the threshold grows past 4m30s
+			{"/api/v1/launches/g/lines?seq=100", "[2026-11-29 13:00:00] g\n"},
+			{"/api/v1/launches/g/lines?seq=50", "[2026-11-29 12:30:00] h\n"}, // fills the log
+			{"/api/v1/launches/g/lines", "[2026-11-29 13:00:10] i\n[2026-11-29 13:40:00] j\n"},
+		} {
+			b.postText(step.path, step.body)
+			doc := b.page("/launches/g", 200)
+			var got []string
+			for _, g := range testid(doc, "timeline-gap").EachIter() {
+				got = append(got, strings.TrimSpace(g.Text()))
+			}
+			ctx := context.Background()
+			l, err := b.store.LaunchByKey(ctx, "g")
+			must(t, err)
+			first, last, err := b.store.LineSpan(ctx, l.ID)
+			must(t, err)
+			gaps, err := b.store.Gaps(ctx, l.ID, max(30*time.Second, last.Sub(first)/10), 50)
+			must(t, err)
+			var want []string
+			for _, g := range gaps {
+				want = append(want, "no line for "+views.Duration(g.To.Sub(g.From)))
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("after %s: gaps %q, want %q", step.path, got, want)
+			}
 		}
 	})
 
