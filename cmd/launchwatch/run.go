@@ -34,8 +34,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log every batch")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch run --launch KEY [flags] -- CMD [ARGS...]",
 		`Starts CMD, passes its stdout and stderr through to this terminal and ships both
-(tagged) to Launchwatch, forwards SIGINT and SIGTERM to its process group (the
-third one kills the group), and reports how it ended:
+(tagged) to Launchwatch, forwards SIGINT, SIGTERM and SIGHUP to its process group
+(the third one kills the group), and reports how it ended:
 exit code 0 or a stop you asked for is "exited", anything else "crashed". With
 --health-url, the first passing probe makes the launch ready (whatever the log says)
 and later failures are reported; a passing probe never hides a fatal error in the log.
@@ -134,7 +134,15 @@ func (r *runner) lastStored(ctx context.Context) (int64, error) {
 func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, healthURL string, healthEvery time.Duration) int {
 	// Our own signal handling from here: the child gets what we get.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	forwarded := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	// A hangup (the SSH session of `launchwatch run ... &` ends) would kill
+	// us and leave the server, in its own process group, running unwatched:
+	// it gets the hangup too, as it would without us. Unless we run under
+	// nohup: catching an ignored SIGHUP would undo that.
+	if !signal.Ignored(syscall.SIGHUP) {
+		forwarded = append(forwarded, syscall.SIGHUP)
+	}
+	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 	// Our stdout or stderr may be a pipe whose reader goes away (| head, a
 	// closed viewer): Go would die of SIGPIPE and orphan the server. With

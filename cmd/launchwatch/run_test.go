@@ -332,3 +332,20 @@ func TestRunSurvivesABrokenStdout(t *testing.T) {
 		t.Errorf("launch = %+v, want exit code 5 reported", l)
 	}
 }
+
+// The SSH session of `launchwatch run ... &` ends: the shell sends SIGHUP
+// to its jobs. The server, in a process group of its own, would never see
+// it and live on unwatched while run died without reporting anything.
+func TestRunForwardsAHangup(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	cmd, out, _ := runShell(t, srv.URL, "hup", `echo $$; while :; do sleep 0.1; done`)
+	eventually(t, "the server to start", func() bool { return strings.Contains(out.String(), "\n") })
+	cmd.Process.Signal(syscall.SIGHUP) //nolint:errcheck
+	if code := waitExit(t, cmd, out, 20*time.Second); code != 128+int(syscall.SIGHUP) {
+		t.Errorf("run exit %d, want %d (the server's hangup)\n%s", code, 128+int(syscall.SIGHUP), out)
+	}
+	if l, _ := getLaunch(t, srv.URL, "hup"); l.Signal == nil || *l.Signal != "SIGHUP" {
+		t.Errorf("launch = %+v, want the SIGHUP reported", l)
+	}
+}
