@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -167,7 +168,7 @@ func (f *follower) open(resume bool) (*openFile, error) {
 		// Rotated while no shipper ran: finish the file the state is about
 		// if it is still beside the new one (server.log.1); the loop moves
 		// on to the new file at its end, as for a rotation seen live.
-		if old := findFile(filepath.Dir(f.cfg.Path), st.Dev, st.Ino); old != nil {
+		if old := findRotated(f.cfg.Path, st.Dev, st.Ino); old != nil {
 			file.Close()
 			file = old
 			if fi, err = file.Stat(); err != nil {
@@ -213,15 +214,18 @@ func (f *follower) lastStored(ctx context.Context) (int64, error) {
 	return 0, err
 }
 
-// findFile opens the regular file in dir with the given device and inode,
-// or returns nil.
-func findFile(dir string, dev, ino uint64) *os.File {
+// findRotated opens the rotated copy of path (server.log.1,
+// server.log-20260412, ...: a name beside it that starts with its name)
+// with the given device and inode, or returns nil. Only such names are
+// looked at: the inode of a deleted file may belong to an unrelated one.
+func findRotated(path string, dev, ino uint64) *os.File {
+	dir, base := filepath.Split(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || e.Name() == base || !strings.HasPrefix(e.Name(), base) {
 			continue
 		}
 		fi, err := e.Info()

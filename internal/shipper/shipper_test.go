@@ -165,3 +165,31 @@ func TestFollowStopsOnARefusedBatch(t *testing.T) {
 		t.Errorf("Follow = %v (ctx %v); want the server's 400 before the deadline", err, ctx.Err())
 	}
 }
+
+// Only a rotated copy of the file is resumed: the inode of a deleted file
+// may have been given to an unrelated one beside it.
+func TestFindRotated(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	idOf := func(name string) (uint64, uint64) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fileID(fi)
+	}
+	path := filepath.Join(dir, "server.log")
+	dev, ino := idOf("server.log.1")
+	if f := findRotated(path, dev, ino); f == nil {
+		t.Error("server.log.1 not found")
+	} else {
+		f.Close()
+	}
+	if dev, ino := idOf("other.log"); findRotated(path, dev, ino) != nil {
+		t.Error("other.log taken for a rotated server.log")
+	}
+}
