@@ -143,6 +143,18 @@ func readError(err error, maxBytes int64) error {
 	return badRequest("reading body: %v", err)
 }
 
+// MaxBatchLines is the most lines one request may carry, whatever its
+// protocol: a 16 MiB body of bare newlines is 16 million lines, and every
+// line costs memory in decoding, classifying and writing, so the count is
+// bounded as well as the bytes.
+const MaxBatchLines = 100_000
+
+// tooManyLines answers a request with more than MaxBatchLines lines.
+func tooManyLines() error {
+	return &InputError{Status: http.StatusRequestEntityTooLarge,
+		Message: fmt.Sprintf("more than %d lines in one request: split it into smaller batches", MaxBatchLines)}
+}
+
 func tooLarge(maxBytes int64) error {
 	return &InputError{Status: http.StatusRequestEntityTooLarge,
 		Message: fmt.Sprintf("body larger than %d bytes: split it into smaller batches", maxBytes)}

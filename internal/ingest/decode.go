@@ -37,7 +37,11 @@ func DecodeText(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 	if len(body) == 0 {
 		return nil, nil
 	}
-	pieces := bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n"))
+	body = bytes.TrimSuffix(body, []byte("\n"))
+	if bytes.Count(body, []byte("\n")) >= MaxBatchLines { // counted before anything is allocated per line
+		return nil, tooManyLines()
+	}
+	pieces := bytes.Split(body, []byte("\n"))
 	if firstSeq > math.MaxInt64-int64(len(pieces)) {
 		return nil, badRequest("seq %d is too large for %d lines", firstSeq, len(pieces))
 	}
@@ -108,6 +112,9 @@ func DecodeNDJSON(body []byte, maxLineBytes int) ([]Line, error) {
 		}
 		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
 			return nil, badRequest("line %d of the body: either every object has a \"seq\" or none has", n)
+		}
+		if len(lines) == MaxBatchLines {
+			return nil, tooManyLines()
 		}
 		lines = append(lines, l)
 	}
@@ -190,12 +197,21 @@ func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
 		}
 		return []Line{l}, nil
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(body, &raws); err != nil {
-		return nil, badRequest("body is not a JSON array of objects: %v", err)
+	// Element by element, so a huge array is refused at MaxBatchLines
+	// instead of being decoded whole first.
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, badRequest("body is not a JSON array of objects or one object")
 	}
-	lines := make([]Line, 0, len(raws))
-	for i, raw := range raws {
+	var lines []Line
+	for i := 0; dec.More(); i++ {
+		if len(lines) == MaxBatchLines {
+			return nil, tooManyLines()
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, badRequest("body is not a JSON array of objects: %v", err)
+		}
 		l, err := decodeNDJSONLine(raw, maxLineBytes)
 		if err != nil {
 			return nil, badRequest("element %d of the array: %v", i, err)
@@ -204,6 +220,12 @@ func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
 			return nil, badRequest("element %d of the array: either every object has a \"seq\" or none has", i)
 		}
 		lines = append(lines, l)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, badRequest("body is not a JSON array of objects: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badRequest("body is not one JSON array: something follows it")
 	}
 	return lines, nil
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -136,4 +137,29 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDecodersRefuseTooManyLines(t *testing.T) {
+	t.Parallel()
+	many := bytes.Repeat([]byte("\n"), MaxBatchLines+1)
+	manyObjects := bytes.Repeat([]byte(`{"line":""}`+"\n"), MaxBatchLines+1)
+	manyArray := append(append([]byte("["), bytes.Repeat([]byte(`{"line":""},`), MaxBatchLines)...), []byte(`{"line":""}]`)...)
+	for name, decode := range map[string]func() error{
+		"Text":   func() error { _, err := DecodeText(many, 0, DefaultMaxLineBytes); return err },
+		"NDJSON": func() error { _, err := DecodeNDJSON(manyObjects, DefaultMaxLineBytes); return err },
+		"JSON":   func() error { _, err := DecodeJSON(manyArray, DefaultMaxLineBytes); return err },
+	} {
+		var ie *InputError
+		if err := decode(); !errors.As(err, &ie) || ie.Status != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s: %d+1 lines gave %v, want 413", name, MaxBatchLines, err)
+		}
+	}
+	// Exactly the limit is fine.
+	if lines, err := DecodeText(bytes.Repeat([]byte("x\n"), MaxBatchLines), 0, DefaultMaxLineBytes); err != nil || len(lines) != MaxBatchLines {
+		t.Errorf("%d lines: %d, %v", MaxBatchLines, len(lines), err)
+	}
+	// A JSON array followed by more is refused.
+	if _, err := DecodeJSON([]byte(`[{"line":"a"}] [1]`), DefaultMaxLineBytes); err == nil {
+		t.Error("an array followed by more JSON was accepted")
+	}
 }

@@ -142,6 +142,12 @@ func decodeLokiProto(body []byte, maxBytes int64) ([]lokiStream, error) {
 
 // lokiBatches maps streams to launches and lines.
 func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
+	total := 0
+	for _, s := range streams {
+		if total += len(s.entries); total > MaxBatchLines {
+			return nil, tooManyLines()
+		}
+	}
 	launchLabel := opts.LaunchLabel
 	if launchLabel == "" {
 		launchLabel = DefaultLokiLaunchLabel

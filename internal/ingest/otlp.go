@@ -69,6 +69,9 @@ func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, er
 	if err != nil {
 		return OTLPResult{}, badRequest("body is not an OTLP ExportLogsServiceRequest: %v", err)
 	}
+	if req.Logs().LogRecordCount() > MaxBatchLines {
+		return OTLPResult{}, tooManyLines()
+	}
 	var res OTLPResult
 	index := map[string]int{}
 	rls := req.Logs().ResourceLogs()

@@ -43,6 +43,9 @@ func NewPipeline(st *store.Store, log *slog.Logger) *Pipeline {
 // or a seqless line whose Key is, is a duplicate and is not stored again,
 // so a retried batch is harmless.
 func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []Line) (Ack, error) {
+	if len(lines) > MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
+		return Ack{}, tooManyLines()
+	}
 	id, err := p.store.EnsureLaunch(ctx, key, attrs)
 	if err != nil {
 		return Ack{}, err
