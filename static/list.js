@@ -20,7 +20,7 @@
     setTimeout(function () {
       again = false;
       htmx.ajax("GET", location.pathname + location.search,
-        { target: "#launch-table", select: "#launch-table", swap: "outerHTML" }).then(done, done);
+        { target: "#launch-list", select: "#launch-list", swap: "outerHTML" }).then(done, done);
     }, 1000);
   }
 

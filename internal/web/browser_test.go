@@ -442,4 +442,31 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("a change made during a refresh was never shown: %v", err)
 		}
 	})
+
+	t.Run("FilteredLaunchListFollowsThroughNoMatch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/f-1/lines?server=sglang", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
+		tab := newBrowser(t)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/?status=loading"),
+			chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/f-1"])`)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("opening the list: %v", err)
+		}
+		// f-1 becomes ready: no launch is loading any more.
+		b.postText("/api/v1/launches/f-1/lines", "[2026-04-02 09:29:20] The server is fired up and ready to roll!\n")
+		if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`[data-testid="no-match"]`))); err != nil {
+			t.Fatalf("the list did not say that nothing matches any more: %v", err)
+		}
+		// A new loading launch appears in the same list.
+		b.postText("/api/v1/launches/f-2/lines?server=sglang", "[2026-04-02 09:30:20] Load weight begin. avail mem=70.12 GB\n")
+		wctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		defer cancel()
+		if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`#launch-table tr:has(a[href="/launches/f-2"])`))); err != nil {
+			t.Fatalf("the list stopped following once nothing matched: %v", err)
+		}
+	})
 }
