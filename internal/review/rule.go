@@ -237,13 +237,16 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 	return id, p, err
 }
 
-// SetRuleEnabled enables or disables a rule. Disabling re-opens the alarms
-// it suppressed that no person decided on; enabling suppresses the open
-// alarms it matches again.
-func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor string) error {
-	actor = strings.TrimSpace(actor)
-	if actor == "" || utf8.RuneCountInString(actor) > 80 {
+// SetRuleEnabled enables or disables a rule, recording who did it and,
+// when given, why. Disabling re-opens the alarms it suppressed that no
+// person decided on; enabling suppresses the open alarms it matches again.
+func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor, reason string) error {
+	actor, reason = strings.TrimSpace(actor), strings.TrimSpace(reason)
+	if actor == "" || utf8.RuneCountInString(actor) > 80 || strings.ContainsAny(actor, "\x00\n\r") {
 		return &InvalidError{Fields: map[string]string{"name": "enter your name: every rule change records who made it"}}
+	}
+	if utf8.RuneCountInString(reason) > 1000 {
+		return &InvalidError{Fields: map[string]string{"reason": "a reason is at most 1000 characters"}}
 	}
 	return st.WithTx(ctx, func(tx *store.Tx) error {
 		if err := tx.SetRuleEnabled(ctx, id, enabled); err != nil {
@@ -258,7 +261,11 @@ func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool
 		} else if err := reopen(ctx, tx, id); err != nil {
 			return err
 		}
-		return tx.AddAudit(ctx, store.AuditEvent{Actor: actor, Action: action, Subject: RuleSubject(id)})
+		var detail map[string]any
+		if reason != "" {
+			detail = map[string]any{"reason": reason}
+		}
+		return tx.AddAudit(ctx, store.AuditEvent{Actor: actor, Action: action, Subject: RuleSubject(id), Detail: detail})
 	})
 }
 

@@ -1269,7 +1269,7 @@ func ruleTable(rows []RuleRow, reviewer, testid string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "\" placeholder=\"your name\" size=\"8\" aria-label=\"your name\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "\" placeholder=\"your name\" size=\"8\" aria-label=\"your name\"> <input type=\"text\" name=\"reason\" placeholder=\"why\" size=\"12\" aria-label=\"why\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

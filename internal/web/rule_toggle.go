@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,10 +24,10 @@ func (h *handler) ruleToggle(c echo.Context) error {
 	}
 	enabled := c.FormValue("enabled") == "1"
 	name := c.FormValue("name")
-	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, name)
+	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, name, c.FormValue("reason"))
 	var invalid *review.InvalidError
 	if errors.As(err, &invalid) {
-		return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: invalid.Fields["name"]}
+		return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: cmp.Or(invalid.Fields["name"], invalid.Fields["reason"])}
 	}
 	if err != nil {
 		return err

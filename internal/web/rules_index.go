@@ -52,7 +52,15 @@ func (h *handler) rulesIndex(c echo.Context) error {
 			return err
 		}
 		for _, e := range audit {
-			row.History = append(row.History, views.Time(&e.At)+" "+strings.TrimPrefix(e.Action, "rule.")+" by "+e.Actor)
+			line := views.Time(&e.At) + " " + strings.TrimPrefix(e.Action, "rule.") + " by " + e.Actor
+			if r, _ := e.Detail["reason"].(string); r != "" {
+				line += ": " + r
+			} else if after, _ := e.Detail["after"].(map[string]any); after != nil {
+				if r, _ := after["reason"].(string); r != "" {
+					line += ": " + r
+				}
+			}
+			row.History = append(row.History, line)
 		}
 		if r.ExpiresAt == nil {
 			p.Never = append(p.Never, row)

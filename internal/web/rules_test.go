@@ -140,10 +140,15 @@ func TestRules(t *testing.T) {
 		if a := b.alarm("ok-1", 1); a.State != "dismissed" {
 			t.Errorf("disabling touched a person's decision: %+v", a)
 		}
-		// Enabling it again suppresses them again.
-		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"1"}, "name": {"ada"}}, false)
+		// Enabling it again suppresses them again; the why is recorded and shown.
+		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"1"}, "name": {"ada"},
+			"reason": {"the probe is noisy again"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("enable: %d", res.StatusCode)
+		}
+		if h := testid(b.page("/rules", 200), "rule-history").Text(); !strings.Contains(h, "enable by ada: the probe is noisy again") ||
+			!strings.Contains(h, "create by ada: optional probe, harmless") {
+			t.Errorf("rule history %q lacks why it was created and enabled", h)
 		}
 		for _, key := range []string{"ok-2", "ok-3"} {
 			if a := b.alarm(key, 1); a.State != "suppressed" {
