@@ -142,13 +142,18 @@ func DecideGroup(ctx context.Context, st *store.Store, fingerprint string, d Dec
 					return err
 				}
 			}
-			prev, err := tx.SetAlarmDecision(ctx, r.LaunchID, r.No, state, d.Actor, d.Reason)
+			// The list was read before the transaction: an alarm someone
+			// decided since keeps that decision.
+			decided, err := tx.DecideOpenAlarm(ctx, r.LaunchID, r.No, state, d.Actor, d.Reason)
 			if err != nil {
 				return err
 			}
+			if !decided {
+				continue
+			}
 			err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
 				Subject: Subject(r.LaunchKey, r.No),
-				Detail:  map[string]any{"from": prev, "to": state, "reason": d.Reason, "bulk": fingerprint}})
+				Detail:  map[string]any{"from": "open", "to": state, "reason": d.Reason, "bulk": fingerprint}})
 			if err != nil {
 				return err
 			}

@@ -54,6 +54,20 @@ func (t *Tx) SetAlarmDecision(ctx context.Context, launchID int64, no int, state
 	return prev, nil
 }
 
+// DecideOpenAlarm records a decision on an alarm only if it is still open,
+// and reports whether it was. A bulk decision uses it so that an alarm a
+// person (or a rule) decided in the meantime keeps that decision.
+func (t *Tx) DecideOpenAlarm(ctx context.Context, launchID int64, no int, state, actor, reason string) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `
+		UPDATE alarms SET state = $3, decided_by = $4, decided_at = now(), reason = NULLIF($5, ''),
+			rule_id = NULL, updated_at = now()
+		WHERE launch_id = $1 AND alarm_no = $2 AND state = 'open'`, launchID, no, state, actor, reason)
+	if err != nil {
+		return false, fmt.Errorf("store: decide open alarm: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // AuditEvent is one recorded decision or rule change.
 type AuditEvent struct {
 	Actor   string

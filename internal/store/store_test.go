@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"launchwatch/internal/classify"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -78,5 +79,55 @@ func TestEnsureLaunchCreatesOnceAndPartitions(t *testing.T) {
 	}
 	if _, err := st.LaunchByKey(ctx, "missing"); err != store.ErrNotFound {
 		t.Errorf("missing launch: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestDecideOpenAlarmKeepsAnEarlierDecision(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	id, err := st.EnsureLaunch(ctx, "bulk", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alarm := classify.Alarm{ID: 1, FirstSeq: 1, LastSeq: 3, Kind: classify.AlarmTraceback, Fatal: true,
+		Headline: "KeyError: 'x'", HeadlineSeq: 3, Template: "KeyError: <str>", Fingerprint: "f", Ranks: 1}
+	second := alarm
+	second.ID = 2
+	decided := func(no int) bool {
+		var ok bool
+		err := st.WithTx(ctx, func(tx *store.Tx) error {
+			var err error
+			ok, err = tx.DecideOpenAlarm(ctx, id, no, "dismissed", "bob", "bulk")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpsertAlarms(ctx, id, []classify.Alarm{alarm, second}); err != nil {
+			return err
+		}
+		_, err := tx.SetAlarmDecision(ctx, id, 1, "confirmed", "ada", "real crash")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decided(1) {
+		t.Error("a bulk dismissal overwrote ada's confirmation")
+	}
+	if !decided(2) {
+		t.Error("a bulk dismissal did not decide an open alarm")
+	}
+	alarms, err := st.Alarms(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alarms[0].State != "confirmed" || *alarms[0].DecidedBy != "ada" || alarms[1].State != "dismissed" {
+		t.Errorf("alarms = %s by %s, %s", alarms[0].State, *alarms[0].DecidedBy, alarms[1].State)
 	}
 }
