@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"launchwatch/internal/classify"
@@ -30,11 +32,22 @@ func (b *batch) applyRules(ctx context.Context, server string, alarms []classify
 	if err != nil {
 		return err
 	}
+	type hit struct {
+		rule  int64
+		alarm int
+	}
+	var hits []hit
 	for _, a := range alarms {
 		if id, ok := rs.Match(a, server, labels); ok {
-			if _, err := b.tx.SuppressByRule(ctx, b.launch.ID, a.ID, id); err != nil {
-				return err
-			}
+			hits = append(hits, hit{id, a.ID})
+		}
+	}
+	// Suppressing counts a hit on the rule's row: take those row locks in
+	// rule order, so two batches hitting the same rules cannot deadlock.
+	slices.SortFunc(hits, func(x, y hit) int { return cmp.Or(cmp.Compare(x.rule, y.rule), cmp.Compare(x.alarm, y.alarm)) })
+	for _, h := range hits {
+		if _, err := b.tx.SuppressByRule(ctx, b.launch.ID, h.alarm, h.rule); err != nil {
+			return err
 		}
 	}
 	return nil
