@@ -58,6 +58,9 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 		if err != nil {
 			return err
 		}
+		if err := checkLabels(l.Labels, attrs.Labels); err != nil {
+			return err
+		}
 		fresh, dups, err := freshLines(ctx, tx, l, lines)
 		if err != nil {
 			return err
@@ -80,6 +83,25 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 		return Ack{}, err
 	}
 	return ack, nil
+}
+
+// MaxLaunchLabels bounds the labels of one launch: batches merge their
+// labels into the launch's, and a client must not grow them without end.
+const MaxLaunchLabels = 64
+
+// checkLabels refuses a batch whose labels would give the launch more than
+// MaxLaunchLabels.
+func checkLabels(stored, added map[string]string) error {
+	n := len(stored)
+	for k := range added {
+		if _, ok := stored[k]; !ok {
+			n++
+		}
+	}
+	if n > MaxLaunchLabels {
+		return badRequest("a launch has at most %d labels; this batch would give it %d", MaxLaunchLabels, n)
+	}
+	return nil
 }
 
 // freshLines numbers lines that have no seq, sorts the batch by seq and

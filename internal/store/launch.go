@@ -118,15 +118,16 @@ type LaunchForUpdate struct {
 	ExitCode        *int
 	ExitSignal      *string
 	ExitRequested   bool
+	Labels          map[string]string
 }
 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested
+		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
-		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested)
+		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested, &l.Labels)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}

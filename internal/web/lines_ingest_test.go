@@ -380,3 +380,23 @@ func TestIngestLineTimesDoNotDependOnArrivalOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestIngestBoundsTheLabelsOfALaunch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/lab/lines?"+manyLabels(32), "a\n")
+	// Another 32 new labels reach the limit of 64; repeating known ones is fine.
+	var q []string
+	for i := 32; i < 64; i++ {
+		q = append(q, fmt.Sprintf("label.l%d=v", i))
+	}
+	b.postText("/api/v1/launches/lab/lines?"+strings.Join(q, "&"), "b\n")
+	b.postText("/api/v1/launches/lab/lines?label.l0=changed", "c\n")
+	r := b.do("POST", "/api/v1/launches/lab/lines?label.one_too_many=v", "text/plain", []byte("d\n"))
+	if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), "at most 64 labels") {
+		t.Errorf("65th label: got %d %s, want 400", r.status, r.body)
+	}
+	if l := b.launch("lab"); len(l.Labels) != 64 || l.Labels["l0"] != "changed" || l.Counts.Lines != 3 {
+		t.Errorf("launch has %d labels (l0=%q) and %d lines, want 64 labels and 3 lines", len(l.Labels), l.Labels["l0"], l.Counts.Lines)
+	}
+}
