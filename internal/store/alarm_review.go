@@ -96,6 +96,11 @@ func (t *Tx) AddAudit(ctx context.Context, e AuditEvent) error {
 func (s *Store) AuditFor(ctx context.Context, subject string) ([]AuditEvent, error) {
 	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject COLLATE "C" = $1 ORDER BY id`, subject)
+	return collectAudit(rows, err)
+}
+
+// collectAudit reads the rows of an audit query.
+func collectAudit(rows pgx.Rows, err error) ([]AuditEvent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: audit events: %w", err)
 	}
@@ -122,15 +127,5 @@ func (s *Store) AuditWithPrefix(ctx context.Context, prefix string) ([]AuditEven
 	upper[len(upper)-1]++
 	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject COLLATE "C" >= $1 AND subject COLLATE "C" < $2 ORDER BY id`, prefix, string(upper))
-	if err != nil {
-		return nil, fmt.Errorf("store: audit events: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditEvent, error) {
-		var e AuditEvent
-		return e, row.Scan(&e.Actor, &e.Action, &e.Subject, &e.Detail, &e.At)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: audit events: %w", err)
-	}
-	return out, nil
+	return collectAudit(rows, err)
 }

@@ -143,13 +143,5 @@ func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Line, error) {
-		var l Line
-		err := row.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text)
-		return l, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: lines: %w", err)
-	}
-	return out, nil
+	return collectLines(rows)
 }
