@@ -64,38 +64,32 @@ func (h *handler) launchLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub := h.hub.Subscribe(key) // before the first read, so no change is missed
-	defer h.hub.Unsubscribe(sub)
-	ws, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
-	if err != nil {
-		return nil // the upgrader has answered the client already
+	sock, ok := h.openLive(c, key)
+	if !ok {
+		return nil
 	}
-	defer ws.Close()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
-	defer cancel()
-	go readUntilClosed(ws, cancel)
-
-	s := &launchStream{h: h, ws: ws, key: key, seq: after}
+	defer h.closeLive(sock)
+	s := &launchStream{h: h, sock: sock, key: key, seq: after}
 	ping := time.NewTicker(livePingEvery)
 	defer ping.Stop()
 	poll := time.NewTicker(liveStatusEvery)
 	defer poll.Stop()
 	for {
-		if err := s.sync(ctx); err != nil {
+		if err := s.sync(sock.ctx); err != nil {
 			s.close(err)
 			return nil
 		}
 		select {
-		case <-ctx.Done():
+		case <-sock.ctx.Done():
 			return nil
-		case <-sub.Done():
+		case <-sock.sub.Done():
 			s.close(errShuttingDown)
 			return nil
 		case <-ping.C:
-			if err := ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(liveWriteWait)); err != nil {
+			if err := sock.ping(); err != nil {
 				return nil
 			}
-		case <-sub.Wake():
+		case <-sock.sub.Wake():
 		case <-poll.C:
 		}
 	}
@@ -106,7 +100,7 @@ var errShuttingDown = errors.New("server shutting down")
 // launchStream is the state of one live client.
 type launchStream struct {
 	h        *handler
-	ws       *websocket.Conn
+	sock     *liveSocket
 	key      string
 	seq      int64  // the last line sent
 	lastSent []byte // the last launch state sent, to send only changes
@@ -120,7 +114,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 	if errors.Is(err, store.ErrNotFound) {
 		if !s.absent {
 			s.absent = true
-			return s.send(liveMessage{Type: "absent"})
+			return s.sock.send(liveMessage{Type: "absent"})
 		}
 		return nil
 	}
@@ -136,7 +130,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 		if len(lines) == 0 {
 			break
 		}
-		if err := s.send(liveMessage{Type: "lines", Lines: toLineJSON(lines)}); err != nil {
+		if err := s.sock.send(liveMessage{Type: "lines", Lines: toLineJSON(lines)}); err != nil {
 			return err
 		}
 		s.seq = lines[len(lines)-1].Seq
@@ -153,12 +147,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 		return nil
 	}
 	s.lastSent = state
-	return s.send(liveMessage{Type: "launch", Launch: &j})
-}
-
-func (s *launchStream) send(m liveMessage) error {
-	s.ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
-	return s.ws.WriteJSON(m)
+	return s.sock.send(liveMessage{Type: "launch", Launch: &j})
 }
 
 // close says goodbye: a client that was dropped (slow, or the server is
@@ -170,19 +159,5 @@ func (s *launchStream) close(err error) {
 	} else if !errors.Is(err, context.Canceled) {
 		s.h.log.Debug("live client dropped", slog.String("launch", s.key), slog.String("error", err.Error()))
 	}
-	s.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second)) //nolint:errcheck
-}
-
-// readUntilClosed reads (and discards) what the client sends, so pongs and
-// the close handshake are processed, and cancels when the client goes away.
-func readUntilClosed(ws *websocket.Conn, cancel context.CancelFunc) {
-	defer cancel()
-	ws.SetReadLimit(512)
-	ws.SetReadDeadline(time.Now().Add(livePongWait)) //nolint:errcheck
-	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(livePongWait)) })
-	for {
-		if _, _, err := ws.NextReader(); err != nil {
-			return
-		}
-	}
+	s.sock.goodbye(code, text)
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -24,22 +23,12 @@ type launchesChanged struct {
 // launchesLive tells a launch-list client which launches changed:
 // GET /api/v1/live (websocket). The client re-reads what it shows.
 func (h *handler) launchesLive(c echo.Context) error {
-	sub := h.hub.Subscribe(live.AllLaunches)
-	defer h.hub.Unsubscribe(sub)
-	ws, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
-	if err != nil {
-		return nil // the upgrader has answered the client already
+	sock, ok := h.openLive(c, live.AllLaunches)
+	if !ok {
+		return nil
 	}
-	defer ws.Close()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
-	defer cancel()
-	go readUntilClosed(ws, cancel)
-
-	send := func(m launchesChanged) error {
-		ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
-		return ws.WriteJSON(m)
-	}
-	if send(launchesChanged{Type: "hello"}) != nil {
+	defer h.closeLive(sock)
+	if sock.send(launchesChanged{Type: "hello"}) != nil {
 		return nil
 	}
 	ping := time.NewTicker(livePingEvery)
@@ -49,18 +38,18 @@ func (h *handler) launchesLive(c echo.Context) error {
 	for {
 		var err error
 		select {
-		case <-ctx.Done():
+		case <-sock.ctx.Done():
 			return nil
-		case <-sub.Done():
-			ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, errShuttingDown.Error()), time.Now().Add(time.Second)) //nolint:errcheck
+		case <-sock.sub.Done():
+			sock.goodbye(websocket.CloseGoingAway, errShuttingDown.Error())
 			return nil
 		case <-ping.C:
-			err = ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(liveWriteWait))
+			err = sock.ping()
 		case <-tick.C:
-			err = send(launchesChanged{Type: "tick"})
-		case <-sub.Wake():
-			keys, resync := sub.Changed()
-			err = send(launchesChanged{Type: "changed", Launches: keys, Resync: resync})
+			err = sock.send(launchesChanged{Type: "tick"})
+		case <-sock.sub.Wake():
+			keys, resync := sock.sub.Changed()
+			err = sock.send(launchesChanged{Type: "changed", Launches: keys, Resync: resync})
 		}
 		if err != nil {
 			return nil // a client that cannot keep up reconnects and re-reads

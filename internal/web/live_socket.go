@@ -1,0 +1,74 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/live"
+)
+
+// liveSocket is one websocket client of the live hub: its subscription,
+// the connection, and a context that ends when the client goes away. Both
+// live endpoints (one launch, the launch list) are built on it.
+type liveSocket struct {
+	sub    *live.Sub
+	ws     *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// openLive subscribes to key (before anything is read, so no change is
+// missed) and upgrades the request. ok is false when the upgrade failed;
+// the upgrader has answered the client then.
+func (h *handler) openLive(c echo.Context, key string) (s *liveSocket, ok bool) {
+	sub := h.hub.Subscribe(key)
+	ws, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	if err != nil {
+		h.hub.Unsubscribe(sub)
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
+	go readUntilClosed(ws, cancel)
+	return &liveSocket{sub: sub, ws: ws, ctx: ctx, cancel: cancel}, true
+}
+
+// close ends the subscription and the connection.
+func (h *handler) closeLive(s *liveSocket) {
+	s.cancel()
+	h.hub.Unsubscribe(s.sub)
+	s.ws.Close()
+}
+
+// send writes one JSON message; a client that cannot take it within
+// liveWriteWait gets an error and is dropped (it reconnects and resumes).
+func (s *liveSocket) send(v any) error {
+	s.ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
+	return s.ws.WriteJSON(v)
+}
+
+// ping proves the connection alive to the client.
+func (s *liveSocket) ping() error {
+	return s.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(liveWriteWait))
+}
+
+// goodbye sends a close frame with code and reason, best effort.
+func (s *liveSocket) goodbye(code int, reason string) {
+	s.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second)) //nolint:errcheck
+}
+
+// readUntilClosed reads (and discards) what the client sends, so pongs and
+// the close handshake are processed, and cancels when the client goes away.
+func readUntilClosed(ws *websocket.Conn, cancel context.CancelFunc) {
+	defer cancel()
+	ws.SetReadLimit(512)
+	ws.SetReadDeadline(time.Now().Add(livePongWait)) //nolint:errcheck
+	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(livePongWait)) })
+	for {
+		if _, _, err := ws.NextReader(); err != nil {
+			return
+		}
+	}
+}
