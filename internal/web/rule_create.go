@@ -25,6 +25,12 @@ func (h *handler) ruleCreate(c echo.Context) error {
 		return err
 	}
 	id, pv, err := review.SaveRule(c.Request().Context(), h.store, d)
+	return ruleSaved(c, p, d, id, pv, err)
+}
+
+// ruleSaved answers a rule save or edit: the form again with its errors
+// and preview (422), or back to the rule on /rules.
+func ruleSaved(c echo.Context, p views.RuleFormProps, d review.RuleDraft, id int64, pv *review.Preview, err error) error {
 	var invalid *review.InvalidError
 	switch {
 	case errors.As(err, &invalid):

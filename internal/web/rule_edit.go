@@ -1,9 +1,7 @@
 package web
 
 import (
-	"errors"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -84,17 +82,5 @@ func (h *handler) ruleUpdate(c echo.Context) error {
 	}
 	p.EditID = id
 	pv, err := review.UpdateRule(c.Request().Context(), h.store, id, d)
-	var invalid *review.InvalidError
-	switch {
-	case errors.As(err, &invalid):
-		p.Errors = invalid.Fields
-		if pv != nil {
-			p.Preview = previewProps(pv)
-		}
-		return render(c, http.StatusUnprocessableEntity, views.RuleForm(p))
-	case err != nil:
-		return err
-	}
-	setReviewer(c, d.Author)
-	return c.Redirect(http.StatusSeeOther, "/rules#rule-"+strconv.FormatInt(id, 10))
+	return ruleSaved(c, p, d, id, pv, err)
 }
