@@ -28,10 +28,7 @@ func (b *batch) applyRules(ctx context.Context, server string, alarms []classify
 		}
 	}
 	rs, _ := classify.CompileRules(crs) // invalid rules were refused when saved; any left never match
-	labels, err := b.tx.LaunchLabels(ctx, b.launch.ID)
-	if err != nil {
-		return err
-	}
+	labels := b.launch.Labels // read with the launch's row lock
 	type hit struct {
 		rule  int64
 		alarm int

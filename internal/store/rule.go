@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -228,19 +227,6 @@ func (t *Tx) ExpiredRulesWithAlarms(ctx context.Context) ([]int64, error) {
 		return nil, fmt.Errorf("store: expired rules: %w", err)
 	}
 	return ids, nil
-}
-
-// LaunchLabels returns the labels of a launch.
-func (t *Tx) LaunchLabels(ctx context.Context, launchID int64) (map[string]string, error) {
-	var labels map[string]string
-	err := t.tx.QueryRow(ctx, `SELECT labels FROM launches WHERE id = $1`, launchID).Scan(&labels)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: launch labels: %w", err)
-	}
-	return labels, nil
 }
 
 // RuleByID returns one rule, or ErrNotFound.
