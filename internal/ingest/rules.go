@@ -28,7 +28,7 @@ func (b *batch) applyRules(ctx context.Context, server string, alarms []classify
 		}
 	}
 	rs, _ := classify.CompileRules(crs) // invalid rules were refused when saved; any left never match
-	labels := b.launch.Labels // read with the launch's row lock
+	labels := b.launch.Labels           // read with the launch's row lock
 	type hit struct {
 		rule  int64
 		alarm int
