@@ -10,13 +10,14 @@ import (
 )
 
 // Dir is the corpus directory: LAUNCHWATCH_CORPUS when set (to score
-// another labeled corpus), otherwise testdata/corpus of this repository.
+// another labeled corpus), otherwise the shared corpus beside the clone
+// (../shared/corpus, as on developers' machines and in CI).
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("LAUNCHWATCH_CORPUS")
 	if dir == "" {
 		_, file, _, _ := runtime.Caller(0) // .../internal/corpustest/corpustest.go
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "testdata", "corpus")
+		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
 	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
