@@ -100,6 +100,14 @@ type Alarm struct {
 	// (its lines are revised to point at that alarm). Callers should hide or
 	// delete withdrawn alarms; IDs are still never reused.
 	Withdrawn bool
+	// Settled is set once the event can no longer change its verdict or its
+	// headline: its grammar ended (a later line on its source did not
+	// continue it), no retry line can withdraw it any more, it was retired,
+	// or Settle was called (the stream ended, the process exited, or the
+	// caller's wall-clock bound passed). The status and `wait` act on
+	// settled alarms only, so a verdict never flickers. Copies of other
+	// ranks may still merge into a settled alarm (Ranks grows).
+	Settled bool
 }
 
 // Phase is a startup phase such as weight loading or CUDA graph capture.
@@ -145,4 +153,7 @@ type Summary struct {
 	FatalAlarms  int   // fatal alarms so far, withdrawn ones excluded
 	LastFatalSeq int64 // the first line of the latest fatal alarm, 0 if none
 	LiveAlarms   int   // alarms so far, withdrawn ones excluded
+	// PendingFatal counts live fatal alarms that are not settled yet: the
+	// caller should call Settle when no line has come for a while.
+	PendingFatal int
 }

@@ -496,6 +496,7 @@ func (s *State) retire(fb *feedBuf) {
 			keep = append(keep, ev)
 			continue
 		}
+		s.settleEvent(fb, ev)
 		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > s.d.LastFatal {
 			s.d.LastFatal = ev.A.FirstSeq
 		}

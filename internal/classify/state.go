@@ -102,6 +102,9 @@ func (s *State) Summary() Summary {
 		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > sum.LastFatalSeq {
 			sum.LastFatalSeq = ev.A.FirstSeq
 		}
+		if ev.live() && ev.A.Fatal && !ev.A.Settled {
+			sum.PendingFatal++
+		}
 	}
 	var cur *Phase
 	for i := range s.d.Phases {
@@ -129,6 +132,7 @@ func (s *State) Feed(lines []Line) Result {
 		s.line(&fb, l)
 		s.d.Last = l.Seq
 	}
+	s.markSettled(&fb)
 	return fb.result()
 }
 
