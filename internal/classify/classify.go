@@ -93,6 +93,11 @@ type Alarm struct {
 	Template    string // Headline with its variable parts masked
 	Fingerprint string // stable hash of Kind and Template
 	Ranks       int    // how many ranks repeated the event (at least 1)
+	// Cause is the ID of the root-cause alarm this one is a consequence of
+	// (a launcher reporting its child's failure, "See root cause above"), 0
+	// if it is a root cause itself. A consequence is shown under its cause
+	// and decided with it, not triaged on its own.
+	Cause int
 	Time        time.Time
 	// Withdrawn is set on the latest copy of an alarm that turned out not to
 	// be one: a traceback that was caught and retried, an operator's

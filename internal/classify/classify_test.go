@@ -15,6 +15,7 @@ type wantAlarm struct {
 	headline string // substring of the headline
 	headSeq  int64  // 0 = not checked
 	first    int64  // 0 = not checked
+	cause    int    // the alarm ID it links to as a consequence
 }
 
 func TestScenarios(t *testing.T) {
@@ -217,7 +218,9 @@ frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in /x
 			outcome: eval.OutcomeCrashed,
 		},
 		{
-			name:   "TGIShardFailureIsOneEvent",
+			// The launcher's report is its own event (an engineer quotes
+			// both), linked to the shard's error as its consequence.
+			name:   "TGIShardFailureAndLauncherReport",
 			server: "tgi",
 			log: `2024-12-11T10:04:03.000000Z ERROR text_generation_launcher: Error when initializing model
 Traceback (most recent call last):
@@ -228,7 +231,8 @@ ValueError: Unsupported model type qwen3
 2024-12-11T10:04:04.000000Z ERROR text_generation_launcher: Shard 0 failed to start
 2024-12-11T10:04:04.000000Z  INFO text_generation_launcher: Shutting down shards
 Error: ShardCannotStart`,
-			alarms:  []wantAlarm{{kind: classify.AlarmTraceback, fatal: true, ranks: 1, headline: "Unsupported model type", headSeq: 6, first: 1}},
+			alarms: []wantAlarm{{kind: classify.AlarmTraceback, fatal: true, ranks: 1, headline: "Unsupported model type", headSeq: 6, first: 1},
+				{kind: classify.AlarmOther, fatal: true, ranks: 1, headline: "Shard 0 failed to start", headSeq: 7, first: 7, cause: 1}},
 			outcome: eval.OutcomeCrashed,
 		},
 		{
@@ -307,6 +311,9 @@ ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000)
 				}
 				if w.headSeq != 0 && a.HeadlineSeq != w.headSeq {
 					t.Errorf("alarm %d headline line %d, want %d", i, a.HeadlineSeq, w.headSeq)
+				}
+				if a.Cause != w.cause {
+					t.Errorf("alarm %d is a consequence of %d, want %d", i, a.Cause, w.cause)
 				}
 				if w.first != 0 && a.FirstSeq != w.first {
 					t.Errorf("alarm %d first line %d, want %d", i, a.FirstSeq, w.first)

@@ -40,6 +40,9 @@ type event struct {
 	Fixed     bool        `json:"fixed,omitempty"`     // Fatal was set by a signature
 	Signalled bool        `json:"signalled,omitempty"` // a signal or process death is part of the event
 	Alive     int         `json:"alive,omitempty"`     // requests served after the event
+	JoinTo    int         `json:"join,omitempty"`      // a teardown event whose lines belong to this earlier alarm
+	WarnIntro bool        `json:"wi,omitempty"`        // silent only because a WARNING line introduced it
+	Frames    int         `json:"fr,omitempty"`        // traceback frames read
 }
 
 // lineRange is a run of consecutively fed lines of an event with the same
@@ -181,6 +184,10 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 			return consumed
 		case isFrameLine(t):
 			ev.PrevFile = true
+			ev.Frames++
+			if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
+				s.promote(fb, ev)
+			}
 			return consumed
 		case isCaretLine(t) || strings.HasPrefix(t, "[Previous line repeated") || t == "Call stack:" || t == "..." || reThread.MatchString(t):
 			return consumed
@@ -258,8 +265,12 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 			return consumed
 		case isCppLine(t):
 			ev.Blanks = 0
-			if m.best != nil {
+			switch {
+			case m.best != nil:
 				s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+			case strings.HasPrefix(t, "Exception raised from"):
+				// Where c10 raised it says more than any frame.
+				s.setHeadline(ev, t, seq, 1, nil)
 			}
 			return consumed
 		case m.builtin[litTraceback]:
@@ -343,6 +354,9 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 			ev.A.Kind, ev.KindPrio = g.Kind, g.Priority
 			changed = true
 		}
+		if g.Consequence {
+			s.linkCause(ev)
+		}
 		fatal := g.IsFatal()
 		switch {
 		case !ev.Fixed:
@@ -378,6 +392,10 @@ func (s *State) assign(fb *feedBuf, ev *event, v *LineVerdict, at time.Time) {
 	ev.addRange(v.Seq, v.Level, v.Rank, v.Time, s.d.Prev.Seq)
 	if v.Seq < ev.A.FirstSeq {
 		ev.A.FirstSeq = v.Seq
+	}
+	if ev.JoinTo != 0 {
+		s.joinLine(fb, ev, v)
+		return
 	}
 	if ev.Silent || ev.A.ID == 0 {
 		v.Kind = KindWarning

@@ -34,6 +34,7 @@ const (
 	RoleConfig   = "config"   // a configuration dump; parsed, never alarmed on
 	RoleDetect   = "detect"   // the line proves the server family
 	RoleServing  = "serving"  // the server answered a request: an error before it was survived
+	RoleHint     = "hint"     // advice printed with an error ("consider passing CUDA_LAUNCH_BLOCKING=1"): joins the event before it, never starts one
 )
 
 // Signature is one pattern of a rule pack. A line matches when it contains
@@ -58,8 +59,12 @@ type Signature struct {
 	Family     string   `json:"family,omitempty"`      // detect/ready: the family the line proves
 	Phase      string   `json:"phase,omitempty"`
 	Action     string   `json:"action,omitempty"` // begin, end, progress
-	Tests      []string `json:"tests"`
-	NotTests   []string `json:"not_tests,omitempty"`
+	// Consequence marks an alarm signature whose line reports another
+	// process's failure (a launcher about its child, "See root cause
+	// above"): its alarm links to the root-cause alarm before it (Alarm.Cause).
+	Consequence bool     `json:"consequence,omitempty"`
+	Tests       []string `json:"tests"`
+	NotTests    []string `json:"not_tests,omitempty"`
 
 	re     *regexp.Regexp
 	unless *regexp.Regexp
@@ -84,6 +89,7 @@ const (
 	litItS
 	litSIt
 	litBar
+	litIgnored
 	numBuiltins
 )
 
@@ -99,6 +105,7 @@ var builtinLiterals = [numBuiltins]string{
 	litItS:          "it/s]",
 	litSIt:          "s/it]",
 	litBar:          "%|",
+	litIgnored:      "Exception ignored in",
 }
 
 // ruleSet is the compiled form of all packs.
@@ -154,7 +161,7 @@ func defaultRules() *ruleSet {
 	return defaultRS
 }
 
-var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing}
+var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing, RoleHint}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -9,9 +9,9 @@ import (
 
 // Bounds that keep a State small whatever the input.
 const (
-	maxEvents     = 32   // recent events that may still change
+	maxEvents     = 256  // recent events that may still change (one per rank in a rank storm)
 	maxRanges     = 256  // runs of lines remembered per event, to revise them
-	maxSources    = 64   // ranks remembered per event
+	maxSources    = 1024 // ranks remembered per event
 	maxContLines  = 12   // message lines after a final exception line
 	retireAfter   = 64   // lines after which a closed event is final
 	staleAfter    = 2000 // lines after which an unfinished event is given up
@@ -178,7 +178,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	if t != "" {
 		for _, ev := range s.d.Events {
 			if ev.Await >= s.d.N && ev.Src == src {
-				if m.retry {
+				if m.retry && !isRootCauseKind(ev.A.Kind) {
 					s.withdraw(fb, ev)
 				}
 				ev.Await = 0
@@ -226,6 +226,16 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 
 	switch {
+	case m.hint:
+		if ev := s.recent(); ev != nil {
+			s.assign(fb, ev, &v, at)
+		}
+		return
+	case m.builtin[litIgnored] && strings.HasPrefix(t, "Exception ignored in"):
+		ev := s.startTeardown(fb, src, l.Seq, at)
+		s.assign(fb, ev, &v, at)
+		s.d.CurSrc = src
+		return
 	case m.builtin[litTraceback]:
 		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
 		s.assign(fb, ev, &v, at)
@@ -241,7 +251,11 @@ func (s *State) line(fb *feedBuf, l Line) {
 	case strings.HasPrefix(t, "frame #") || m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from"):
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
 		ev.St = stCpp
-		s.setHeadline(ev, t, l.Seq, 0, m.best)
+		prio := 0
+		if strings.HasPrefix(t, "Exception raised from") {
+			prio = 1
+		}
+		s.setHeadline(ev, t, l.Seq, prio, m.best)
 		s.assign(fb, ev, &v, at)
 		s.d.CurSrc = src
 		return
@@ -322,6 +336,7 @@ type lineMatch struct {
 	retry    bool
 	shutdown bool
 	serving  bool
+	hint     bool // advice printed with an error: never starts an event
 }
 
 func (s *State) match(p *Prefix) lineMatch {
@@ -373,7 +388,7 @@ func (s *State) match(p *Prefix) lineMatch {
 		}
 		switch g.Role {
 		case RoleAlarm:
-			if m.best == nil || g.Priority > m.best.Priority {
+			if m.best == nil || g.Priority > m.best.Priority || (g.Priority == m.best.Priority && g.Consequence) {
 				m.best = g
 			}
 		case RoleFollow:
@@ -394,7 +409,14 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.shutdown = true
 		case RoleServing:
 			m.serving = true
+		case RoleHint:
+			m.hint = true
 		}
+	}
+	if m.hint {
+		// "Search for `cudaErrorAssert' in ..." names an error but only
+		// explains the one just printed.
+		m.best, m.follow = nil, nil
 	}
 	return m
 }
@@ -436,6 +458,11 @@ func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 		ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
 	} else {
 		ev = s.newEvent(fb, src, seq, at, silent)
+		// Silent only because a WARNING line came just before: that warning
+		// may have logged it (exc_info), or the process may be dying of an
+		// uncaught exception right after an unrelated warning. The first
+		// frame tells (see uncaughtEntry).
+		ev.WarnIntro = silent && s.d.Shutdown == 0 && p.Level != "WARNING" && p.Level != "DEBUG"
 	}
 	prio := 0
 	if m.best != nil {

@@ -1,0 +1,113 @@
+package classify
+
+import (
+	"strings"
+	"time"
+)
+
+// Event assembly (stage 3 of design.md's classifier stages): what the
+// recognisers read as separate events but an engineer triages as one item.
+//   - copies of one traceback from many ranks merge into one alarm (tryMerge);
+//   - hint lines printed with an error join it (RoleHint, in line());
+//   - a teardown traceback ("Exception ignored in: ...") joins the alarm
+//     that brought the process down, or is a warning when there is none;
+//   - a consequence (a launcher reporting its child's failure, "See root
+//     cause above") keeps its own alarm but links to its root cause.
+
+// isRootCauseKind reports kinds that are a root cause by their nature: a
+// retry line after them never means they were harmless.
+func isRootCauseKind(k AlarmKind) bool {
+	return k == AlarmOOM || k == AlarmCUDA || k == AlarmNCCL
+}
+
+// rootAlarm is the latest live fatal alarm other than ev, followed to its own
+// root cause; nil if there is none.
+func (s *State) rootAlarm(ev *event) *event {
+	for i := len(s.d.Events) - 1; i >= 0; i-- {
+		o := s.d.Events[i]
+		if o == ev || !o.live() || !o.A.Fatal || o.Alias != 0 || (ev != nil && o.A.ID > ev.A.ID && ev.A.ID != 0) {
+			continue
+		}
+		if o.A.Cause != 0 {
+			if r := s.byID(o.A.Cause); r != nil && r.live() {
+				return r
+			}
+		}
+		return o
+	}
+	return nil
+}
+
+// linkCause links a consequence event to the root cause before it.
+func (s *State) linkCause(ev *event) {
+	if ev.A.Cause != 0 || ev.A.ID == 0 {
+		return
+	}
+	if r := s.rootAlarm(ev); r != nil && r.A.ID < ev.A.ID {
+		ev.A.Cause = r.A.ID
+	}
+}
+
+// startTeardown opens the event of an "Exception ignored in: ..." report
+// (PyErr_WriteUnraisable: an exception in __del__, an atexit callback or a
+// finalizer, which Python prints and ignores). It never makes an alarm of
+// its own: its lines join the alarm that brought the process down, if any.
+func (s *State) startTeardown(fb *feedBuf, src string, seq int64, at time.Time) *event {
+	ev := s.newEvent(fb, src, seq, at, true)
+	if r := s.rootAlarm(nil); r != nil {
+		ev.JoinTo = r.A.ID
+	}
+	return ev
+}
+
+// joinLine makes a line of a teardown event part of the alarm it joins, or a
+// warning when that alarm is gone.
+func (s *State) joinLine(fb *feedBuf, ev *event, v *LineVerdict) {
+	o := s.byID(ev.JoinTo)
+	if o == nil || !o.live() {
+		v.Kind = KindWarning
+		return
+	}
+	v.Kind, v.Alarm = KindError, o.A.ID
+	o.addRange(v.Seq, v.Level, v.Rank, v.Time, s.d.Prev.Seq)
+	if v.Seq > o.A.LastSeq {
+		o.A.LastSeq = v.Seq
+	}
+	o.LastN = s.d.N
+	fb.touch(o)
+}
+
+// uncaughtEntry reports a traceback's first frame that is the interpreter's
+// entry point: `python -m` (runpy's _run_module_as_main) or a console script
+// in a bin directory. A traceback that starts there reached the top of the
+// program uncaught, so it is the process dying, whatever warning came before.
+func uncaughtEntry(frame string) bool {
+	if strings.Contains(frame, "runpy") && (strings.Contains(frame, "in _run_module_as_main") || strings.Contains(frame, "in _run_code")) {
+		return true
+	}
+	return strings.HasSuffix(frame, "in <module>") && strings.Contains(frame, "/bin/")
+}
+
+// promote turns a silent event into a live alarm: its lines so far become
+// error lines of a new alarm.
+func (s *State) promote(fb *feedBuf, ev *event) {
+	if !ev.Silent || ev.A.ID != 0 || ev.Untracked {
+		return
+	}
+	ev.Silent, ev.WarnIntro = false, false
+	ev.A.ID = s.d.NextID
+	s.d.NextID++
+	s.d.Alarms++
+	if ev.A.Fatal {
+		s.d.Fatal++
+	}
+	if ev.Src != "" {
+		ev.Srcs = []string{ev.Src}
+	}
+	for _, r := range ev.Ranges {
+		for q := r.From; q <= r.To; q++ {
+			fb.revise(LineVerdict{Seq: q, Kind: KindError, Level: r.Level, Rank: r.Rank, Time: r.Time, Alarm: ev.A.ID})
+		}
+	}
+	fb.touch(ev)
+}

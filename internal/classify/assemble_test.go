@@ -1,0 +1,190 @@
+package classify_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/eval"
+)
+
+// feedBothWays classifies log line by line and again in random batches with
+// the state saved and restored between them, requires the same result, and
+// returns it.
+func feedBothWays(t *testing.T, server, log string) eval.Run {
+	t.Helper()
+	lines := strings.Split(log, "\n")
+	one, err := eval.Feed(lines, server, eval.LineByLine, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		other, err := eval.Feed(lines, server, eval.RandomBatches(seed), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := eval.Diff(one, other); d != "" {
+			t.Fatalf("batches (seed %d) change the result: %s", seed, d)
+		}
+	}
+	return one
+}
+
+func alarmLines(run eval.Run, id int) []int64 {
+	var seqs []int64
+	for _, v := range run.Verdicts {
+		if v.Alarm == id {
+			seqs = append(seqs, v.Seq)
+		}
+	}
+	return seqs
+}
+
+func TestHintLinesJoinTheirError(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] Traceback (most recent call last):
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1]   File "/x/gpu_model_runner.py", line 88, in execute_model
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1]     out = self.model(x)
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] torch.AcceleratorError: CUDA error: device-side assert triggered
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] Search for `+"`cudaErrorAssert'"+` in https://docs.example.invalid/cuda/types.html for more information.
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+(EngineCore pid=7) ERROR 05-01 09:00:00 [core.py:1] Compile with `+"`TORCH_USE_CUDA_DSA`"+` to enable device-side assertions.
+INFO 05-01 09:00:01 [launcher.py:1] Shutting down FastAPI HTTP server.`)
+	if len(run.Alarms) != 1 {
+		t.Fatalf("got %d alarms, want the traceback alone: %+v", len(run.Alarms), run.Alarms)
+	}
+	a := run.Alarms[0]
+	if a.HeadlineSeq != 4 || a.Kind != classify.AlarmAssert && a.Kind != classify.AlarmCUDA {
+		t.Errorf("alarm = %+v, want the CUDA assert on line 4", a)
+	}
+	if got := alarmLines(run, a.ID); len(got) != 8 {
+		t.Errorf("alarm lines %v, want 1-8 (the hints belong to it)", got)
+	}
+}
+
+func TestTeardownTracebackJoinsTheCrash(t *testing.T) {
+	t.Parallel()
+	crash := `[2026-03-01 08:00:00] Scheduler hit an exception: Traceback (most recent call last):
+  File "/x/scheduler.py", line 10, in run
+    self.step()
+KeyError: 'lm_head.weight'
+[2026-03-01 08:00:01] Received sigquit from a child process. It usually means the child failed.
+Exception ignored in: <function Engine.__del__ at 0x7f00aa11bb20>
+Traceback (most recent call last):
+  File "/x/engine.py", line 40, in __del__
+    self.close()
+AttributeError: 'Engine' object has no attribute 'pool'`
+	run := feedBothWays(t, "sglang", crash)
+	if len(run.Alarms) != 1 || run.Alarms[0].HeadlineSeq != 4 {
+		t.Fatalf("alarms %+v, want one: the KeyError", run.Alarms)
+	}
+	if got := alarmLines(run, run.Alarms[0].ID); len(got) != 10 {
+		t.Errorf("alarm lines %v, want 1-10 (the teardown joins the crash)", got)
+	}
+
+	// Alone, a teardown report is a warning: Python ignored it.
+	alone := feedBothWays(t, "sglang", `[2026-03-01 08:00:00] The server is fired up and ready to roll!
+Exception ignored in: <function Engine.__del__ at 0x7f00aa11bb20>
+Traceback (most recent call last):
+  File "/x/engine.py", line 40, in __del__
+    self.close()
+AttributeError: 'Engine' object has no attribute 'pool'`)
+	if len(alone.Alarms) != 0 {
+		t.Fatalf("a lone teardown report made alarms: %+v", alone.Alarms)
+	}
+	if k := alone.Verdicts[5].Kind; k != classify.KindWarning {
+		t.Errorf("its exception line is %s, want warning", k)
+	}
+}
+
+func TestUncaughtTracebackAfterAWarningIsACrash(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `WARNING 04-02 11:00:00 [ext.py:9] Failed to import from vllm._ext with ImportError('libfoo.so: cannot open shared object file')
+Traceback (most recent call last):
+  File "<frozen runpy>", line 198, in _run_module_as_main
+  File "<frozen runpy>", line 88, in _run_code
+  File "/x/vllm/entrypoints/api_server.py", line 3, in <module>
+    from vllm.ext import Kind
+RuntimeError: Tried to instantiate class 'ext.Kind', but it does not exist`)
+	if len(run.Alarms) != 1 || run.Alarms[0].HeadlineSeq != 7 || !run.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want the uncaught RuntimeError on line 7", run.Alarms)
+	}
+	if got := alarmLines(run, run.Alarms[0].ID); len(got) != 6 || got[0] != 2 {
+		t.Errorf("alarm lines %v, want 2-7", got)
+	}
+}
+
+func TestManyRanksAreOneAlarm(t *testing.T) {
+	t.Parallel()
+	const ranks = 72
+	var b strings.Builder
+	frames := []string{`Traceback (most recent call last):`, `  File "/x/worker.py", line 5, in load`, `    w = load_shard(i)`,
+		`torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU %d has a total capacity of 79.10 GiB`}
+	for _, f := range frames { // every rank prints each line before any prints the next
+		for r := range ranks {
+			fmt.Fprintf(&b, "[rank%d]: %s\n", r, strings.ReplaceAll(f, "%d", fmt.Sprint(r)))
+		}
+	}
+	run := feedBothWays(t, "", strings.TrimSuffix(b.String(), "\n"))
+	if len(run.Alarms) != 1 || run.Alarms[0].Ranks != ranks || run.Alarms[0].Kind != classify.AlarmOOM {
+		t.Fatalf("got %d alarms (first %+v), want one OOM from %d ranks", len(run.Alarms), run.Alarms[0], ranks)
+	}
+	if got := alarmLines(run, run.Alarms[0].ID); len(got) != ranks*len(frames) {
+		t.Errorf("%d lines belong to the alarm, want all %d", len(got), ranks*len(frames))
+	}
+}
+
+func TestRetryNeverWithdrawsARootCause(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `Traceback (most recent call last):
+  File "/x/runner.py", line 5, in capture
+    graph.replay()
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.
+Retrying with a smaller batch size (attempt 2/3)`)
+	if len(run.Alarms) != 1 || run.Alarms[0].Kind != classify.AlarmOOM {
+		t.Fatalf("alarms %+v, want the OOM kept", run.Alarms)
+	}
+	// A plain exception that is retried was caught.
+	caught := feedBothWays(t, "", `Traceback (most recent call last):
+  File "/x/hub.py", line 5, in fetch
+    r = get(url)
+ConnectionError: connection reset by peer
+Retrying in 2 seconds (attempt 2/5)`)
+	if len(caught.Alarms) != 0 {
+		t.Fatalf("a retried ConnectionError made alarms: %+v", caught.Alarms)
+	}
+}
+
+func TestConsequenceLinksToItsRootCause(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `(EngineCore pid=9) ERROR 06-01 12:00:00 [core.py:1] EngineCore failed to start.
+(EngineCore pid=9) ERROR 06-01 12:00:00 [core.py:1] Traceback (most recent call last):
+(EngineCore pid=9) ERROR 06-01 12:00:00 [core.py:1]   File "/x/core.py", line 70, in __init__
+(EngineCore pid=9) ERROR 06-01 12:00:00 [core.py:1]     self._init_kv_cache()
+(EngineCore pid=9) ERROR 06-01 12:00:00 [core.py:1] ValueError: No available memory for the cache blocks. Try increasing gpu_memory_utilization.
+(APIServer pid=8) Traceback (most recent call last):
+(APIServer pid=8)   File "/x/bin/vllm", line 8, in <module>
+(APIServer pid=8)     sys.exit(main())
+(APIServer pid=8) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}`)
+	if len(run.Alarms) != 2 {
+		t.Fatalf("alarms %+v, want the engine's error and the API server's consequence", run.Alarms)
+	}
+	root, conseq := run.Alarms[0], run.Alarms[1]
+	if root.Cause != 0 || root.HeadlineSeq != 5 || conseq.Cause != root.ID || conseq.HeadlineSeq != 9 {
+		t.Errorf("root %+v, consequence %+v: want the consequence (headline line 9) linked to the root (line 5)", root, conseq)
+	}
+}
+
+func TestCppDumpHeadlineIsWhereItWasRaised(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `frame #3: <unknown function> + 0x1234 (0x7f0000001234 in /x/libtorch.so)
+
+Exception raised from checkTimeout at /x/ProcessGroupNCCL.cpp:600 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f0000000096 in /x/libc10.so)
+frame #1: <unknown function> + 0x5678 (0x7f0000005678 in /x/libtorch_cuda.so)`)
+	if len(run.Alarms) != 1 || run.Alarms[0].HeadlineSeq != 3 {
+		t.Fatalf("alarms %+v, want one with its headline on line 3", run.Alarms)
+	}
+}
