@@ -98,7 +98,7 @@ type Alarm struct {
 	// if it is a root cause itself. A consequence is shown under its cause
 	// and decided with it, not triaged on its own.
 	Cause int
-	Time        time.Time
+	Time  time.Time
 	// Withdrawn is set on the latest copy of an alarm that turned out not to
 	// be one: a traceback that was caught and retried, an operator's
 	// interrupt, or a repeat of another rank's alarm that was merged into it
