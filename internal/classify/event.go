@@ -354,9 +354,6 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 			ev.A.Kind, ev.KindPrio = g.Kind, g.Priority
 			changed = true
 		}
-		if g.Consequence {
-			s.linkCause(ev)
-		}
 		fatal := g.IsFatal()
 		switch {
 		case !ev.Fixed:

@@ -6,7 +6,7 @@ package classify
 
 // settled reports whether ev can no longer change by the lines that follow.
 func (s *State) settledNow(ev *event) bool {
-	return ev.St == stClosed && ev.Await < s.d.N
+	return ev.St == stClosed && ev.Await < s.d.N && !s.awaitsEvidence(ev)
 }
 
 // markSettled reports every live alarm that settled during this call.

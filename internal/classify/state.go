@@ -159,6 +159,12 @@ func (s *State) line(fb *feedBuf, l Line) {
 	t := strings.TrimSpace(body)
 
 	defer func() {
+		if m.conseq && v.Alarm != 0 {
+			if ev := s.byID(v.Alarm); ev != nil && ev.A.Cause == 0 {
+				s.linkCause(ev)
+				fb.touch(ev)
+			}
+		}
 		s.retire(fb)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
 			Kind: v.Kind, Alarm: v.Alarm}
@@ -202,6 +208,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 	if m.serving {
 		s.survived(fb)
 	}
+	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
+		s.doomed()
+	}
 	if m.shutdown && s.d.Shutdown == 0 {
 		s.d.Shutdown = l.Seq
 	}
@@ -214,6 +223,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 			s.d.Ready = &Marker{Seq: l.Seq, Time: at}
 			fb.ready = s.d.Ready
 			s.endPhases(fb, l.Seq, at)
+			s.readyAfterErrors(fb)
 		}
 		return
 	}
@@ -291,27 +301,6 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 }
 
-// survived counts served requests against the fatal alarms raised while
-// serving: a traceback after readiness that the server answers two requests
-// after was a request-level error, not the server's death. Events with a
-// signal, CUDA, NCCL or OOM cause are never downgraded.
-func (s *State) survived(fb *feedBuf) {
-	if s.d.Ready == nil {
-		return
-	}
-	for _, ev := range s.d.Events {
-		if !ev.live() || !ev.A.Fatal || ev.Signalled || ev.St == stFrames || ev.A.FirstSeq <= s.d.Ready.Seq ||
-			(ev.A.Kind != AlarmTraceback && ev.A.Kind != AlarmOther && ev.A.Kind != AlarmAssert) {
-			continue
-		}
-		ev.Alive++
-		if ev.Alive >= 2 {
-			s.setFatal(ev, false)
-			fb.touch(ev)
-		}
-	}
-}
-
 // source attributes a line to a process or rank. Untagged lines continue the
 // source of the line just before when that source has an event open.
 func (s *State) source(p *Prefix) string {
@@ -337,6 +326,7 @@ type lineMatch struct {
 	shutdown bool
 	serving  bool
 	hint     bool // advice printed with an error: never starts an event
+	conseq   bool // an alarm signature says the line reports another process's failure
 }
 
 func (s *State) match(p *Prefix) lineMatch {
@@ -388,7 +378,10 @@ func (s *State) match(p *Prefix) lineMatch {
 		}
 		switch g.Role {
 		case RoleAlarm:
-			if m.best == nil || g.Priority > m.best.Priority || (g.Priority == m.best.Priority && g.Consequence) {
+			if g.Consequence {
+				m.conseq = true
+			}
+			if m.best == nil || g.Priority > m.best.Priority {
 				m.best = g
 			}
 		case RoleFollow:

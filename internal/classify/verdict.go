@@ -1,0 +1,65 @@
+package classify
+
+// The verdict stage (stage 4 of design.md's classifier stages) decides from
+// the evidence that follows an event whether it brought the server down.
+// The recognisers never decide that: a traceback is a traceback.
+//
+//   - Proof that the server keeps serving (successful requests, throughput
+//     stats) after an error makes the error non-fatal (survived); so does the
+//     server becoming ready after it.
+//   - A signal, a process death or a consequence reported by another process
+//     (the engine is dead, a child exited) makes it fatal for good (doomed).
+//   - While the server was ready before an error and neither proof came yet,
+//     the error is not settled: the status waits (settle.go) until evidence
+//     comes, the event is retired, or the caller settles the stream.
+
+// servedToSurvive is how many answered requests prove an error survived.
+const servedToSurvive = 2
+
+// awaitsEvidence reports a fatal-looking event after readiness whose fate the
+// lines that follow will tell.
+func (s *State) awaitsEvidence(ev *event) bool {
+	return ev.live() && ev.A.Fatal && !ev.Signalled && s.d.Ready != nil && ev.A.FirstSeq > s.d.Ready.Seq
+}
+
+// survived counts served requests against the fatal alarms raised while
+// serving: an error after readiness that the server answers two requests
+// after was one request's, not the server's death. An event whose process
+// died (a signal, "is dead") is never downgraded.
+func (s *State) survived(fb *feedBuf) {
+	if s.d.Ready == nil {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if !s.awaitsEvidence(ev) || ev.St == stFrames {
+			continue
+		}
+		ev.Alive++
+		if ev.Alive >= servedToSurvive {
+			s.setFatal(ev, false)
+			fb.touch(ev)
+		}
+	}
+}
+
+// doomed marks the errors that still await evidence as fatal for good: the
+// line just read says a process died.
+func (s *State) doomed() {
+	for _, ev := range s.d.Events {
+		if s.awaitsEvidence(ev) {
+			ev.Signalled = true
+		}
+	}
+}
+
+// readyAfterErrors downgrades the fatal-looking errors before readiness: the
+// server came up after them, so none of them brought it down. A process
+// death (a signal) stays fatal: a launcher may report ready after a child died.
+func (s *State) readyAfterErrors(fb *feedBuf) {
+	for _, ev := range s.d.Events {
+		if ev.live() && ev.A.Fatal && !ev.Signalled && ev.A.Kind != AlarmSignal {
+			s.setFatal(ev, false)
+			fb.touch(ev)
+		}
+	}
+}

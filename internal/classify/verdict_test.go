@@ -1,0 +1,94 @@
+package classify_test
+
+import (
+	"strings"
+	"testing"
+
+	"launchwatch/internal/classify"
+)
+
+const readyThenTraceback = `INFO:     Application startup complete.
+INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK
+ERROR 07-01 10:00:00 [engine.py:1] Error in generate
+Traceback (most recent call last):
+  File "/x/engine.py", line 30, in generate
+    out = self.step()
+IndexError: list index out of range`
+
+func TestServingAfterAnErrorMeansItWasSurvived(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", readyThenTraceback+`
+INFO:     127.0.0.1:40002 - "POST /v1/completions HTTP/1.1" 200 OK
+INFO 07-01 10:00:05 [loggers.py:1] Engine 000: Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 30.1 tokens/s, Running: 1 reqs`)
+	if len(run.Alarms) != 1 || run.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want one non-fatal alarm: the server kept serving", run.Alarms)
+	}
+}
+
+func TestAProcessDeathAfterAnErrorMakesItFatal(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", readyThenTraceback+`
+ERROR 07-01 10:00:01 [client.py:1] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.
+INFO:     127.0.0.1:40002 - "POST /v1/completions HTTP/1.1" 200 OK
+INFO:     127.0.0.1:40003 - "POST /v1/completions HTTP/1.1" 200 OK`)
+	if len(run.Alarms) == 0 || !run.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want the IndexError fatal: the engine died after it", run.Alarms)
+	}
+}
+
+// An error after readiness is not settled until what follows tells its
+// fate; the end of the stream settles it as it stands.
+func TestAnErrorWhileServingAwaitsEvidence(t *testing.T) {
+	t.Parallel()
+	st := classify.New("vllm")
+	var seq int64
+	feed := func(text string) classify.Result {
+		var ls []classify.Line
+		for _, l := range strings.Split(text, "\n") {
+			seq++
+			ls = append(ls, classify.Line{Seq: seq, Text: l})
+		}
+		return st.Feed(ls)
+	}
+	feed(readyThenTraceback + "\nINFO 07-01 10:00:02 [metrics.py:1] Prefix cache hit rate: GPU: 10.00%")
+	if p := st.Summary().PendingFatal; p != 1 {
+		t.Fatalf("PendingFatal = %d after the traceback, want 1 (no evidence yet)", p)
+	}
+	res := st.Settle()
+	if len(res.Alarms) != 1 || !res.Alarms[0].Settled || !res.Alarms[0].Fatal {
+		t.Fatalf("Settle gave %+v, want the alarm settled and fatal", res.Alarms)
+	}
+	if p := st.Summary().PendingFatal; p != 0 {
+		t.Errorf("PendingFatal = %d after Settle", p)
+	}
+}
+
+func TestReadinessAfterAnErrorMeansItWasSurvived(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `INFO 07-01 09:00:00 [core.py:1] Starting to load model m
+ERROR 07-01 09:00:10 [worker.py:1] Error executing method determine_num_available_blocks
+Traceback (most recent call last):
+  File "/x/worker.py", line 9, in determine_num_available_blocks
+    self.profile()
+RuntimeError: profiling run failed, falling back to the default block count
+INFO 07-01 09:00:20 [api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000
+INFO:     Application startup complete.`)
+	if len(run.Alarms) > 1 || (len(run.Alarms) == 1 && run.Alarms[0].Fatal) {
+		t.Fatalf("alarms %+v, want no fatal alarm: the server came up after the error", run.Alarms)
+	}
+	if run.Ready == nil {
+		t.Fatal("not ready")
+	}
+}
+
+func TestOllamaRunnerFailureIsNotTheServersDeath(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "ollama", `time=2026-01-02T03:04:00.000Z level=INFO source=routes.go:1200 msg="Listening on 127.0.0.1:11434 (version 0.9.0)"
+time=2026-01-02T03:04:05.000Z level=ERROR source=sched.go:400 msg="error loading llama server" error="llama runner process has terminated: exit status 2"
+[GIN] 2026/01/02 - 03:04:05 | 500 |  2.000123456s |       127.0.0.1 | POST     "/api/generate"`)
+	for _, a := range run.Alarms {
+		if a.Fatal {
+			t.Fatalf("alarm %+v is fatal: ollama serve keeps answering after a runner fails", a)
+		}
+	}
+}
