@@ -2,6 +2,7 @@ package classify_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -88,4 +89,36 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// grepPattern is what the shell loops Launchwatch replaces grep for
+// (design.md: "Exception|Error|out of memory").
+const grepPattern = `Exception|Error|out of memory`
+
+// BenchmarkGrepBaseline runs `grep -ciE` over the same bytes as
+// BenchmarkFeed/Corpus and reports grep's own CPU throughput, so the two
+// figures can be compared from one run: the classifier does far more per
+// byte than a grep, but should stay within a small factor of it.
+func BenchmarkGrepBaseline(b *testing.B) {
+	grep, err := exec.LookPath("grep")
+	if err != nil {
+		b.Fatalf("grep: %v", err)
+	}
+	lines, size := benchMix(b, false)
+	f := filepath.Join(b.TempDir(), "mix.log")
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	var cpu time.Duration
+	for b.Loop() {
+		cmd := exec.Command(grep, "-ciE", grepPattern, f)
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			b.Fatalf("grep: %v %q", err, out)
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+	}
 }
