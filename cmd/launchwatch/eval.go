@@ -7,31 +7,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"launchwatch/internal/eval"
 )
 
-// runEval implements `launchwatch eval DIR [--json] [-v]` and
-// `launchwatch eval --baseline-grep REGEX DIR`.
-func runEval(_ context.Context, args []string, stdout, stderr io.Writer) int {
+// runEval implements `launchwatch eval [flags] DIR`: the classifier scored
+// in process, a grep baseline (--baseline-grep), or a running server
+// through its API (--url).
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print machine-readable JSON instead of text")
 	verbose := fs.Bool("v", false, "show every alarm and labeled block")
 	baseline := fs.String("baseline-grep", "", "score a case-insensitive grep `REGEX` instead of the classifier")
 	detect := fs.Bool("detect", false, "ignore the labeled server family; let the classifier detect it")
-	seed := fs.Uint64("seed", 1, "seed of the random batch sizes of the consistency run")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: launchwatch eval [flags] DIR")
-		fmt.Fprintln(stderr, "       launchwatch eval --baseline-grep REGEX DIR")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Scores the classifier on a labeled corpus (NAME.log + NAME.json). Each file is fed")
-		fmt.Fprintln(stderr, "line by line and again in seeded random batches with the state saved and restored")
-		fmt.Fprintln(stderr, "between batches; the command fails if the two disagree.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
+	seed := fs.Uint64("seed", 1, "seed of the random batch sizes (file i uses seed+i)")
+	envelope := fs.String("envelope", "", "wrap every log in a collector `ENVELOPE` first: "+strings.Join(eval.Envelopes, ", "))
+	serverURL := fs.String("url", "", "score the running server at `URL` through its API instead of in process")
+	token := fs.String("token", os.Getenv("LAUNCHWATCH_TOKEN"), "API `token` for --url, sent as a bearer token [LAUNCHWATCH_TOKEN]")
+	fs.Usage = func() { evalUsage(fs, stderr) }
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -43,16 +39,26 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *baseline != "" && *serverURL != "" {
+		fmt.Fprintln(stderr, "launchwatch: --baseline-grep scores a grep, not a server: drop --url")
+		return 2
+	}
 	cases, err := eval.LoadDir(pos[0])
+	if err == nil && *envelope != "" {
+		cases, err = eval.WrapCases(*envelope, cases)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "launchwatch:", err)
 		return 1
 	}
 	opt := eval.Options{Detect: *detect, Seed: *seed}
 	var files []eval.FileScore
-	if *baseline != "" {
+	switch {
+	case *baseline != "":
 		files, err = eval.Baseline(cases, *baseline, opt)
-	} else {
+	case *serverURL != "":
+		files, err = evalServer(ctx, *serverURL, *token, cases, opt, *envelope)
+	default:
 		files, err = eval.Evaluate(cases, opt)
 	}
 	if err != nil {
@@ -77,10 +83,12 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Baseline string           `json:"baseline_grep,omitempty"`
+			URL      string           `json:"url,omitempty"`
+			Envelope string           `json:"envelope,omitempty"`
 			Files    []eval.FileScore `json:"files"`
 			Totals   eval.Totals      `json:"totals"`
 			Summary  string           `json:"summary"`
-		}{*baseline, files, tot, tot.Line()}); err != nil {
+		}{*baseline, *serverURL, *envelope, files, tot, tot.Line()}); err != nil {
 			fmt.Fprintln(stderr, "launchwatch:", err)
 			return 1
 		}
@@ -95,14 +103,75 @@ func runEval(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func evalUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `Usage: launchwatch eval [flags] DIR
+       launchwatch eval --baseline-grep REGEX DIR
+       launchwatch eval --url URL DIR
+
+Scores the classifier on a labeled corpus (NAME.log + NAME.json) as design.md
+("Scoring a classifier") defines it, and prints a row per file, then:
+  precision=P recall=R headline=H outcome=K/N verdict=V/N false_alarm_launches=A/B transient_false_alarms=T/B missed_crashes=C/D
+
+Each file is fed in seeded random batches of 1..40 lines, with the classifier
+state saved and restored between batches; after the last batch the stream
+ends (every event is settled).
+  precision  alarms whose headline line lies in a labeled block / all alarms
+             (withdrawn alarms excluded)
+  recall     blocks with at least one line that belongs to an alarm (line
+             membership, not an alarm's first..last range) / all blocks
+  headline   found blocks where an alarm touching the block quotes one of its
+             headline_lines / found blocks
+  outcome    the final status as the status machine decides it (an open fatal
+             alarm outranks readiness): alarm or crashed is crashed, or
+             ready_then_crashed when the earliest fatal alarm starts after the
+             ready line; ready is ready; anything else is loading
+  verdict    the first decisive status after a batch (ready, or alarm/crashed;
+             only settled fatal alarms count) vs the label: what
+             'launchwatch wait' would have answered. A healthy file (ready or
+             loading) that showed alarm at any moment is a transient false alarm.
+The file is also fed line by line and in other random batches; the command
+fails if the runs disagree.
+
+--envelope wraps every line as a collector would (labels unchanged).
+--url scores a running server instead, through its API, as
+../shared/tools/score_api.py does: each file is POSTed as numbered text batches
+to a fresh launch, the status read after each batch, then the launch's alarms
+and lines read back.
+
+`)
+	fs.PrintDefaults()
+}
+
 func printText(w io.Writer, files []eval.FileScore, verbose bool) {
 	for _, f := range files {
-		mark := "ok"
+		var marks []string
 		if !f.OK() {
-			mark = "OUTCOME-MISS"
+			marks = append(marks, "OUTCOME-MISS")
 		}
-		fmt.Fprintf(w, "%-52s %-7s label=%-18s got=%-18s alarms=%d tp=%d blocks=%d/%d headline=%d/%d %s\n",
-			f.Name, f.Server, f.Label, f.Verdict, f.Alarms, f.TruePos, f.Found, f.Blocks, f.HeadlineOK, f.Found, mark)
+		if !f.VerdictOK {
+			marks = append(marks, "VERDICT-MISS")
+		}
+		if f.Transient {
+			marks = append(marks, "TRANSIENT-ALARM")
+		}
+		if f.TruePos < f.Alarms {
+			marks = append(marks, "FALSE-ALARM")
+		}
+		if f.Found < f.Blocks {
+			marks = append(marks, "BLOCK-MISS")
+		}
+		if f.HeadlineOK < f.Found {
+			marks = append(marks, "HEADLINE-MISS")
+		}
+		if len(marks) == 0 {
+			marks = append(marks, "ok")
+		}
+		first := f.First
+		if first == "" {
+			first = "-"
+		}
+		fmt.Fprintf(w, "%-52s %-8s label=%-18s got=%-18s first=%-5s alarms=%d tp=%d blocks=%d/%d headline=%d/%d %s\n",
+			f.Name, f.Server, f.Label, f.Outcome, first, f.Alarms, f.TruePos, f.Found, f.Blocks, f.HeadlineOK, f.Found, strings.Join(marks, " "))
 		if !verbose {
 			continue
 		}
@@ -115,8 +184,12 @@ func printText(w io.Writer, files []eval.FileScore, verbose bool) {
 			if a.Fatal {
 				fatal = "fatal"
 			}
-			fmt.Fprintf(w, "    alarm #%d lines %d-%d %s %s ranks=%d headline@%d %s: %s\n",
-				a.ID, a.FirstSeq, a.LastSeq, a.Kind, fatal, a.Ranks, a.HeadlineSeq, tp, clip(a.Headline, 160))
+			span := "no lines"
+			if n := len(a.Lines); n > 0 {
+				span = fmt.Sprintf("lines %d-%d (%d lines)", a.Lines[0], a.Lines[n-1], n)
+			}
+			fmt.Fprintf(w, "    alarm #%d %s %s %s %s ranks=%d headline@%d %s: %s\n",
+				a.ID, span, a.Kind, fatal, a.State, a.Ranks, a.HeadlineSeq, tp, clip(a.Headline, 160))
 		}
 		for _, b := range f.BlockRows {
 			state := "MISSED"

@@ -18,6 +18,7 @@ type Launch struct {
 	Phase    string            `json:"phase"`
 	Progress *Progress         `json:"progress"`
 	LastSeq  int64             `json:"last_seq"`
+	ReadySeq *int64            `json:"ready_seq"`
 	ExitCode *int              `json:"exit_code"`
 	Signal   *string           `json:"exit_signal"`
 	Config   map[string]string `json:"config"`
@@ -38,11 +39,16 @@ type Progress struct {
 
 // Alarm is an error event of a launch.
 type Alarm struct {
-	No       int    `json:"no"`
-	Kind     string `json:"kind"`
-	Fatal    bool   `json:"fatal"`
-	State    string `json:"state"`
-	Headline string `json:"headline"`
+	No          int    `json:"no"`
+	Kind        string `json:"kind"`
+	Fatal       bool   `json:"fatal"`
+	State       string `json:"state"`
+	Headline    string `json:"headline"`
+	HeadlineSeq int64  `json:"headline_seq"`
+	FirstSeq    int64  `json:"first_seq"`
+	LastSeq     int64  `json:"last_seq"`
+	Ranks       int    `json:"ranks"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Launch reads a launch; ErrNotFound if it does not exist.

@@ -1,6 +1,10 @@
 // Package eval scores a classifier on a labeled corpus the way design.md
-// ("Scoring a classifier") says: alarm precision, block recall, headline
-// accuracy and the launch outcome, for the classifier and for a grep baseline.
+// ("Scoring a classifier") says: alarm precision, block recall by line
+// membership, headline accuracy, the launch outcome as the status machine
+// decides it, and the verdict (the first decisive status while random
+// batches arrive), for the classifier and for a grep baseline. What a
+// running server's API shows is scored by the same Score
+// (`launchwatch eval --url`), so both agree with ../shared/tools/score_api.py.
 package eval
 
 import (
@@ -87,4 +91,29 @@ func LoadDir(dir string) ([]Case, error) {
 		cases = append(cases, Case{Name: name, Lines: SplitLines(data), Label: l})
 	}
 	return cases, nil
+}
+
+// ServerParam is the server family given for c, as score_api.py sends it:
+// the labeled family, or none (the classifier detects it) for "other" and
+// when detect is set.
+func (c Case) ServerParam(detect bool) string {
+	if detect || c.Label.Server == "other" {
+		return ""
+	}
+	return c.Label.Server
+}
+
+// WrapCases returns the cases with every log wrapped in the collector
+// envelope kind (see Wrap); the labels stay as they are.
+func WrapCases(kind string, cases []Case) ([]Case, error) {
+	out := make([]Case, len(cases))
+	for i, c := range cases {
+		lines, err := Wrap(kind, c.Name, c.Lines)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		c.Lines = lines
+		out[i] = c
+	}
+	return out, nil
 }

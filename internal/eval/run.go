@@ -8,11 +8,13 @@ import (
 	"sort"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/status"
 )
 
 // Run is the classifier's final view of one launch after applying every
-// Result the way ingest does: the latest verdict per seq, the latest copy of
-// each alarm ID.
+// Result the way ingest does (the latest verdict per seq, the latest copy of
+// each alarm ID), the stream's end included: Feed settles the state after
+// the last batch.
 type Run struct {
 	Verdicts  []classify.LineVerdict // Verdicts[i] is line i+1
 	Alarms    []classify.Alarm       // alarms that were not withdrawn, by ID
@@ -20,6 +22,10 @@ type Run struct {
 	Ready     *classify.Marker
 	Phases    []classify.Phase
 	Config    map[string]string
+	// Statuses holds the launch status after each batch, as the server
+	// shows it: only settled fatal alarms count. The last entry is the
+	// status once the stream ended and every event was settled.
+	Statuses []string
 }
 
 // BatchFunc returns the size of the next batch.
@@ -29,7 +35,7 @@ type BatchFunc func() int
 func LineByLine() int { return 1 }
 
 // RandomBatches returns seeded batch sizes between 1 and 200, sometimes the
-// whole rest of the log.
+// whole rest of the log: the consistency run's batches.
 func RandomBatches(seed uint64) BatchFunc {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	return func() int {
@@ -44,81 +50,153 @@ func RandomBatches(seed uint64) BatchFunc {
 	}
 }
 
-// Feed classifies lines (seq = line number) in batches. With roundTrip the
-// state is saved and restored between batches, as when consecutive batches
-// reach different processes.
-func Feed(lines []string, server string, next BatchFunc, roundTrip bool) (Run, error) {
-	st := classify.New(server)
-	verdicts := make([]classify.LineVerdict, len(lines))
-	alarms := map[int]classify.Alarm{}
-	phases := map[string]classify.Phase{}
-	run := Run{Config: map[string]string{}}
-	for i := 0; i < len(lines); {
-		n := next()
-		if n < 1 {
-			n = 1
+// MaxVerdictBatch is the largest batch of the verdict run, as in
+// score_api.py (--max-batch 40).
+const MaxVerdictBatch = 40
+
+// VerdictBatches returns seeded batch sizes between 1 and MaxVerdictBatch:
+// how a shipper's batches reach the server. The verdict run and
+// `eval --url` draw the same sizes for the same seed.
+func VerdictBatches(seed uint64) BatchFunc {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	return func() int { return 1 + r.IntN(MaxVerdictBatch) }
+}
+
+// replay applies the Results of one classifier State as ingest stores them.
+type replay struct {
+	st       *classify.State
+	verdicts []classify.LineVerdict
+	alarms   map[int]classify.Alarm
+	phases   map[string]classify.Phase
+	config   map[string]string
+	ready    *classify.Marker
+}
+
+func (r *replay) apply(res classify.Result) error {
+	for _, v := range res.Lines {
+		if v.Seq < 1 || v.Seq > int64(len(r.verdicts)) {
+			return fmt.Errorf("eval: verdict for unknown line %d", v.Seq)
 		}
-		end := min(len(lines), i+n)
+		r.verdicts[v.Seq-1] = v
+	}
+	for _, a := range res.Alarms {
+		r.alarms[a.ID] = a
+	}
+	for _, p := range res.Phases {
+		r.phases[fmt.Sprintf("%s/%d", p.Name, p.BeginSeq)] = p
+	}
+	for k, v := range res.Config {
+		r.config[k] = v
+	}
+	if res.Ready != nil && r.ready == nil {
+		m := *res.Ready
+		r.ready = &m
+	}
+	return nil
+}
+
+// status is the launch status the server would show now: an unsettled
+// fatal alarm is not yet a verdict, so it does not count.
+func (r *replay) status() string {
+	open := 0
+	for _, a := range r.alarms {
+		if a.Fatal && !a.Withdrawn && a.Settled {
+			open++
+		}
+	}
+	return status.Of(status.Facts{Ready: r.ready != nil, Phase: r.st.Summary().Phase, OpenFatal: open})
+}
+
+// Feed classifies lines (seq = line number) in batches, then ends the
+// stream (State.Settle). With roundTrip the state is saved and restored
+// between batches, as when consecutive batches reach different processes.
+func Feed(lines []string, server string, next BatchFunc, roundTrip bool) (Run, error) {
+	r := replay{st: classify.New(server), verdicts: make([]classify.LineVerdict, len(lines)),
+		alarms: map[int]classify.Alarm{}, phases: map[string]classify.Phase{}, config: map[string]string{}}
+	var statuses []string
+	for i := 0; i < len(lines); {
+		end := min(len(lines), i+max(1, next()))
 		batch := make([]classify.Line, 0, end-i)
 		for j := i; j < end; j++ {
 			batch = append(batch, classify.Line{Seq: int64(j + 1), Text: lines[j]})
 		}
-		res := st.Feed(batch)
-		for _, v := range res.Lines {
-			if v.Seq < 1 || v.Seq > int64(len(lines)) {
-				return Run{}, fmt.Errorf("eval: verdict for unknown line %d", v.Seq)
-			}
-			verdicts[v.Seq-1] = v
-		}
-		for _, a := range res.Alarms {
-			alarms[a.ID] = a
-		}
-		for _, p := range res.Phases {
-			phases[fmt.Sprintf("%s/%d", p.Name, p.BeginSeq)] = p
-		}
-		for k, v := range res.Config {
-			run.Config[k] = v
-		}
-		if res.Ready != nil && run.Ready == nil {
-			m := *res.Ready
-			run.Ready = &m
+		if err := r.apply(r.st.Feed(batch)); err != nil {
+			return Run{}, err
 		}
 		if roundTrip {
-			b, err := st.MarshalBinary()
+			b, err := r.st.MarshalBinary()
 			if err != nil {
 				return Run{}, err
 			}
-			if st, err = classify.Restore(b); err != nil {
+			if r.st, err = classify.Restore(b); err != nil {
 				return Run{}, err
 			}
 		}
+		statuses = append(statuses, r.status())
 		i = end
 	}
-	run.Verdicts = verdicts
-	ids := make([]int, 0, len(alarms))
-	for id := range alarms {
+	if err := r.apply(r.st.Settle()); err != nil {
+		return Run{}, err
+	}
+	statuses = append(statuses, r.status())
+	return r.run(statuses), nil
+}
+
+func (r *replay) run(statuses []string) Run {
+	run := Run{Verdicts: r.verdicts, Ready: r.ready, Config: r.config, Statuses: statuses}
+	ids := make([]int, 0, len(r.alarms))
+	for id := range r.alarms {
 		ids = append(ids, id)
 	}
 	sort.Ints(ids)
 	for _, id := range ids {
-		if a := alarms[id]; a.Withdrawn {
+		if a := r.alarms[id]; a.Withdrawn {
 			run.Withdrawn++
 		} else {
 			run.Alarms = append(run.Alarms, a)
 		}
 	}
-	keys := make([]string, 0, len(phases))
-	for k := range phases {
+	keys := make([]string, 0, len(r.phases))
+	for k := range r.phases {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		run.Phases = append(run.Phases, phases[k])
+		run.Phases = append(run.Phases, r.phases[k])
 	}
-	return run, nil
+	return run
+}
+
+// Status is the launch status once the stream ended.
+func (r Run) Status() string {
+	if len(r.Statuses) == 0 {
+		return status.Starting
+	}
+	return r.Statuses[len(r.Statuses)-1]
+}
+
+// Observe is what the scorer sees of a local run: the same things
+// `eval --url` reads from a server's API.
+func Observe(run Run) Observation {
+	o := Observation{Members: map[int][]int64{}, Statuses: run.Statuses, Withdrawn: run.Withdrawn}
+	for _, a := range run.Alarms {
+		o.Alarms = append(o.Alarms, Alarm{Alarm: a, State: StateOpen})
+	}
+	for _, v := range run.Verdicts {
+		if v.Alarm != 0 {
+			o.Members[v.Alarm] = append(o.Members[v.Alarm], v.Seq)
+		}
+	}
+	if run.Ready != nil {
+		o.ReadySeq = run.Ready.Seq
+	}
+	o.Status = run.Status()
+	return o
 }
 
 // Diff describes the first difference between two runs, "" if they agree.
+// The statuses between batches are not compared: they depend on where the
+// batches ended.
 func Diff(a, b Run) string {
 	for i := range a.Verdicts {
 		if i >= len(b.Verdicts) {
@@ -140,6 +218,9 @@ func Diff(a, b Run) string {
 	if ja, jb := jsonOf(a.Config), jsonOf(b.Config); !bytes.Equal(ja, jb) {
 		return "config differs"
 	}
+	if sa, sb := a.Status(), b.Status(); sa != sb {
+		return fmt.Sprintf("final status: %s vs %s", sa, sb)
+	}
 	return ""
 }
 
@@ -148,26 +229,25 @@ func jsonOf(v any) []byte {
 	return b
 }
 
-// Outcome is the launch verdict of a set of alarms and a readiness marker:
-// ready_then_crashed when a fatal alarm starts after readiness, ready when
-// the server became ready, crashed when a fatal alarm came and no readiness,
-// loading otherwise.
+// Outcome is the launch outcome of a finished run's alarms and readiness,
+// as the status machine decides it (see OutcomeOf): every fatal alarm that
+// was not withdrawn counts, as after the stream's end all are settled.
 func Outcome(alarms []classify.Alarm, ready *classify.Marker) string {
-	fatal := false
+	var seen []Alarm
+	open := 0
 	for _, a := range alarms {
-		if !a.Fatal || a.Withdrawn {
+		if a.Withdrawn {
 			continue
 		}
-		if ready != nil && a.FirstSeq > ready.Seq {
-			return OutcomeReadyThenCrashed
+		seen = append(seen, Alarm{Alarm: a, State: StateOpen})
+		if a.Fatal {
+			open++
 		}
-		fatal = true
 	}
-	switch {
-	case ready != nil:
-		return OutcomeReady
-	case fatal:
-		return OutcomeCrashed
+	var readySeq int64
+	if ready != nil {
+		readySeq = ready.Seq
 	}
-	return OutcomeLoading
+	st := status.Of(status.Facts{Ready: ready != nil, OpenFatal: open})
+	return OutcomeOf(st, readySeq, seen)
 }
