@@ -66,6 +66,11 @@ type Signature struct {
 	Tests       []string `json:"tests"`
 	NotTests    []string `json:"not_tests,omitempty"`
 
+	// Weight is how much a detect line adds to its family's evidence
+	// (default 2): 1 for a bare product name that other servers' logs may
+	// mention, 3 for wording only that server prints (family.go).
+	Weight int `json:"weight,omitempty"`
+
 	re     *regexp.Regexp
 	unless *regexp.Regexp
 	pack   string
@@ -343,7 +348,7 @@ func MatchSignature(line, server string) []string {
 	rs.scan(stripForScan(line), &h)
 	var ids []string
 	for _, si := range h.sigs {
-		if g := rs.sigs[si]; g.confirm(&p, server) {
+		if g := rs.sigs[si]; g.confirm(&p, g.scopeFor(server)) {
 			ids = append(ids, g.ID)
 		}
 	}

@@ -49,6 +49,12 @@ type stateData struct {
 	Prev      prevLine `json:"prev"`
 	Events    []*event `json:"events,omitempty"`
 	Phases    []Phase  `json:"phases,omitempty"`
+
+	// Server is the current best family; Fixed says it was given to New
+	// and evidence does not change it; Fam is the per-family evidence
+	// (family.go), at most maxFamilies entries.
+	Fixed bool       `json:"fixed,omitempty"`
+	Fam   []famScore `json:"fam,omitempty"`
 }
 
 type prevLine struct {
@@ -67,7 +73,8 @@ type prevLine struct {
 // server family (sglang, vllm, tgi, trtllm, lmdeploy, ollama ...) if known,
 // else "": the family is then detected from the lines.
 func New(server string) *State {
-	return &State{d: stateData{Server: strings.ToLower(strings.TrimSpace(server)), NextID: 1}, rs: defaultRules()}
+	server = strings.ToLower(strings.TrimSpace(server))
+	return &State{d: stateData{Server: server, Fixed: server != "", NextID: 1}, rs: defaultRules()}
 }
 
 // Restore rebuilds a State saved with MarshalBinary.
@@ -88,7 +95,8 @@ func (s *State) MarshalBinary() ([]byte, error) { return json.Marshal(&s.d) }
 // LastSeq is the highest seq fed so far, 0 if none.
 func (s *State) LastSeq() int64 { return s.d.Last }
 
-// Server is the server family given to New or detected from the lines, "" if unknown.
+// Server is the server family given to New, else the family the lines so
+// far give the most evidence for (family.go), "" if unknown.
 func (s *State) Server() string { return s.d.Server }
 
 // Summary returns the classifier's view of the whole launch.
@@ -216,9 +224,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 	if m.ready != nil {
 		v.Kind = KindReady
-		if m.ready.Family != "" && s.d.Server == "" {
-			s.d.Server = m.ready.Family
-		}
+		s.readyEvidence(m.ready.Family)
 		if s.d.Ready == nil {
 			s.d.Ready = &Marker{Seq: l.Seq, Time: at}
 			fb.ready = s.d.Ready
@@ -347,16 +353,9 @@ func (s *State) match(p *Prefix) lineMatch {
 		s.rs.scan(p.Body, &s.h)
 	}
 	m.builtin = s.h.builtin
+	s.observeFamily(p)
 	if len(s.h.sigs) == 0 {
 		return m
-	}
-	if s.d.Server == "" {
-		for _, si := range s.h.sigs {
-			if g := s.rs.sigs[si]; g.Role == RoleDetect && g.confirm(p, "") {
-				s.d.Server = g.Family
-				break
-			}
-		}
 	}
 	awaiting := false
 	for _, ev := range s.d.Events {
@@ -373,7 +372,7 @@ func (s *State) match(p *Prefix) lineMatch {
 			g.Role == RoleServing && len(s.d.Events) == 0:
 			continue
 		}
-		if !g.confirm(p, s.d.Server) {
+		if !g.confirm(p, g.scopeFor(s.d.Server)) {
 			continue
 		}
 		switch g.Role {
