@@ -40,6 +40,7 @@ type event struct {
 	Fixed     bool        `json:"fixed,omitempty"`     // Fatal was set by a signature
 	Signalled bool        `json:"signalled,omitempty"` // a signal or process death is part of the event
 	Alive     int         `json:"alive,omitempty"`     // requests served after the event
+	Sub       int         `json:"sub,omitempty"`       // a recogniser's sub-state (grammar_*.go)
 }
 
 // lineRange is a run of consecutively fed lines of an event with the same
@@ -127,6 +128,12 @@ func isCppLine(t string) bool {
 
 // consume decides whether a line on the event's source continues it.
 func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	if r, ok := s.takeover(ev, p, t, m); ok {
+		return r
+	}
+	if ev.St >= stGo {
+		return s.consumeGrammar(fb, ev, p, seq, t, m)
+	}
 	body := p.Body
 	switch ev.St {
 	case stSingle:

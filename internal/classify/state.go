@@ -49,6 +49,8 @@ type stateData struct {
 	Prev      prevLine `json:"prev"`
 	Events    []*event `json:"events,omitempty"`
 	Phases    []Phase  `json:"phases,omitempty"`
+
+	G grammarState `json:"g"` // the recognisers' own state (grammar.go)
 }
 
 type prevLine struct {
@@ -106,6 +108,7 @@ func (s *State) Summary() Summary {
 			sum.PendingFatal++
 		}
 	}
+	sum.PendingFatal += s.pendingRuns() // ERROR runs that Settle would make fatal
 	var cur *Phase
 	for i := range s.d.Phases {
 		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
@@ -157,6 +160,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	m := s.match(&p)
 	body := p.Body
 	t := strings.TrimSpace(body)
+	s.observeLine(&p, t, &m)
 
 	defer func() {
 		s.retire(fb)
@@ -226,6 +230,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 
 	switch {
+	case s.openGrammar(fb, &p, l.Seq, at, src, t, &m, &v):
+		return
 	case m.builtin[litTraceback]:
 		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
 		s.assign(fb, ev, &v, at)
@@ -322,6 +328,8 @@ type lineMatch struct {
 	retry    bool
 	shutdown bool
 	serving  bool
+	benign   bool // a level signature says an ERROR/CRITICAL line is harmless
+	ending   bool // the line says the process is ending
 }
 
 func (s *State) match(p *Prefix) lineMatch {
@@ -365,7 +373,8 @@ func (s *State) match(p *Prefix) lineMatch {
 		switch {
 		case g.Role == RoleDetect,
 			g.Role == RoleRetry && !awaiting,
-			g.Role == RoleServing && len(s.d.Events) == 0:
+			g.Role == RoleServing && len(s.d.Events) == 0,
+			(g.Role == RoleBenign || g.Role == RoleTerminate) && !s.levelMatters(p):
 			continue
 		}
 		if !g.confirm(p, s.d.Server) {
@@ -394,6 +403,10 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.shutdown = true
 		case RoleServing:
 			m.serving = true
+		case RoleBenign:
+			m.benign = true
+		case RoleTerminate:
+			m.ending = true
 		}
 	}
 	return m
