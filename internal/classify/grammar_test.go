@@ -244,6 +244,17 @@ INFO:     Shutting down`,
 		headSeq:  2, kind: classify.AlarmOther, first: 2, last: 4,
 	},
 	{
+		name: "RustTracingErrorWithBacktraceThenLastWords",
+		log: `2026-03-01T10:00:00.000000Z  INFO router: Connecting to shards
+2026-03-01T10:00:01.000000Z ERROR router: router/src/server.rs:90: Failed to connect to shard 0: transport error
+   0: router::server::connect
+             at ./router/src/server.rs:88:9
+   1: tokio::runtime::task::harness::poll
+Error: Webserver Failed`,
+		headline: "Failed to connect to shard 0: transport error",
+		headSeq:  2, kind: classify.AlarmOther, first: 2, last: 6,
+	},
+	{
 		name: "TrtllmErrorRunThenMPIAbort",
 		log: `[03/01/2026-10:00:00] [TRT-LLM] [I] Loading engine
 [03/01/2026-10:00:01] [TRT-LLM] [E] Engine plan was built for SM 90, this GPU is SM 80
@@ -458,4 +469,35 @@ func TestErrorRunSettles(t *testing.T) {
 			t.Errorf("a wrapper's ERROR-level stderr became an alarm: %+v", res.Alarms)
 		}
 	})
+}
+
+// TestLongErrorRunStaysBounded feeds 20,000 ERROR lines with save/restore
+// between batches: the pending run keeps a bounded state, and settling it
+// makes one alarm.
+func TestLongErrorRunStaysBounded(t *testing.T) {
+	t.Parallel()
+	st := classify.New("")
+	seq := int64(1)
+	for b := 0; b < 100; b++ {
+		var in []classify.Line
+		for i := 0; i < 200; i++ {
+			in = append(in, classify.Line{Seq: seq, Text: "2026-03-01 10:00:00,001 - engine - ERROR - request queue overflowed, dropping work item"})
+			seq++
+		}
+		st.Feed(in)
+		data, err := st.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > 16<<10 {
+			t.Fatalf("state is %d bytes inside a long ERROR run", len(data))
+		}
+		if st, err = classify.Restore(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := st.Settle()
+	if len(res.Alarms) != 1 || !res.Alarms[0].Fatal || res.Alarms[0].FirstSeq != 1 || res.Alarms[0].LastSeq != seq-1 {
+		t.Fatalf("alarms = %+v", res.Alarms)
+	}
 }
