@@ -88,7 +88,10 @@ INFO 01-01 10:00:00 [x.py:1] Health check: 0 errors, 0 failures, 0 exceptions
 INFO 01-01 10:00:00 [x.py:1] enable_custom_allreduce_error_check=False max_timeout=30
 2025-10-14 19:22:02.871009: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:467] Unable to register cuFFT factory
 [TensorRT-LLM][WARNING] [json.exception.type_error.302] type must be string, but is null
-ERROR 01-01 10:00:00 [fa_utils.py:57] Cannot use FA version 2 is not supported due to FA2 is only supported on devices with compute capability >= 8`,
+ERROR 01-01 10:00:00 [fa_utils.py:57] Cannot use FA version 2 is not supported due to FA2 is only supported on devices with compute capability >= 8
+INFO 01-01 10:00:01 [x.py:1] Starting to load model m`,
+			// The ERROR lines are followed by ordinary ones: warnings. (The
+			// same run as the last words of a stream would be its crash.)
 			outcome: eval.OutcomeLoading,
 		},
 		{

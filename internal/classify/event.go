@@ -43,6 +43,7 @@ type event struct {
 	JoinTo    int         `json:"join,omitempty"`      // a teardown event whose lines belong to this earlier alarm
 	WarnIntro bool        `json:"wi,omitempty"`        // silent only because a WARNING line introduced it
 	Frames    int         `json:"fr,omitempty"`        // traceback frames read
+	Sub       int         `json:"sub,omitempty"`       // a recogniser's sub-state (grammar_*.go)
 }
 
 // lineRange is a run of consecutively fed lines of an event with the same
@@ -130,6 +131,12 @@ func isCppLine(t string) bool {
 
 // consume decides whether a line on the event's source continues it.
 func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	if r, ok := s.takeover(ev, p, t, m); ok {
+		return r
+	}
+	if ev.St >= stGo {
+		return s.consumeGrammar(fb, ev, p, seq, t, m)
+	}
 	body := p.Body
 	switch ev.St {
 	case stSingle:

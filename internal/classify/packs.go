@@ -37,6 +37,12 @@ const (
 	RoleHint     = "hint"     // advice printed with an error ("consider passing CUDA_LAUNCH_BLOCKING=1"): joins the event before it, never starts one
 )
 
+// Roles of level evidence (grammar_level.go).
+const (
+	RoleBenign    = "benign"    // an ERROR/CRITICAL/FATAL line whose wording is harmless: no level evidence
+	RoleTerminate = "terminate" // the process is ending: an ERROR run just before it is a fatal event
+)
+
 // Signature is one pattern of a rule pack. A line matches when it contains
 // one of the Any literals (ASCII case-insensitive), its body matches Regex
 // (when set) and not Unless (when set), its level is allowed and the launch's
@@ -166,7 +172,8 @@ func defaultRules() *ruleSet {
 	return defaultRS
 }
 
-var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing, RoleHint}
+var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
+	RoleHint, RoleBenign, RoleTerminate}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -35,6 +35,7 @@ func (s *State) settleEvent(fb *feedBuf, ev *event) {
 // start new events. The Result carries the alarms that changed.
 func (s *State) Settle() Result {
 	fb := feedBuf{}
+	s.promoteOnSettle(&fb) // an ERROR run the launch went silent after
 	for _, ev := range s.d.Events {
 		s.settleEvent(&fb, ev)
 	}

@@ -53,8 +53,9 @@ type stateData struct {
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
 	// (family.go), at most maxFamilies entries.
-	Fixed bool       `json:"fixed,omitempty"`
-	Fam   []famScore `json:"fam,omitempty"`
+	Fixed bool         `json:"fixed,omitempty"`
+	Fam   []famScore   `json:"fam,omitempty"`
+	G     grammarState `json:"g"` // the recognisers' own state (grammar.go)
 }
 
 type prevLine struct {
@@ -114,6 +115,7 @@ func (s *State) Summary() Summary {
 			sum.PendingFatal++
 		}
 	}
+	sum.PendingFatal += s.pendingRuns() // ERROR runs that Settle would make fatal
 	var cur *Phase
 	for i := range s.d.Phases {
 		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
@@ -165,6 +167,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	m := s.match(&p)
 	body := p.Body
 	t := strings.TrimSpace(body)
+	s.observeLine(&p, t, &m)
 
 	defer func() {
 		if m.conseq && v.Alarm != 0 {
@@ -252,6 +255,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.assign(fb, ev, &v, at)
 		s.d.CurSrc = src
 		return
+	case s.openGrammar(fb, &p, l.Seq, at, src, t, &m, &v):
+		return
 	case m.builtin[litTraceback]:
 		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
 		s.assign(fb, ev, &v, at)
@@ -333,6 +338,8 @@ type lineMatch struct {
 	serving  bool
 	hint     bool // advice printed with an error: never starts an event
 	conseq   bool // an alarm signature says the line reports another process's failure
+	benign   bool // a level signature says an ERROR/CRITICAL line is harmless
+	ending   bool // the line says the process is ending
 }
 
 func (s *State) match(p *Prefix) lineMatch {
@@ -369,7 +376,8 @@ func (s *State) match(p *Prefix) lineMatch {
 		switch {
 		case g.Role == RoleDetect,
 			g.Role == RoleRetry && !awaiting,
-			g.Role == RoleServing && len(s.d.Events) == 0:
+			g.Role == RoleServing && len(s.d.Events) == 0,
+			(g.Role == RoleBenign || g.Role == RoleTerminate) && !s.levelMatters(p):
 			continue
 		}
 		if !g.confirm(p, g.scopeFor(s.d.Server)) {
@@ -403,6 +411,10 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.serving = true
 		case RoleHint:
 			m.hint = true
+		case RoleBenign:
+			m.benign = true
+		case RoleTerminate:
+			m.ending = true
 		}
 	}
 	if m.hint {

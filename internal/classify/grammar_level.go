@@ -1,0 +1,341 @@
+package classify
+
+import (
+	"strings"
+	"time"
+)
+
+// Levels as evidence. A line's level is a claim by its logger, weighed with
+// what comes after it:
+//   - a CRITICAL or FATAL line is an alarm, unless a benign signature
+//     (role "benign") says its wording is harmless;
+//   - a run of ERROR lines on one source is a candidate (a pendingRun). It
+//     becomes one fatal event when the process ends right after it: a
+//     terminating line (role "terminate": "Exiting", "Shutting down"), a
+//     signal or exit report, last words ("Error: ..."), a CRITICAL line or
+//     an alarm signature right after it, or the stream settling (Settle)
+//     while the launch is not ready. Followed by ordinary lines instead, its
+//     lines stay warnings: servers log handled failures and fallbacks at ERROR.
+//
+// A launch whose ERROR lines turn out to carry progress or readiness (a
+// wrapper re-logging the server's whole stderr at ERROR) has lying levels:
+// its ERROR runs prove nothing (grammarState.Lies).
+//
+// The headline of a level event is its most telling line: a signature's
+// line if one matched, else the first line that does not merely report the
+// ending ("terminating server process", "Exiting").
+
+const (
+	maxRuns     = 8  // sources with a pending ERROR run
+	maxRunLines = 64 // lines of a run kept to revise when it is promoted
+	runGap      = 2  // non-blank lines after a run within which a terminating line promotes it
+)
+
+// pendingRun is a run of ERROR lines on one source that is not an event yet.
+type pendingRun struct {
+	Src      string      `json:"src,omitempty"`
+	First    int64       `json:"first"`
+	Last     int64       `json:"last"`
+	Time     time.Time   `json:"tm"`
+	Head     string      `json:"head"`
+	HeadSeq  int64       `json:"head_seq"`
+	HeadPrio int         `json:"head_prio"`
+	Lines    int         `json:"lines"`
+	Gap      int         `json:"gap"` // non-blank lines fed since the run's last line
+	Ranges   []lineRange `json:"ranges,omitempty"`
+}
+
+// levelOf is the line's level, reading TensorRT-LLM's Python logger tag
+// ("[07/22/2025-05:45:38] [TRT-LLM] [E] msg") when the prefix had none.
+func levelOf(p *Prefix) string {
+	if p.Level != "" {
+		return p.Level
+	}
+	b := p.Body
+	if strings.HasPrefix(b, "[") && len(b) > 22 && b[20] == ']' && b[3] == '/' {
+		b = b[22:] // the "[MM/DD/YYYY-HH:MM:SS] " time
+	}
+	if !strings.HasPrefix(b, "[TRT-LLM] [") || len(b) < 14 || b[12] != ']' {
+		return ""
+	}
+	switch b[11] {
+	case 'E':
+		return "ERROR"
+	case 'F', 'C':
+		return "CRITICAL"
+	case 'W':
+		return "WARNING"
+	case 'I':
+		return "INFO"
+	}
+	return ""
+}
+
+func isErrorLevel(lv string) bool { return lv == "ERROR" || lv == "CRITICAL" || lv == "FATAL" }
+
+// levelMatters reports whether the level signatures (benign, terminate)
+// can change anything for this line: it is an error-level line, or an ERROR
+// run is pending that a terminating line would promote.
+func (s *State) levelMatters(p *Prefix) bool {
+	return len(s.d.G.Runs) > 0 || isErrorLevel(levelOf(p))
+}
+
+// observeLine runs for every line before any grammar: it ages the pending
+// runs and notices lying levels.
+func (s *State) observeLine(p *Prefix, t string, m *lineMatch) {
+	g := &s.d.G
+	if !g.Lies && isErrorLevel(levelOf(p)) && (m.ready != nil || len(m.phases) > 0 ||
+		m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]) {
+		g.Lies, g.Runs = true, nil
+	}
+	if t == "" || len(g.Runs) == 0 {
+		return
+	}
+	keep := g.Runs[:0]
+	for _, r := range g.Runs {
+		r.Gap++
+		if r.Gap <= runGap+1 {
+			keep = append(keep, r)
+		}
+	}
+	for i := len(keep); i < len(g.Runs); i++ {
+		g.Runs[i] = nil
+	}
+	g.Runs = keep
+}
+
+// openLevel opens an event at a CRITICAL/FATAL line, or records an ERROR
+// line (or a continuation of one) in its source's pending run.
+func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+	lv := levelOf(p)
+	if m.benign || (s.d.G.Lies && lv == "ERROR") || m.builtin[litTraceback] || isFrameLine(t) || strings.HasPrefix(t, "frame #") {
+		return nil
+	}
+	switch lv {
+	case "CRITICAL", "FATAL":
+		return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, tellingPrio(t, m), m)
+	case "ERROR":
+		r := s.runOn(src)
+		if r == nil && m.ending && s.d.Ready == nil {
+			// "Application startup failed. Exiting.": the line ends the process.
+			return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, 1, m)
+		}
+		if r == nil {
+			r = s.newRun(src, seq, at)
+		}
+		s.addToRun(r, p, seq, t, m, true)
+		return nil
+	}
+	// An indented continuation (a multi-line message, an error's
+	// "Caused by:" list or backtrace) of the run's last line.
+	if r := s.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t)) {
+		s.addToRun(r, p, seq, t, m, false)
+	}
+	return nil
+}
+
+// promoteByLine promotes the pending run on src when this line shows the
+// process ending, or continues the run's failure (a CRITICAL line or an
+// alarm signature right after it). The line joins the new event.
+func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch, v *LineVerdict) bool {
+	r := s.runOn(src)
+	if r == nil {
+		return false
+	}
+	lv := levelOf(p)
+	ending := isSignalConsequence(m) || m.follow != nil || (p.Level == "" && isLastWords(t)) ||
+		(m.ending && s.d.Ready == nil)
+	adjacent := r.Gap == 1 && (m.best != nil || ((lv == "CRITICAL" || lv == "FATAL") && !m.benign))
+	if !ending && !adjacent {
+		return false
+	}
+	ev := s.promoteRun(fb, r)
+	if ev == nil {
+		return false
+	}
+	switch {
+	case ending && m.best == nil:
+		s.consequence(ev, m)
+		ev.Signalled = true
+	case ending:
+		s.consequence(ev, m)
+	default:
+		if m.best != nil {
+			s.offer(ev, t, seq, 0, m)
+		} else if pr := tellingPrio(t, m); pr > ev.Prio {
+			s.setHeadline(ev, t, seq, pr, nil)
+		}
+	}
+	s.assign(fb, ev, v, at)
+	s.tryMerge(fb, ev)
+	s.d.CurSrc = src
+	return true
+}
+
+// promoteRun turns a pending run into an event whose lines are revised
+// into its alarm. A run that an event opened on its source since (a
+// traceback it introduced) is dropped instead: that event explains it.
+func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
+	s.dropRun(r)
+	for _, ev := range s.d.Events {
+		if ev.A.ID != 0 && ev.Src == r.Src && ev.A.LastSeq >= r.First {
+			return nil
+		}
+	}
+	silent := s.d.Shutdown != 0 && s.d.Shutdown < r.First
+	ev := s.newEvent(fb, r.Src, r.First, r.Time, silent)
+	ev.St, ev.A.Kind, ev.A.LastSeq = stLevel, AlarmOther, r.Last
+	kind, id := KindError, ev.A.ID
+	if ev.Silent {
+		kind, id = KindWarning, 0
+	}
+	for _, rg := range r.Ranges {
+		for q := rg.From; q <= rg.To; q++ {
+			fb.revise(LineVerdict{Seq: q, Kind: kind, Level: rg.Level, Rank: rg.Rank, Time: rg.Time, Alarm: id})
+		}
+	}
+	ev.Ranges = r.Ranges
+	s.setHeadline(ev, r.Head, r.HeadSeq, r.HeadPrio, nil)
+	return ev
+}
+
+// promoteOnSettle promotes the runs that were the last lines of a launch
+// that is not ready: the process went silent right after them.
+func (s *State) promoteOnSettle(fb *feedBuf) {
+	if s.d.Ready != nil {
+		return
+	}
+	for _, r := range append([]*pendingRun(nil), s.d.G.Runs...) {
+		if r.Gap == 0 {
+			s.promoteRun(fb, r)
+		}
+	}
+	s.d.G.Runs = nil
+}
+
+// pendingRuns counts runs that Settle would promote now.
+func (s *State) pendingRuns() int {
+	if s.d.Ready != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range s.d.G.Runs {
+		if r.Gap == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *State) consumeLevel(ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	if t == "" {
+		return blank(ev, 1)
+	}
+	switch {
+	case m.builtin[litTraceback]:
+		ev.St, ev.PrevFile = stFrames, false
+		s.headerSig(ev, t, seq, m)
+		return consumed
+	case isFrameLine(t):
+		ev.St, ev.PrevFile = stFrames, true
+		return consumed
+	case reThread.MatchString(t):
+		ev.St, ev.PrevFile = stFrames, false
+		return consumed
+	case m.ready != nil || len(m.phases) > 0:
+		return ended
+	case isErrorLevel(levelOf(p)) && !m.benign:
+		ev.Blanks = 0
+		if m.best != nil {
+			s.offer(ev, t, seq, 0, m)
+		} else if pr := tellingPrio(t, m); pr > ev.Prio {
+			s.setHeadline(ev, t, seq, pr, nil)
+		}
+		return consumed
+	case isSignalConsequence(m) || m.follow != nil:
+		s.consequence(ev, m)
+		return consumed
+	case !p.Tagged && (indented(p.Body) || isContinuationHeader(t) || isAbortDumpLine(t)) && ev.Cont < maxRunLines:
+		ev.Cont++
+		ev.Blanks = 0
+		return consumed
+	}
+	return ended
+}
+
+// tellingPrio ranks a line of a level event as a headline: 1 for a line
+// that says what failed, 0 for one that only reports the ending.
+func tellingPrio(t string, m *lineMatch) int {
+	if m.ending {
+		return 0
+	}
+	return 1
+}
+
+// isContinuationHeader reports the unindented lines inside an error's
+// multi-line report (anyhow's, eyre's and Rust's backtrace headers).
+func isContinuationHeader(t string) bool {
+	switch t {
+	case "Caused by:", "Stack backtrace:", "stack backtrace:", "Location:", "Backtrace:":
+		return true
+	}
+	return false
+}
+
+func (s *State) runOn(src string) *pendingRun {
+	for _, r := range s.d.G.Runs {
+		if r.Src == src {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s *State) newRun(src string, seq int64, at time.Time) *pendingRun {
+	g := &s.d.G
+	if len(g.Runs) >= maxRuns {
+		g.Runs[0] = nil
+		g.Runs = g.Runs[1:]
+	}
+	r := &pendingRun{Src: src, First: seq, Time: at, HeadPrio: -1}
+	g.Runs = append(g.Runs, r)
+	return r
+}
+
+func (s *State) dropRun(r *pendingRun) {
+	g := &s.d.G
+	for i, x := range g.Runs {
+		if x == r {
+			g.Runs = append(g.Runs[:i], g.Runs[i+1:]...)
+			return
+		}
+	}
+}
+
+// addToRun records a line of the run; head says whether it may become the
+// run's headline (a continuation line may not).
+func (s *State) addToRun(r *pendingRun, p *Prefix, seq int64, t string, m *lineMatch, head bool) {
+	r.Gap = 0
+	r.Last = seq
+	r.Lines++
+	if head {
+		pr := tellingPrio(t, m)
+		if m.best != nil {
+			pr = max(pr, m.best.Priority)
+		}
+		if pr > r.HeadPrio {
+			r.Head, r.HeadSeq, r.HeadPrio = clean(t, maxHeadline), seq, pr
+		}
+	}
+	if len(r.Ranges) >= maxRunLines {
+		return // later lines stay warnings if the run is promoted
+	}
+	if n := len(r.Ranges); n > 0 {
+		last := &r.Ranges[n-1]
+		if seq == last.To+1 && s.d.Prev.Seq == last.To && last.Level == p.Level && last.Rank == p.Rank && last.Time.Equal(p.Time) {
+			last.To = seq
+			return
+		}
+	}
+	r.Ranges = append(r.Ranges, lineRange{From: seq, To: seq, Level: p.Level, Rank: p.Rank, Time: p.Time})
+}
