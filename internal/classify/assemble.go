@@ -111,3 +111,16 @@ func (s *State) promote(fb *feedBuf, ev *event) {
 	}
 	fb.touch(ev)
 }
+
+// continuesNativeRun reports a line without a level that continues a
+// single-line event opened by the line just before on the same source: a
+// C/C++ program (llama.cpp, a CUDA tool) reporting one failure line by line
+// as it unwinds ("error loading model: ...", "failed to load model",
+// "exiting due to model loading error").
+func (s *State) continuesNativeRun(ev *event, p *Prefix, m *lineMatch) bool {
+	pr := s.d.Prev
+	if p.Level != "" || pr.Level != "" || pr.N != s.d.N-1 || pr.Alarm != ev.A.ID || ev.A.ID == 0 {
+		return false
+	}
+	return (m.best != nil && m.best.IsFatal() == ev.A.Fatal) || m.ending
+}

@@ -188,3 +188,21 @@ frame #1: <unknown function> + 0x5678 (0x7f0000005678 in /x/libtorch_cuda.so)`)
 		t.Fatalf("alarms %+v, want one with its headline on line 3", run.Alarms)
 	}
 }
+
+// A native program reports one failure line by line as it unwinds: one
+// alarm, headed by the first (deepest) line.
+func TestNativeUnwindIsOneAlarm(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `main: loading model
+gguf_init: loaded 291 tensors from /m/q.gguf
+llama_model_load: error loading model: tensor 'blk.3.attn_q.weight' has wrong shape
+llama_model_load_from_file_impl: failed to load model
+common_init_from_params: failed to load model '/m/q.gguf'
+main: exiting due to model loading error`)
+	if len(run.Alarms) != 1 || run.Alarms[0].HeadlineSeq != 3 || !run.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want one fatal alarm headed by line 3", run.Alarms)
+	}
+	if got := alarmLines(run, run.Alarms[0].ID); len(got) != 4 {
+		t.Errorf("alarm lines %v, want 3-6", got)
+	}
+}

@@ -163,6 +163,15 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 				return ended
 			}
 			return notYet
+		case s.continuesNativeRun(ev, p, m):
+			// A native program reports one failure as it unwinds: each
+			// caller prints its own "failed to ..." line under the first.
+			// The first line is the root cause: a later one heads the
+			// event only with a higher priority.
+			if m.best != nil && m.best.Priority > ev.Prio {
+				s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+			}
+			return consumed
 		}
 		return ended
 

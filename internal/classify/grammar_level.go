@@ -74,10 +74,18 @@ func levelOf(p *Prefix) string {
 func isErrorLevel(lv string) bool { return lv == "ERROR" || lv == "CRITICAL" || lv == "FATAL" }
 
 // levelMatters reports whether the level signatures (benign, terminate)
-// can change anything for this line: it is an error-level line, or an ERROR
-// run is pending that a terminating line would promote.
+// can change anything for this line: it is an error-level line, an ERROR
+// run is pending that a terminating line would promote, or a native
+// program's failure report may end with one.
 func (s *State) levelMatters(p *Prefix) bool {
-	return len(s.d.G.Runs) > 0 || isErrorLevel(levelOf(p))
+	return len(s.d.G.Runs) > 0 || isErrorLevel(levelOf(p)) || s.openNativeEvent()
+}
+
+// openNativeEvent reports a single-line event opened by the line just before
+// (assemble.go's continuesNativeRun may extend it with a terminating line).
+func (s *State) openNativeEvent() bool {
+	pr := s.d.Prev
+	return pr.Alarm != 0 && pr.Level == "" && pr.N == s.d.N-1
 }
 
 // observeLine runs for every line before any grammar: it ages the pending
