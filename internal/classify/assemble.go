@@ -124,3 +124,50 @@ func (s *State) continuesNativeRun(ev *event, p *Prefix, m *lineMatch) bool {
 	}
 	return (m.best != nil && m.best.IsFatal() == ev.A.Fatal) || m.ending
 }
+
+// tryMerge folds ev into an earlier alarm with the same fingerprint from
+// another rank: the same traceback printed by TP0..TP7 is one alarm.
+func (s *State) tryMerge(fb *feedBuf, ev *event) {
+	if !ev.live() || ev.Untracked || ev.Alias != 0 || ev.Src == "" {
+		return
+	}
+	for _, o := range s.d.Events {
+		if o == ev || !o.live() || o.Alias != 0 || o.Src == ev.Src || o.Src == "" || o.A.ID > ev.A.ID ||
+			o.A.Fingerprint != ev.A.Fingerprint || o.LastN < s.d.N-mergeWindow {
+			continue
+		}
+		if !contains(o.Srcs, ev.Src) && len(o.Srcs) < maxSources {
+			o.Srcs = append(o.Srcs, ev.Src)
+			o.A.Ranks = len(o.Srcs)
+		}
+		if ev.A.FirstSeq < o.A.FirstSeq {
+			o.A.FirstSeq = ev.A.FirstSeq
+		}
+		if ev.A.LastSeq > o.A.LastSeq {
+			o.A.LastSeq = ev.A.LastSeq
+		}
+		o.LastN = s.d.N
+		for _, r := range ev.Ranges {
+			for q := r.From; q <= r.To; q++ {
+				fb.revise(LineVerdict{Seq: q, Kind: KindError, Level: r.Level, Rank: r.Rank, Time: r.Time, Alarm: o.A.ID})
+			}
+			if !o.Untracked {
+				if len(o.Ranges) >= maxRanges {
+					o.Untracked, o.Ranges = true, nil
+				} else {
+					o.Ranges = append(o.Ranges, r)
+				}
+			}
+		}
+		ev.Ranges = nil
+		ev.A.Withdrawn = true
+		s.d.Alarms--
+		if ev.A.Fatal {
+			s.d.Fatal--
+		}
+		ev.Alias = o.A.ID
+		fb.touch(ev)
+		fb.touch(o)
+		return
+	}
+}

@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -87,48 +86,6 @@ const (
 	notYet                        // not part of it, but the event may go on (a blank line)
 )
 
-var (
-	reStrictExc = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`)
-	reLooseExc  = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`)
-	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
-	// faulthandler's per-thread header after "Fatal Python error".
-	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
-)
-
-// isFrameLine reports a traceback frame line (better-exceptions marks the
-// failing frame with "> ").
-func isFrameLine(t string) bool {
-	t = strings.TrimPrefix(t, "> ")
-	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
-}
-
-func isCaretLine(t string) bool {
-	if t == "" {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		if c := t[i]; c != '^' && c != '~' && c != ' ' {
-			return false
-		}
-	}
-	return true
-}
-
-// isRichLine reports a line of a traceback drawn by the rich library.
-func isRichLine(t string) bool {
-	for _, p := range []string{"│", "╭", "╰", "❱"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func isCppLine(t string) bool {
-	return strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "what():") || strings.HasPrefix(t, "Exception raised from") ||
-		strings.HasPrefix(t, "terminate called")
-}
-
 // consume decides whether a line on the event's source continues it.
 func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 	if r, ok := s.takeover(ev, p, t, m); ok {
@@ -137,200 +94,19 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 	if ev.St >= stGo {
 		return s.consumeGrammar(fb, ev, p, seq, t, m)
 	}
-	body := p.Body
 	switch ev.St {
 	case stSingle:
-		switch {
-		case m.builtin[litTraceback]:
-			ev.St, ev.PrevFile = stFrames, false
-			s.headerSig(ev, t, seq, m)
-			return consumed
-		case m.builtin[litLoggingError]:
-			ev.St, ev.LogErr = stChain, true
-			return consumed
-		case isFrameLine(t):
-			ev.St, ev.PrevFile = stFrames, true
-			return consumed
-		case reThread.MatchString(t):
-			ev.St, ev.PrevFile = stFrames, false
-			return consumed
-		case isCppLine(t):
-			ev.St = stCpp
-			return s.consume(fb, ev, p, seq, t, m)
-		case t == "":
-			ev.Blanks++
-			if ev.Blanks > 1 {
-				return ended
-			}
-			return notYet
-		case s.continuesNativeRun(ev, p, m):
-			// A native program reports one failure as it unwinds: each
-			// caller prints its own "failed to ..." line under the first.
-			// The first line is the root cause: a later one heads the
-			// event only with a higher priority.
-			if m.best != nil && m.best.Priority > ev.Prio {
-				s.setHeadline(ev, t, seq, m.best.Priority, m.best)
-			}
-			return consumed
-		}
-		return ended
-
+		return s.consumeSingle(fb, ev, p, seq, t, m)
 	case stChain:
-		switch {
-		case t == "":
-			return consumed
-		case m.builtin[litTraceback]:
-			ev.St, ev.PrevFile = stFrames, false
-			return consumed
-		case isFrameLine(t):
-			ev.St, ev.PrevFile = stFrames, true
-			return consumed
-		case t == "Call stack:":
-			ev.St = stFrames
-			return consumed
-		}
-		return ended
-
+		return s.consumeChain(fb, ev, p, seq, t, m)
 	case stFrames:
-		switch {
-		case m.builtin[litTraceback]:
-			ev.PrevFile = false
-			return consumed
-		case t == "":
-			return consumed
-		case isFrameLine(t):
-			ev.PrevFile = true
-			ev.Frames++
-			if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
-				s.promote(fb, ev)
-			}
-			return consumed
-		case isCaretLine(t) || strings.HasPrefix(t, "[Previous line repeated") || t == "Call stack:" || t == "..." || reThread.MatchString(t):
-			return consumed
-		case isRichLine(t):
-			return consumed // rich's boxed traceback (TGI shards)
-		case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
-			ev.St = stAfterExc
-			return consumed
-		}
-		indented := body != "" && (body[0] == ' ' || body[0] == '\t')
-		if ev.PrevFile {
-			ev.PrevFile = false
-			if indented || !reStrictExc.MatchString(truncate(t, maxRegexInput)) {
-				return consumed // the source line of the frame above
-			}
-		} else if indented {
-			return consumed
-		}
-		if reLooseExc.MatchString(truncate(t, maxRegexInput)) {
-			s.exceptionLine(fb, ev, p, seq, t, m)
-			return consumed
-		}
-		return ended
-
+		return s.consumeFrames(fb, ev, p, seq, t, m)
 	case stAfterExc:
-		switch {
-		case t == "":
-			ev.Blanks++
-			if ev.Blanks > 2 {
-				return ended
-			}
-			return notYet
-		case m.builtin[litChained] || m.builtin[litCause]:
-			ev.St, ev.Blanks = stChain, 0
-			return consumed
-		case m.builtin[litLoggingError]:
-			ev.St, ev.LogErr, ev.Blanks = stChain, true, 0
-			return consumed
-		case reProcess.MatchString(t):
-			ev.St, ev.Blanks = stChain, 0
-			return consumed
-		case ev.LogErr && t == "Call stack:":
-			ev.St = stFrames
-			return consumed
-		case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
-			return consumed
-		case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
-			return ended
-		case ev.Blanks == 0 && (strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "Exception raised from")):
-			return consumed // C++ frames of a torch error message
-		case ev.Blanks == 0 && ev.Cont < maxContLines && (!p.Tagged || (p.Level == ev.Level && (p.Level == "ERROR" || p.Level == "CRITICAL"))):
-			ev.Cont++
-			return consumed
-		}
-		return ended
-
+		return s.consumeAfterExc(fb, ev, p, seq, t, m)
 	case stCpp:
-		switch {
-		case t == "":
-			ev.Blanks++
-			if ev.Blanks > 1 {
-				return ended
-			}
-			return consumed
-		case strings.HasPrefix(t, "what():"):
-			ev.Blanks = 0
-			prio := 2
-			var g *Signature
-			if m.best != nil && m.best.Priority > prio {
-				prio, g = m.best.Priority, m.best
-			}
-			s.setHeadline(ev, t, seq, prio, g)
-			ev.Cont = 0
-			s.tryMerge(fb, ev)
-			return consumed
-		case isCppLine(t):
-			ev.Blanks = 0
-			switch {
-			case m.best != nil:
-				s.setHeadline(ev, t, seq, m.best.Priority, m.best)
-			case strings.HasPrefix(t, "Exception raised from"):
-				// Where c10 raised it says more than any frame.
-				s.setHeadline(ev, t, seq, 1, nil)
-			}
-			return consumed
-		case m.builtin[litTraceback]:
-			ev.St, ev.PrevFile = stFrames, false
-			return consumed
-		case ev.Blanks == 0 && ev.Cont < maxContLines && !p.Tagged && m.best == nil && m.follow == nil:
-			ev.Cont++
-			return consumed
-		}
-		return ended
+		return s.consumeCpp(fb, ev, p, seq, t, m)
 	}
 	return ended
-}
-
-// headerSig lets a signature on a traceback header line ("Scheduler hit an
-// exception: Traceback ...") speak for the event.
-func (s *State) headerSig(ev *event, t string, seq int64, m *lineMatch) {
-	if m.best != nil {
-		s.setHeadline(ev, t, seq, m.best.Priority, m.best)
-	}
-}
-
-// exceptionLine handles the final exception line of a traceback.
-func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) {
-	prio := 2
-	var g *Signature
-	if m.best != nil {
-		g = m.best
-		if g.Priority > prio {
-			prio = g.Priority
-		}
-	}
-	s.setHeadline(ev, t, seq, prio, g)
-	ev.St, ev.Level, ev.Cont, ev.Blanks = stAfterExc, p.Level, 0, 0
-	ev.Await = s.d.N + awaitWindow
-	if m.shutdown {
-		// The operator interrupted the process (KeyboardInterrupt).
-		s.withdraw(fb, ev)
-		if s.d.Shutdown == 0 {
-			s.d.Shutdown = seq
-		}
-		return
-	}
-	s.tryMerge(fb, ev)
 }
 
 // newEvent opens an event; a silent event makes no alarm.
@@ -384,20 +160,6 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 	}
 }
 
-func (s *State) setFatal(ev *event, fatal bool) {
-	if ev.A.Fatal == fatal {
-		return
-	}
-	ev.A.Fatal = fatal
-	if ev.live() {
-		if fatal {
-			s.d.Fatal++
-		} else {
-			s.d.Fatal--
-		}
-	}
-}
-
 // assign makes the current line part of ev.
 func (s *State) assign(fb *feedBuf, ev *event, v *LineVerdict, at time.Time) {
 	ev.LastN = s.d.N
@@ -443,73 +205,6 @@ func (s *State) byID(id int) *event {
 		}
 	}
 	return nil
-}
-
-// withdraw turns an event into a benign block: its alarm is withdrawn and its
-// lines become warnings. An event whose lines can no longer be listed stays.
-func (s *State) withdraw(fb *feedBuf, ev *event) {
-	if !ev.live() || ev.Untracked || ev.Alias != 0 {
-		return
-	}
-	ev.A.Withdrawn = true
-	ev.Silent = true
-	s.d.Alarms--
-	if ev.A.Fatal {
-		s.d.Fatal--
-	}
-	for _, r := range ev.Ranges {
-		for q := r.From; q <= r.To; q++ {
-			fb.revise(LineVerdict{Seq: q, Kind: KindWarning, Level: r.Level, Rank: r.Rank, Time: r.Time})
-		}
-	}
-	fb.touch(ev)
-}
-
-// tryMerge folds ev into an earlier alarm with the same fingerprint from
-// another rank: the same traceback printed by TP0..TP7 is one alarm.
-func (s *State) tryMerge(fb *feedBuf, ev *event) {
-	if !ev.live() || ev.Untracked || ev.Alias != 0 || ev.Src == "" {
-		return
-	}
-	for _, o := range s.d.Events {
-		if o == ev || !o.live() || o.Alias != 0 || o.Src == ev.Src || o.Src == "" || o.A.ID > ev.A.ID ||
-			o.A.Fingerprint != ev.A.Fingerprint || o.LastN < s.d.N-mergeWindow {
-			continue
-		}
-		if !contains(o.Srcs, ev.Src) && len(o.Srcs) < maxSources {
-			o.Srcs = append(o.Srcs, ev.Src)
-			o.A.Ranks = len(o.Srcs)
-		}
-		if ev.A.FirstSeq < o.A.FirstSeq {
-			o.A.FirstSeq = ev.A.FirstSeq
-		}
-		if ev.A.LastSeq > o.A.LastSeq {
-			o.A.LastSeq = ev.A.LastSeq
-		}
-		o.LastN = s.d.N
-		for _, r := range ev.Ranges {
-			for q := r.From; q <= r.To; q++ {
-				fb.revise(LineVerdict{Seq: q, Kind: KindError, Level: r.Level, Rank: r.Rank, Time: r.Time, Alarm: o.A.ID})
-			}
-			if !o.Untracked {
-				if len(o.Ranges) >= maxRanges {
-					o.Untracked, o.Ranges = true, nil
-				} else {
-					o.Ranges = append(o.Ranges, r)
-				}
-			}
-		}
-		ev.Ranges = nil
-		ev.A.Withdrawn = true
-		s.d.Alarms--
-		if ev.A.Fatal {
-			s.d.Fatal--
-		}
-		ev.Alias = o.A.ID
-		fb.touch(ev)
-		fb.touch(o)
-		return
-	}
 }
 
 // retire drops events that can no longer change.

@@ -425,58 +425,6 @@ func (s *State) match(p *Prefix) lineMatch {
 	return m
 }
 
-// benign reports whether a traceback starting now is logged as a warning:
-// its own level says so, the line before it on the same source was a
-// warning, or the operator is shutting the server down.
-func (s *State) benign(p *Prefix, src string) bool {
-	if s.d.Shutdown != 0 {
-		return true
-	}
-	// INFO is not enough: wrappers re-log a server's whole output at INFO.
-	switch p.Level {
-	case "WARNING", "DEBUG":
-		return true
-	}
-	pr := s.d.Prev
-	return pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Level == "WARNING"
-}
-
-// startTraceback opens a Python traceback event at a "Traceback (most recent
-// call last):" line. When the line just before it on the same source was an
-// ERROR line (logger.exception), the event starts there.
-func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
-	pr := s.d.Prev
-	intro := pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Kind != KindConfig &&
-		(pr.Level == "ERROR" || pr.Level == "CRITICAL" || pr.Level == "FATAL")
-	silent := s.benign(p, src)
-	var ev *event
-	if intro && !silent {
-		pat := pr.Time
-		if pat.IsZero() {
-			pat = at
-		}
-		ev = s.newEvent(fb, src, pr.Seq, pat, false)
-		s.setHeadline(ev, pr.Body, pr.Seq, 1, nil)
-		kind := KindError
-		fb.revise(LineVerdict{Seq: pr.Seq, Kind: kind, Level: pr.Level, Rank: pr.Rank, Time: pr.Time, Alarm: ev.A.ID})
-		ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
-	} else {
-		ev = s.newEvent(fb, src, seq, at, silent)
-		// Silent only because a WARNING line came just before: that warning
-		// may have logged it (exc_info), or the process may be dying of an
-		// uncaught exception right after an unrelated warning. The first
-		// frame tells (see uncaughtEntry).
-		ev.WarnIntro = silent && s.d.Shutdown == 0 && p.Level != "WARNING" && p.Level != "DEBUG"
-	}
-	prio := 0
-	if m.best != nil {
-		prio = m.best.Priority
-	}
-	s.setHeadline(ev, t, seq, prio, m.best)
-	ev.St = stFrames
-	return ev
-}
-
 // recent is the latest live event that ended within followWindow lines.
 func (s *State) recent() *event {
 	for i := len(s.d.Events) - 1; i >= 0; i-- {

@@ -63,3 +63,37 @@ func (s *State) readyAfterErrors(fb *feedBuf) {
 		}
 	}
 }
+
+func (s *State) setFatal(ev *event, fatal bool) {
+	if ev.A.Fatal == fatal {
+		return
+	}
+	ev.A.Fatal = fatal
+	if ev.live() {
+		if fatal {
+			s.d.Fatal++
+		} else {
+			s.d.Fatal--
+		}
+	}
+}
+
+// withdraw turns an event into a benign block: its alarm is withdrawn and its
+// lines become warnings. An event whose lines can no longer be listed stays.
+func (s *State) withdraw(fb *feedBuf, ev *event) {
+	if !ev.live() || ev.Untracked || ev.Alias != 0 {
+		return
+	}
+	ev.A.Withdrawn = true
+	ev.Silent = true
+	s.d.Alarms--
+	if ev.A.Fatal {
+		s.d.Fatal--
+	}
+	for _, r := range ev.Ranges {
+		for q := r.From; q <= r.To; q++ {
+			fb.revise(LineVerdict{Seq: q, Kind: KindWarning, Level: r.Level, Rank: r.Rank, Time: r.Time})
+		}
+	}
+	fb.touch(ev)
+}

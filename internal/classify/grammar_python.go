@@ -1,0 +1,271 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The Python traceback recogniser: "Traceback (most recent call last):",
+// frames with their source and caret lines, the final exception line and
+// its message, chained tracebacks ("During handling of the above exception",
+// "The above exception was the direct cause"), multiprocessing's
+// "Process X:" re-raises, logging's "--- Logging error ---" dumps, rich's
+// boxed tracebacks and faulthandler's thread headers. It says where an
+// event starts, what it consumes and which line heads it; the verdict stage
+// decides whether it was fatal.
+
+var (
+	reStrictExc = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`)
+	reLooseExc  = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`)
+	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
+	// faulthandler's per-thread header after "Fatal Python error".
+	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
+)
+
+// startTraceback opens a Python traceback event at a "Traceback (most recent
+// call last):" line. When the line just before it on the same source was an
+// ERROR line (logger.exception), the event starts there.
+func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+	pr := s.d.Prev
+	intro := pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Kind != KindConfig &&
+		(pr.Level == "ERROR" || pr.Level == "CRITICAL" || pr.Level == "FATAL")
+	silent := s.benign(p, src)
+	var ev *event
+	if intro && !silent {
+		pat := pr.Time
+		if pat.IsZero() {
+			pat = at
+		}
+		ev = s.newEvent(fb, src, pr.Seq, pat, false)
+		s.setHeadline(ev, pr.Body, pr.Seq, 1, nil)
+		kind := KindError
+		fb.revise(LineVerdict{Seq: pr.Seq, Kind: kind, Level: pr.Level, Rank: pr.Rank, Time: pr.Time, Alarm: ev.A.ID})
+		ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
+	} else {
+		ev = s.newEvent(fb, src, seq, at, silent)
+		// Silent only because a WARNING line came just before: that warning
+		// may have logged it (exc_info), or the process may be dying of an
+		// uncaught exception right after an unrelated warning. The first
+		// frame tells (see uncaughtEntry).
+		ev.WarnIntro = silent && s.d.Shutdown == 0 && p.Level != "WARNING" && p.Level != "DEBUG"
+	}
+	prio := 0
+	if m.best != nil {
+		prio = m.best.Priority
+	}
+	s.setHeadline(ev, t, seq, prio, m.best)
+	ev.St = stFrames
+	return ev
+}
+
+// benign reports whether a traceback starting now is logged as a warning:
+// its own level says so, the line before it on the same source was a
+// warning, or the operator is shutting the server down.
+func (s *State) benign(p *Prefix, src string) bool {
+	if s.d.Shutdown != 0 {
+		return true
+	}
+	// INFO is not enough: wrappers re-log a server's whole output at INFO.
+	switch p.Level {
+	case "WARNING", "DEBUG":
+		return true
+	}
+	pr := s.d.Prev
+	return pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Level == "WARNING"
+}
+
+// isFrameLine reports a traceback frame line (better-exceptions marks the
+// failing frame with "> ").
+func isFrameLine(t string) bool {
+	t = strings.TrimPrefix(t, "> ")
+	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
+}
+
+func isCaretLine(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c != '^' && c != '~' && c != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// isRichLine reports a line of a traceback drawn by the rich library.
+func isRichLine(t string) bool {
+	for _, p := range []string{"│", "╭", "╰", "❱"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerSig lets a signature on a traceback header line ("Scheduler hit an
+// exception: Traceback ...") speak for the event.
+func (s *State) headerSig(ev *event, t string, seq int64, m *lineMatch) {
+	if m.best != nil {
+		s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+	}
+}
+
+// exceptionLine handles the final exception line of a traceback.
+func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) {
+	prio := 2
+	var g *Signature
+	if m.best != nil {
+		g = m.best
+		if g.Priority > prio {
+			prio = g.Priority
+		}
+	}
+	s.setHeadline(ev, t, seq, prio, g)
+	ev.St, ev.Level, ev.Cont, ev.Blanks = stAfterExc, p.Level, 0, 0
+	ev.Await = s.d.N + awaitWindow
+	if m.shutdown {
+		// The operator interrupted the process (KeyboardInterrupt).
+		s.withdraw(fb, ev)
+		if s.d.Shutdown == 0 {
+			s.d.Shutdown = seq
+		}
+		return
+	}
+	s.tryMerge(fb, ev)
+}
+
+// consumeSingle: after a single signature line, a traceback, a logging-error
+// dump, a thread dump or a C++ abort dump may follow.
+func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	switch {
+	case m.builtin[litTraceback]:
+		ev.St, ev.PrevFile = stFrames, false
+		s.headerSig(ev, t, seq, m)
+		return consumed
+	case m.builtin[litLoggingError]:
+		ev.St, ev.LogErr = stChain, true
+		return consumed
+	case isFrameLine(t):
+		ev.St, ev.PrevFile = stFrames, true
+		return consumed
+	case reThread.MatchString(t):
+		ev.St, ev.PrevFile = stFrames, false
+		return consumed
+	case isCppLine(t):
+		ev.St = stCpp
+		return s.consume(fb, ev, p, seq, t, m)
+	case t == "":
+		ev.Blanks++
+		if ev.Blanks > 1 {
+			return ended
+		}
+		return notYet
+	case s.continuesNativeRun(ev, p, m):
+		// A native program reports one failure as it unwinds: each
+		// caller prints its own "failed to ..." line under the first.
+		// The first line is the root cause: a later one heads the
+		// event only with a higher priority.
+		if m.best != nil && m.best.Priority > ev.Prio {
+			s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+		}
+		return consumed
+	}
+	return ended
+}
+
+// consumeChain: after "During handling ..." or "Process X:", a traceback
+// header follows.
+func (s *State) consumeChain(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	switch {
+	case t == "":
+		return consumed
+	case m.builtin[litTraceback]:
+		ev.St, ev.PrevFile = stFrames, false
+		return consumed
+	case isFrameLine(t):
+		ev.St, ev.PrevFile = stFrames, true
+		return consumed
+	case t == "Call stack:":
+		ev.St = stFrames
+		return consumed
+	}
+	return ended
+}
+
+// consumeFrames reads the frames of a Python traceback up to its final
+// exception line.
+func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	body := p.Body
+	switch {
+	case m.builtin[litTraceback]:
+		ev.PrevFile = false
+		return consumed
+	case t == "":
+		return consumed
+	case isFrameLine(t):
+		ev.PrevFile = true
+		ev.Frames++
+		if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
+			s.promote(fb, ev)
+		}
+		return consumed
+	case isCaretLine(t) || strings.HasPrefix(t, "[Previous line repeated") || t == "Call stack:" || t == "..." || reThread.MatchString(t):
+		return consumed
+	case isRichLine(t):
+		return consumed // rich's boxed traceback (TGI shards)
+	case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
+		ev.St = stAfterExc
+		return consumed
+	}
+	indented := body != "" && (body[0] == ' ' || body[0] == '\t')
+	if ev.PrevFile {
+		ev.PrevFile = false
+		if indented || !reStrictExc.MatchString(truncate(t, maxRegexInput)) {
+			return consumed // the source line of the frame above
+		}
+	} else if indented {
+		return consumed
+	}
+	if reLooseExc.MatchString(truncate(t, maxRegexInput)) {
+		s.exceptionLine(fb, ev, p, seq, t, m)
+		return consumed
+	}
+	return ended
+}
+
+// consumeAfterExc: after a final exception line, its message may go on, a
+// chained traceback or a re-raise may follow.
+func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	switch {
+	case t == "":
+		ev.Blanks++
+		if ev.Blanks > 2 {
+			return ended
+		}
+		return notYet
+	case m.builtin[litChained] || m.builtin[litCause]:
+		ev.St, ev.Blanks = stChain, 0
+		return consumed
+	case m.builtin[litLoggingError]:
+		ev.St, ev.LogErr, ev.Blanks = stChain, true, 0
+		return consumed
+	case reProcess.MatchString(t):
+		ev.St, ev.Blanks = stChain, 0
+		return consumed
+	case ev.LogErr && t == "Call stack:":
+		ev.St = stFrames
+		return consumed
+	case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
+		return consumed
+	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
+		return ended
+	case ev.Blanks == 0 && (strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "Exception raised from")):
+		return consumed // C++ frames of a torch error message
+	case ev.Blanks == 0 && ev.Cont < maxContLines && (!p.Tagged || (p.Level == ev.Level && (p.Level == "ERROR" || p.Level == "CRITICAL"))):
+		ev.Cont++
+		return consumed
+	}
+	return ended
+}
