@@ -11,24 +11,29 @@
 // alarm ID. A State can be saved with MarshalBinary and restored with Restore,
 // so consecutive batches of one launch may reach different processes.
 //
-// How it works: ParsePrefix strips each line's prefixes (timestamp, level,
-// rank and process tags of SGLang, vLLM, TGI, uvicorn, glog, ...). One
-// Aho-Corasick pass over the line finds every literal of every signature of
-// the embedded rule packs (packs/*.json); only the signatures whose literal
-// occurs have their regular expression run. A small grammar per source
-// (process or rank) groups lines into events: Python tracebacks with their
-// chained parts and re-raises, C++ abort dumps, runs of follow-up lines
-// ("SIGQUIT received" after a scheduler crash). An event becomes an alarm
-// whose headline is its most telling line (a root-cause signature such as a
-// CUDA OOM, else the final exception line, else the intro line).
+// How it works, in the four stages of design.md (one or more files each):
 //
-// Some verdicts need a later line, so a Result may withdraw an alarm it
-// reported before (Alarm.Withdrawn): a traceback followed by "retry" or
-// "falling back to" was caught; a KeyboardInterrupt was the operator; the
-// same traceback from another rank is merged into the first alarm (Ranks
-// grows, the lines are revised to point at it). Errors after an operator's
-// shutdown (SIGTERM) are teardown and make no alarm; a traceback after
-// readiness that the server answers requests after is not fatal.
+//  1. Envelope and prefix (envelope.go, prefix.go): peel what collectors add
+//     (CRI, compose, journald, syslog, kubectl, Docker json-file, JSON log
+//     records) and the server's own prefix (time, level, logger, rank or
+//     process tag); what goes on is (source, time, level, rank, body).
+//  2. Recognisers (grammar*.go; signatures in packs/*.json, matched by one
+//     Aho-Corasick pass in rules.go and ac.go): one small grammar per kind of
+//     text, per source — Python tracebacks, C++ abort dumps, Go and Rust
+//     panics, Java exceptions, ExceptionGroups, faulthandler dumps, a
+//     process's last words, CRITICAL lines and ERROR runs — plus readiness
+//     and family (family.go), phases (phase.go) and configuration dumps
+//     (config.go). A recogniser says where an event starts and ends and which
+//     line heads it, never whether it was fatal.
+//  3. Assembly (assemble.go): copies from many ranks merge into one alarm;
+//     hint lines and teardown tracebacks join their error; a consequence (a
+//     launcher reporting its child, "See root cause above") links to its
+//     root cause (Alarm.Cause).
+//  4. Verdict (verdict.go, settle.go): fatal, survived, withdrawn or
+//     settled, from the evidence that follows — the server keeps serving or
+//     becomes ready (survived), a process dies (fatal), a retry line follows
+//     a caught exception (withdrawn), the event can no longer change
+//     (settled; the status acts on settled alarms only).
 package classify
 
 import "time"
