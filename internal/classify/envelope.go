@@ -33,8 +33,20 @@ const maxEnvelopes = 4
 // envelope is what peeling found around the server's own line.
 type envelope struct {
 	time   time.Time // the innermost envelope time, zero if none
-	origin []string  // container or process identities, outermost first
+	origin string    // container or process identities, outermost first, joined by "|"
 	record bool      // a JSON-structured log record was read
+}
+
+// addOrigin records the identity an envelope names; an origin has no spaces
+// (State.source relies on it).
+func (env *envelope) addOrigin(o string) {
+	switch {
+	case o == "":
+		return
+	case env.origin != "":
+		o = env.origin + "|" + o
+	}
+	env.origin = strings.ReplaceAll(o, " ", "_")
 }
 
 // peelEnvelopes strips collector envelopes from the start of s and returns
@@ -83,9 +95,7 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		if !t.IsZero() {
 			env.time = t
 		}
-		if origin != "" {
-			env.origin = append(env.origin, origin)
-		}
+		env.addOrigin(origin)
 		s = rest
 	}
 	return s

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // JSON lines, the last kind of envelope: a collector's record that carries
@@ -37,23 +39,31 @@ func (p *Prefix) peelJSON(s string, env *envelope) (string, bool) {
 	if len(t) < 8 || len(t) > maxJSONLine || t[len(t)-1] != '}' || (t[1] != '"' && t[1] != ' ') {
 		return s, false
 	}
+	// Docker json-file writes "log" first: decoding into a struct is
+	// several times cheaper than into a map, and such files have one
+	// record per line the server printed.
+	if strings.HasPrefix(t, `{"log":"`) {
+		if rec, ok := scanDockerRecord(t); ok {
+			return rec.peel(env), true
+		}
+		var rec collectorRecord
+		if json.Unmarshal([]byte(t), &rec) == nil && rec.Log != nil && (rec.Stream != "" || rec.Time != "") {
+			return rec.peel(env), true
+		}
+	}
 	var rec map[string]any
 	if json.Unmarshal([]byte(t), &rec) != nil {
 		return s, false
 	}
 	// Docker json-file, fluentd, Fluent Bit: {"log": "line\n", "stream": ..., "time": ...}.
 	if log, ok := rec["log"].(string); ok && (rec["stream"] != nil || rec["time"] != nil) {
-		if tt, ok := recordTime(rec["time"]); ok {
-			env.time = tt
-		}
+		c := collectorRecord{Log: &log}
+		c.Time, _ = rec["time"].(string)
 		if k, ok := rec["kubernetes"].(map[string]any); ok {
-			pod, _ := k["pod_name"].(string)
-			c, _ := k["container_name"].(string)
-			if pod != "" {
-				env.origin = append(env.origin, "pod/"+pod+"/"+c)
-			}
+			c.Kubernetes.Pod, _ = k["pod_name"].(string)
+			c.Kubernetes.Container, _ = k["container_name"].(string)
 		}
-		return strings.TrimRight(log, "\r\n"), true
+		return c.peel(env), true
 	}
 	// journalctl -o json: the fields of the journal entry.
 	if msg, ok := rec["MESSAGE"].(string); ok {
@@ -65,12 +75,141 @@ func (p *Prefix) peelJSON(s string, env *envelope) (string, bool) {
 		host, _ := rec["_HOSTNAME"].(string)
 		ident, _ := rec["SYSLOG_IDENTIFIER"].(string)
 		pid, _ := rec["_PID"].(string)
-		if id := procID(host, ident, pid); id != "" {
-			env.origin = append(env.origin, id)
-		}
+		env.addOrigin(procID(host, ident, pid))
 		return msg, true
 	}
 	return p.readRecord(rec, env)
+}
+
+// collectorRecord is a line as Docker's json-file driver, fluentd or
+// Fluent Bit store it.
+type collectorRecord struct {
+	Log        *string `json:"log"`
+	Stream     string  `json:"stream"`
+	Time       string  `json:"time"`
+	Kubernetes struct {
+		Pod       string `json:"pod_name"`
+		Container string `json:"container_name"`
+	} `json:"kubernetes"`
+}
+
+// peel returns the line inside the record; the stream is not an origin.
+func (c *collectorRecord) peel(env *envelope) string {
+	if t, n := parseDateTime(c.Time); n > 0 {
+		env.time = t
+	}
+	if c.Kubernetes.Pod != "" {
+		env.addOrigin("pod/" + c.Kubernetes.Pod + "/" + c.Kubernetes.Container)
+	}
+	return strings.TrimRight(*c.Log, "\r\n")
+}
+
+// scanDockerRecord reads exactly what Docker's json-file driver writes,
+// {"log":"...","stream":"...","time":"..."}, without reflection; anything
+// else (labels in "attrs", other key orders) is left to encoding/json.
+func scanDockerRecord(s string) (collectorRecord, bool) {
+	var c collectorRecord
+	log, rest, ok := jsonString(s[len(`{"log":`):])
+	if !ok || !strings.HasPrefix(rest, `,"stream":"`) {
+		return c, false
+	}
+	if c.Stream, rest, ok = jsonString(rest[len(`,"stream":`):]); !ok || !strings.HasPrefix(rest, `,"time":"`) {
+		return c, false
+	}
+	if c.Time, rest, ok = jsonString(rest[len(`,"time":`):]); !ok || rest != "}" {
+		return c, false
+	}
+	c.Log = &log
+	return c, true
+}
+
+// jsonString decodes the JSON string at the start of s and returns the
+// rest of s after it; ok is false if s does not start with a valid one.
+func jsonString(s string) (string, string, bool) {
+	if s == "" || s[0] != '"' {
+		return "", s, false
+	}
+	i := 1
+	for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
+		i++
+	}
+	if i < len(s) && s[i] == '"' {
+		return s[1:i], s[i+1:], true // no escapes: a substring
+	}
+	var b strings.Builder
+	b.WriteString(s[1:i])
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			return b.String(), s[i+1:], true
+		case c < 0x20:
+			return "", s, false
+		case c != '\\':
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", s, false
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s[i+2:])
+			if !ok {
+				return "", s, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), strings.HasPrefix(s[i+2:], "\\u")
+				if ok {
+					r2, ok = hex4(s[i+4:])
+				}
+				if r = utf16.DecodeRune(r, r2); ok && r != utf8.RuneError {
+					i += 6
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return "", s, false
+		}
+		i += 2
+	}
+	return "", s, false
+}
+
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := range 4 {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // readRecord reads a JSON log record; it is one only if it has a message.

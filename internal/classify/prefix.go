@@ -56,9 +56,7 @@ func ParsePrefix(text string, year int) Prefix {
 	}
 	var env envelope
 	text = p.peelEnvelopes(text, year, &env)
-	if len(env.origin) > 0 {
-		p.Origin = strings.ReplaceAll(strings.Join(env.origin, "|"), " ", "_")
-	}
+	p.Origin = env.origin
 	p.full = text
 	for range 6 {
 		rest, ok := p.eat(text, year)
@@ -502,17 +500,55 @@ func skipOneSpace(s string) string {
 
 // hasColour reports whether s holds a colour code: a real ESC sequence, or
 // one written as visible text, "^[[1;36m" (caret notation, as `cat -v` and
-// terminal copies show it) or "␛[1;36m" (the ESC symbol).
+// terminal copies show it) or "\u241b[1;36m" (the ESC symbol).
 func hasColour(s string) bool {
-	return strings.IndexByte(s, 0x1b) >= 0 || strings.Contains(s, "^[[") || strings.Contains(s, "\u241b[")
+	return strings.IndexByte(s, 0x1b) >= 0 || hasCaretCSI(s) || hasSymbolCSI(s)
+}
+
+// hasCaretCSI reports whether s holds "^[[". It looks for the rare '^'
+// with IndexByte rather than for the string, which is slower on long lines.
+func hasCaretCSI(s string) bool {
+	for {
+		i := strings.IndexByte(s, '^')
+		if i < 0 || i+2 >= len(s) {
+			return false
+		}
+		if s[i+1] == '[' && s[i+2] == '[' {
+			return true
+		}
+		s = s[i+1:]
+	}
+}
+
+// hasSymbolCSI reports whether s holds "\u241b[" (bytes E2 90 9B '['),
+// looking for its rare last byte 0x9B rather than for E2, which every
+// tqdm bar and curly quote has.
+func hasSymbolCSI(s string) bool {
+	for {
+		i := strings.IndexByte(s, 0x9b)
+		if i < 0 || i+1 >= len(s) {
+			return false
+		}
+		if i >= 2 && s[i-2] == 0xe2 && s[i-1] == 0x90 && s[i+1] == '[' {
+			return true
+		}
+		s = s[i+1:]
+	}
 }
 
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
 // written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
 func stripANSI(s string) string {
-	s = stripIntro(s, "\x1b")
-	s = stripIntro(s, "^[")
-	return stripIntro(s, "\u241b")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = stripIntro(s, "\x1b")
+	}
+	if hasCaretCSI(s) {
+		s = stripIntro(s, "^[")
+	}
+	if hasSymbolCSI(s) {
+		s = stripIntro(s, "\u241b")
+	}
+	return s
 }
 
 // stripIntro removes the CSI sequences that start with intro (one way of
