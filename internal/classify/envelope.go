@@ -66,6 +66,10 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		case c == '{':
 			rest, ok = p.peelJSON(s, env)
 			if ok {
+				// "\u001b[31m" in the JSON text decodes to a real ESC.
+				if strings.IndexByte(rest, 0x1b) >= 0 {
+					rest = stripANSI(rest)
+				}
 				s = rest
 				continue
 			}

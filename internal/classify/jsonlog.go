@@ -299,11 +299,7 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 		b.WriteByte(' ')
 		b.WriteString(tail)
 	}
-	out := b.String()
-	if strings.IndexByte(out, 0x1b) >= 0 {
-		out = stripANSI(out)
-	}
-	return out, true
+	return b.String(), true
 }
 
 // recordMeta are the keys of a record that its text format does not print

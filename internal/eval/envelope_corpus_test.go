@@ -1,9 +1,12 @@
 package eval_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/eval"
@@ -62,13 +65,13 @@ func TestEnvelopesChangeNothing(t *testing.T) {
 			}
 		}
 	}
-	for _, kind := range eval.Envelopes {
+	for _, kind := range append(eval.Envelopes, moreEnvelopes...) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			wrapped := make([]eval.Case, len(cases))
 			for i, c := range cases {
 				w := c
-				if w.Lines, err = eval.Wrap(kind, c.Name, c.Lines); err != nil {
+				if w.Lines, err = wrapMore(kind, c.Name, c.Lines); err != nil {
 					t.Fatal(err)
 				}
 				wrapped[i] = w
@@ -96,6 +99,45 @@ func TestEnvelopesChangeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moreEnvelopes are collector formats perturb.py does not write, and
+// nestings of its envelopes, checked the same way.
+var moreEnvelopes = []string{"json-file", "rfc5424", "kubectl+journald", "k8s+compose"}
+
+// wrapMore wraps lines in one of moreEnvelopes, else as eval.Wrap does.
+func wrapMore(kind, name string, lines []string) ([]string, error) {
+	outer, inner, nested := strings.Cut(kind, "+")
+	if nested {
+		in, err := eval.Wrap(inner, name, lines)
+		if err != nil {
+			return nil, err
+		}
+		return eval.Wrap(outer, name, in)
+	}
+	out := make([]string, len(lines))
+	base := time.Date(2026, 1, 28, 10, 4, 5, 0, time.UTC)
+	for i, l := range lines {
+		ts := base.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
+		switch kind {
+		case "json-file":
+			// Docker's json-file driver: one JSON object per line printed.
+			b, err := json.Marshal(struct {
+				Log    string `json:"log"`
+				Stream string `json:"stream"`
+				Time   string `json:"time"`
+			}{l + "\n", "stderr", ts})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = string(b)
+		case "rfc5424":
+			out[i] = "<14>1 " + ts + " gpu-7 " + name[:strings.IndexByte(name+"-", '-')] + " 4242 - - " + l
+		default:
+			return eval.Wrap(kind, name, lines)
+		}
+	}
+	return out, nil
 }
 
 // diffRuns says how a wrapped run differs from the plain one, "" if it does not.
