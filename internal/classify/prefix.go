@@ -1,42 +1,62 @@
 package classify
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 )
 
-// Prefix is what ParsePrefix found at the start of a line: the producer's
-// timestamp, level and rank tags, and the message body behind them.
+// Prefix is what ParsePrefix found at the start of a line: the collector's
+// envelope, the producer's timestamp, level and rank tags, and the message
+// body behind them.
 type Prefix struct {
-	Time  time.Time // zero if the line carries no complete timestamp
-	Level string    // INFO, WARNING, ERROR, CRITICAL, FATAL, DEBUG; "" if none
-	Rank  string    // TP1, DP0 TP0 EP0, rank0 ...; "" if none
+	// Time is the innermost timestamp: the server's own, else the
+	// envelope's (CRI, journald, a JSON record's); zero if none is complete.
+	Time  time.Time
+	Level string // INFO, WARNING, ERROR, CRITICAL, FATAL, DEBUG; "" if none
+	Rank  string // TP1, DP0 TP0 EP0, rank0 ...; "" if none
 	// Source identifies the process or rank that wrote the line, from tags
 	// such as "(EngineCore_DP0 pid=123)", "[... TP3]" or "[rank0]:"; "" if
-	// the line carries none.
+	// the line carries none. An envelope does not change it: see Origin.
 	Source string
-	// Tagged is true when any prefix (timestamp, level or tag) was found.
+	// Origin is the container or process a collector's envelope names:
+	// "web-1" (compose), "pod/web-0/server" (kubectl), "gpu-7/vllm[12345]"
+	// (journald, syslog); nested envelopes are joined by "|"; "" if none.
+	// The CRI and Docker stream (stdout, stderr) is not an origin.
+	Origin string
+	// Tagged is true when any prefix of the server's own (timestamp, level
+	// or tag, or a JSON log record) was found; an envelope alone is not one.
 	Tagged bool
 	// Body is the message after the prefixes, without ANSI colour codes and
 	// trailing carriage returns; its leading indentation is kept.
 	Body string
 
-	full string // the line without ANSI codes and trailing carriage returns
+	full string // the line without envelope, ANSI codes and trailing carriage returns
 }
 
-// ParsePrefix splits a log line into its prefixes and body. It understands the
-// prefixes of SGLang, vLLM, uvicorn, TGI, TensorRT-LLM, glog/absl, Python
-// logging and logfmt (Ollama). year supplies the year for timestamps that
-// lack one (vLLM's "08-03 21:02:48"); with year 0 such timestamps are left zero.
+// ParsePrefix splits a log line into its envelope, prefixes and body. It
+// first peels collector envelopes (envelope.go: CRI, compose, journald,
+// syslog, kubectl, Docker json-file, JSON log records), then understands
+// the prefixes of SGLang, vLLM, uvicorn, TGI, TensorRT-LLM, glog/absl,
+// Python logging and logfmt (Ollama). year supplies the year for timestamps
+// that lack one (vLLM's "08-03 21:02:48", journald's "Jan 28 10:04:05");
+// with year 0 such timestamps are left zero.
 func ParsePrefix(text string, year int) Prefix {
 	var p Prefix
-	if strings.IndexByte(text, 0x1b) >= 0 {
+	if hasColour(text) {
 		text = stripANSI(text)
 	}
-	for len(text) > 0 && text[len(text)-1] == '\r' {
-		text = text[:len(text)-1]
+	for {
+		if n := len(text); n > 0 && text[n-1] == '\r' {
+			text = text[:n-1]
+		} else if n > 1 && text[n-2] == '^' && text[n-1] == 'M' {
+			text = text[:n-2] // a carriage return as `cat -v` shows it
+		} else {
+			break
+		}
 	}
+	var env envelope
+	text = p.peelEnvelopes(text, year, &env)
+	p.Origin = env.origin
 	p.full = text
 	for range 6 {
 		rest, ok := p.eat(text, year)
@@ -47,6 +67,9 @@ func ParsePrefix(text string, year int) Prefix {
 		text = rest
 	}
 	p.Body = text
+	if p.Time.IsZero() {
+		p.Time = env.time
+	}
 	return p
 }
 
@@ -78,8 +101,6 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		return p.eatDated(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
-	case c == '{' && len(s) > 2 && s[1] == '"' && s[len(s)-1] == '}':
-		return p.eatJSON(s)
 	case c >= 'A' && c <= 'Z':
 		if rest, ok := p.eatLevelWord(s, year); ok {
 			return rest, true
@@ -293,48 +314,6 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 	return s, false
 }
 
-// eatJSON reads a structured log line (TGI's --json-output, many wrappers):
-// {"timestamp": ..., "level": ..., "message"/"msg": ...}. The message becomes the body.
-func (p *Prefix) eatJSON(s string) (string, bool) {
-	if len(s) > 1<<20 {
-		return s, false
-	}
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(s), &rec); err != nil {
-		return s, false
-	}
-	msg, ok := firstString(rec, "message", "msg")
-	if !ok {
-		if fields, isMap := rec["fields"].(map[string]any); isMap {
-			msg, ok = firstString(fields, "message", "msg")
-		}
-	}
-	if !ok {
-		return s, false
-	}
-	if lv, ok := firstString(rec, "level", "levelname", "severity"); ok {
-		p.Level = normLevel(lv)
-	}
-	if ts, ok := firstString(rec, "timestamp", "time", "ts"); ok {
-		if t, n := parseDateTime(ts); n > 0 {
-			p.Time = t
-		}
-	}
-	if target, ok := firstString(rec, "target"); ok && target != "" {
-		msg = target + ": " + msg
-	}
-	return msg, true
-}
-
-func firstString(m map[string]any, keys ...string) (string, bool) {
-	for _, k := range keys {
-		if v, ok := m[k].(string); ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
 // eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
 // uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
@@ -519,24 +498,84 @@ func skipOneSpace(s string) string {
 	return s
 }
 
-// stripANSI removes ANSI CSI escape sequences such as "\x1b[1;36m".
+// hasColour reports whether s holds a colour code: a real ESC sequence, or
+// one written as visible text, "^[[1;36m" (caret notation, as `cat -v` and
+// terminal copies show it) or "\u241b[1;36m" (the ESC symbol).
+func hasColour(s string) bool {
+	return strings.IndexByte(s, 0x1b) >= 0 || hasCaretCSI(s) || hasSymbolCSI(s)
+}
+
+// hasCaretCSI reports whether s holds "^[[". It looks for the rare '^'
+// with IndexByte rather than for the string, which is slower on long lines.
+func hasCaretCSI(s string) bool {
+	for {
+		i := strings.IndexByte(s, '^')
+		if i < 0 || i+2 >= len(s) {
+			return false
+		}
+		if s[i+1] == '[' && s[i+2] == '[' {
+			return true
+		}
+		s = s[i+1:]
+	}
+}
+
+// hasSymbolCSI reports whether s holds "\u241b[" (bytes E2 90 9B '['),
+// looking for its rare last byte 0x9B rather than for E2, which every
+// tqdm bar and curly quote has.
+func hasSymbolCSI(s string) bool {
+	for {
+		i := strings.IndexByte(s, 0x9b)
+		if i < 0 || i+1 >= len(s) {
+			return false
+		}
+		if i >= 2 && s[i-2] == 0xe2 && s[i-1] == 0x90 && s[i+1] == '[' {
+			return true
+		}
+		s = s[i+1:]
+	}
+}
+
+// stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
+// written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
 func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = stripIntro(s, "\x1b")
+	}
+	if hasCaretCSI(s) {
+		s = stripIntro(s, "^[")
+	}
+	if hasSymbolCSI(s) {
+		s = stripIntro(s, "\u241b")
+	}
+	return s
+}
+
+// stripIntro removes the CSI sequences that start with intro (one way of
+// writing ESC): intro, '[', parameter bytes, a final byte in 0x40..0x7e.
+func stripIntro(s, intro string) string {
+	i := strings.Index(s, intro)
+	if i < 0 {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for {
-		i := strings.IndexByte(s, 0x1b)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
+	for i >= 0 {
 		b.WriteString(s[:i])
-		s = s[i+1:]
-		if strings.HasPrefix(s, "[") {
+		rest := s[i+len(intro):]
+		switch {
+		case strings.HasPrefix(rest, "["):
 			j := 1
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+			for j < len(rest) && (rest[j] < 0x40 || rest[j] > 0x7e) {
 				j++
 			}
-			s = s[min(j+1, len(s)):]
+			rest = rest[min(j+1, len(rest)):]
+		case intro != "\x1b":
+			b.WriteString(intro) // "^[" before anything but '[' is text
 		}
+		s = rest
+		i = strings.Index(s, intro)
 	}
+	b.WriteString(s)
+	return b.String()
 }

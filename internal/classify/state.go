@@ -46,6 +46,7 @@ type stateData struct {
 	LastFatal int64    `json:"last_fatal,omitempty"` // among retired events
 	Year      int      `json:"year,omitempty"`
 	CurSrc    string   `json:"cur_src,omitempty"`
+	Origin    string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
 	Prev      prevLine `json:"prev"`
 	Events    []*event `json:"events,omitempty"`
 	Phases    []Phase  `json:"phases,omitempty"`
@@ -310,18 +311,6 @@ func (s *State) line(fb *feedBuf, l Line) {
 	case m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]:
 		v.Kind = KindProgress
 	}
-}
-
-// source attributes a line to a process or rank. Untagged lines continue the
-// source of the line just before when that source has an event open.
-func (s *State) source(p *Prefix) string {
-	if p.Source != "" {
-		return p.Source
-	}
-	if s.d.CurSrc != "" && s.d.Prev.Src == s.d.CurSrc && s.active(s.d.CurSrc) != nil {
-		return s.d.CurSrc
-	}
-	return ""
 }
 
 // lineMatch is what the signatures say about one line.

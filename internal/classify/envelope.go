@@ -1,0 +1,464 @@
+package classify
+
+import (
+	"strings"
+	"time"
+)
+
+// Stage 1 of the classifier, first half: the envelope a log collector puts
+// around every line a server prints. ParsePrefix peels envelopes before it
+// reads the server's own prefixes, so the grammars after it see the same
+// body whether a log was copied from a terminal, a container runtime's file,
+// docker compose, journald, kubectl or a syslog relay:
+//
+//	CRI (containerd, CRI-O)  2026-01-28T10:04:05.123456789Z stderr F <line>   ("P": a partial line)
+//	docker compose           web-1  | <line>   (compose v1: web_1  | <line>)
+//	journald, RFC 3164       Jan 28 10:04:05 host ident[pid]: <line>   (also ISO times: 2026-01-28T10:04:05+0100)
+//	syslog with a priority   <13>Jan 28 10:04:05 host ident[pid]: <line>
+//	RFC 5424                 <13>1 2026-01-28T10:04:05.1Z host app 123 - - <line>
+//	kubectl logs --prefix    [pod/name/container] <line>
+//	Docker json-file         {"log":"<line>\n","stream":"stderr","time":"..."}
+//	journalctl -o json       {"MESSAGE":"<line>","_PID":"1",...}
+//	JSON-structured logs     {"level":"ERROR","message":"..."}   (see jsonlog.go)
+//
+// Envelopes nest (CRI around a JSON log, journald around vLLM's own
+// prefix), so peeling repeats. Each recogniser is a fixed-shape parser
+// entered on the line's first byte; none uses a regular expression, and
+// each refuses a line that does not have its exact shape, so a server line
+// that merely starts with a date or a bracket keeps its text.
+
+// maxEnvelopes bounds the envelopes peeled from one line.
+const maxEnvelopes = 4
+
+// envelope is what peeling found around the server's own line.
+type envelope struct {
+	time   time.Time // the innermost envelope time, zero if none
+	origin string    // container or process identities, outermost first, joined by "|"
+	record bool      // a JSON-structured log record was read
+}
+
+// addOrigin records the identity an envelope names; an origin has no spaces
+// (State.source relies on it).
+func (env *envelope) addOrigin(o string) {
+	switch {
+	case o == "":
+		return
+	case env.origin != "":
+		o = env.origin + "|" + o
+	}
+	env.origin = strings.ReplaceAll(o, " ", "_")
+}
+
+// peelEnvelopes strips collector envelopes from the start of s and returns
+// what is inside. A JSON log record sets p's level and returns its message.
+func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
+	for range maxEnvelopes {
+		if len(s) < 3 || env.record {
+			return s
+		}
+		var (
+			rest   string
+			t      time.Time
+			origin string
+			ok     bool
+		)
+		switch c := s[0]; {
+		case c == '{':
+			rest, ok = p.peelJSON(s, env)
+			if ok {
+				// "\u001b[31m" in the JSON text decodes to a real ESC.
+				if strings.IndexByte(rest, 0x1b) >= 0 {
+					rest = stripANSI(rest)
+				}
+				s = rest
+				continue
+			}
+		case c == '<':
+			rest, t, origin, ok = peelSyslogPRI(s, year)
+		case c == '[':
+			rest, origin, ok = peelKubectl(s)
+		case isDigit(c):
+			if rest, t, ok = peelCRI(s); !ok {
+				if rest, t, origin, ok = peelISOSyslog(s, false); !ok {
+					rest, t, ok = peelTimeBeforeJSON(s)
+				}
+			}
+			if !ok {
+				rest, origin, ok = peelCompose(s)
+			}
+		case c >= 'A' && c <= 'Z':
+			if rest, t, origin, ok = peelMonthSyslog(s, year, false); !ok {
+				rest, origin, ok = peelCompose(s)
+			}
+		case c >= 'a' && c <= 'z':
+			rest, origin, ok = peelCompose(s)
+		}
+		if !ok {
+			return s
+		}
+		if !t.IsZero() {
+			env.time = t
+		}
+		env.addOrigin(origin)
+		s = rest
+	}
+	return s
+}
+
+// peelCRI reads the CRI log format of containerd and CRI-O:
+// "<RFC 3339 time> <stdout|stderr> <F|P> <line>". The stream is not an
+// identity: a logger's intro on stdout and its traceback on stderr are one event.
+func peelCRI(s string) (string, time.Time, bool) {
+	t, n := parseDateTime(s)
+	if n == 0 || s[10] != 'T' || len(s) < n+9 {
+		return s, time.Time{}, false
+	}
+	rest := s[n:]
+	if !strings.HasPrefix(rest, " stdout ") && !strings.HasPrefix(rest, " stderr ") {
+		return s, time.Time{}, false
+	}
+	rest = rest[8:]
+	if rest[0] != 'F' && rest[0] != 'P' {
+		return s, time.Time{}, false
+	}
+	switch {
+	case len(rest) == 1:
+		return "", t, true
+	case rest[1] == ' ':
+		return rest[2:], t, true
+	}
+	return s, time.Time{}, false
+}
+
+// peelTimeBeforeJSON reads the RFC 3339 time that `docker logs -t` and
+// `kubectl logs --timestamps` put before a line, when a JSON record follows
+// (before plain text the server-prefix stage reads it as a timestamp).
+func peelTimeBeforeJSON(s string) (string, time.Time, bool) {
+	t, n := parseDateTime(s)
+	if n == 0 || s[10] != 'T' || n+2 > len(s) || s[n] != ' ' || s[n+1] != '{' {
+		return s, time.Time{}, false
+	}
+	return s[n+1:], t, true
+}
+
+// peelKubectl reads `kubectl logs --prefix`: "[pod/NAME/CONTAINER] ".
+func peelKubectl(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, "[pod/") {
+		return s, "", false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 || end > 320 {
+		return s, "", false
+	}
+	id := s[1:end]
+	name, container, ok := strings.Cut(id[4:], "/")
+	if !ok || !isDNSName(name) || !isDNSName(container) {
+		return s, "", false
+	}
+	switch {
+	case end+1 == len(s):
+		return "", id, true
+	case s[end+1] == ' ':
+		return s[end+2:], id, true
+	}
+	return s, "", false
+}
+
+// isDNSName reports whether s is a Kubernetes object name: lowercase
+// letters, digits, '-' and '.'.
+func isDNSName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || isDigit(c) || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// peelCompose reads docker compose's prefix: the container's name padded
+// to the longest name plus one, then " | " (compose pads with
+// "%-*s | "), so at least two spaces come before the bar. The name must end
+// in the replica number compose gives every container ("web-1", v1's
+// "web_1"): that keeps a table row such as "Total  | 5" a server line.
+func peelCompose(s string) (string, string, bool) {
+	i := 0
+	for i < len(s) && i < 128 && isNameByte(s[i]) {
+		i++
+	}
+	if i < 3 || i+3 > len(s) || s[i] != ' ' || s[i+1] != ' ' {
+		return s, "", false
+	}
+	name := s[:i]
+	d := len(name)
+	for d > 0 && isDigit(name[d-1]) {
+		d--
+	}
+	if d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_') {
+		return s, "", false
+	}
+	j := i + 2
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if j >= len(s) || s[j] != '|' {
+		return s, "", false
+	}
+	switch {
+	case j+1 == len(s):
+		return "", name, true
+	case s[j+1] == ' ':
+		return s[j+2:], name, true
+	}
+	return s, "", false
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-' || c == '_' || c == '.'
+}
+
+// peelSyslogPRI reads a syslog line that starts with its priority "<PRI>":
+// RFC 5424 ("<13>1 TIME HOST APP PROCID MSGID SD MSG") or RFC 3164
+// ("<13>Jan 28 10:04:05 host tag[pid]: MSG", as relays and `logger` write
+// it, where the host may be missing). The priority is not used as a level:
+// relays give every line of a stream the same one.
+func peelSyslogPRI(s string, year int) (string, time.Time, string, bool) {
+	end := strings.IndexByte(s, '>')
+	if end < 2 || end > 4 || !allDigits(s[1:end]) {
+		return s, time.Time{}, "", false
+	}
+	rest := s[end+1:]
+	if strings.HasPrefix(rest, "1 ") {
+		return peelRFC5424(s, rest[2:])
+	}
+	if len(rest) > 0 && rest[0] >= 'A' && rest[0] <= 'Z' {
+		if r, t, o, ok := peelMonthSyslog(rest, year, true); ok {
+			return r, t, o, true
+		}
+	}
+	if len(rest) > 0 && isDigit(rest[0]) {
+		if r, t, o, ok := peelISOSyslog(rest, true); ok {
+			return r, t, o, true
+		}
+	}
+	return s, time.Time{}, "", false
+}
+
+// peelRFC5424 reads the header after "<PRI>1 ": TIMESTAMP HOSTNAME
+// APP-NAME PROCID MSGID STRUCTURED-DATA, each "-" when absent.
+func peelRFC5424(s, h string) (string, time.Time, string, bool) {
+	var fields [5]string
+	for i := range fields {
+		sp := strings.IndexByte(h, ' ')
+		if sp <= 0 || sp > 255 {
+			return s, time.Time{}, "", false
+		}
+		fields[i], h = h[:sp], h[sp+1:]
+	}
+	var t time.Time
+	if fields[0] != "-" {
+		var n int
+		if t, n = parseDateTime(fields[0]); n != len(fields[0]) {
+			return s, time.Time{}, "", false
+		}
+	}
+	// Structured data: "-" or one or more "[id k="v" ...]" elements, where
+	// a quoted value may hold ']' escaped as "\]".
+	switch {
+	case strings.HasPrefix(h, "-"):
+		h = h[1:]
+	case strings.HasPrefix(h, "["):
+		for strings.HasPrefix(h, "[") {
+			i, quoted := 1, false
+			for ; i < len(h); i++ {
+				c := h[i]
+				if c == '\\' {
+					i++
+					continue
+				}
+				if c == '"' {
+					quoted = !quoted
+				} else if c == ']' && !quoted {
+					break
+				}
+			}
+			if i >= len(h) {
+				return s, time.Time{}, "", false
+			}
+			h = h[i+1:]
+		}
+	default:
+		return s, time.Time{}, "", false
+	}
+	if h != "" && h[0] != ' ' {
+		return s, time.Time{}, "", false
+	}
+	h = strings.TrimPrefix(skipOneSpace(h), "\ufeff")
+	return h, t, procID(fields[1], fields[2], fields[3]), true
+}
+
+// procID names a process from syslog fields, skipping absent ones ("-").
+func procID(host, app, pid string) string {
+	var b strings.Builder
+	if host != "" && host != "-" {
+		b.WriteString(host)
+	}
+	if app != "" && app != "-" {
+		if b.Len() > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(app)
+	}
+	if pid != "" && pid != "-" {
+		b.WriteByte('[')
+		b.WriteString(pid)
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// peelMonthSyslog reads journalctl's default format and RFC 3164's:
+// "Jan 28 10:04:05 host ident[pid]: " (the day may be space-padded, the
+// seconds may carry a fraction as with journalctl -o short-precise). The
+// year comes from year; with 0 the time stays zero.
+func peelMonthSyslog(s string, year int, hostless bool) (string, time.Time, string, bool) {
+	if len(s) < 20 || s[3] != ' ' {
+		return s, time.Time{}, "", false
+	}
+	mo := 0
+	for i, m := range months {
+		if s[:3] == m {
+			mo = i + 1
+			break
+		}
+	}
+	if mo == 0 {
+		return s, time.Time{}, "", false
+	}
+	var d int
+	switch {
+	case s[4] == ' ' && isDigit(s[5]):
+		d = int(s[5] - '0')
+	case isDigit(s[4]) && isDigit(s[5]):
+		d = atoi2(s[4:6])
+	default:
+		return s, time.Time{}, "", false
+	}
+	c := s[6:]
+	if len(c) < 10 || c[0] != ' ' || c[3] != ':' || c[6] != ':' || c[9] != ' ' && c[9] != '.' {
+		return s, time.Time{}, "", false
+	}
+	for _, i := range []int{1, 2, 4, 5, 7, 8} {
+		if !isDigit(c[i]) {
+			return s, time.Time{}, "", false
+		}
+	}
+	h, mi, se := atoi2(c[1:3]), atoi2(c[4:6]), atoi2(c[7:9])
+	c = c[9:]
+	ns := 0
+	if c[0] == '.' {
+		j, scale := 1, 100000000
+		for j < len(c) && isDigit(c[j]) {
+			ns += int(c[j]-'0') * scale
+			scale /= 10
+			j++
+		}
+		c = c[j:]
+	}
+	if c == "" || c[0] != ' ' || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 {
+		return s, time.Time{}, "", false
+	}
+	rest, origin, ok := syslogTail(c[1:], hostless)
+	if !ok {
+		return s, time.Time{}, "", false
+	}
+	var t time.Time
+	if year > 0 {
+		t = time.Date(year, time.Month(mo), d, h, mi, se, ns, time.UTC)
+	}
+	return rest, t, origin, true
+}
+
+// peelISOSyslog reads journalctl -o short-iso and rsyslog's file format:
+// "2026-01-28T10:04:05[.frac](Z|+01:00|+0100) host ident[pid]: ". The
+// host is required unless the line came with a syslog priority, and it must
+// not be a level word: TGI's "2026-01-28T10:04:05Z ERROR target: msg" is
+// the server's own prefix.
+func peelISOSyslog(s string, hostless bool) (string, time.Time, string, bool) {
+	t, n := parseDateTime(s)
+	if n == 0 || s[10] != 'T' {
+		return s, time.Time{}, "", false
+	}
+	// A zone is required: "Z" or "+01:00" (read by parseDateTime), or
+	// journalctl's "+0100".
+	zoned := s[n-1] == 'Z' || s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-')
+	rest := s[n:]
+	if !zoned && len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && allDigits(rest[1:5]) {
+		off := time.Duration(atoi2(rest[1:3]))*time.Hour + time.Duration(atoi2(rest[3:5]))*time.Minute
+		if rest[0] == '-' {
+			off = -off
+		}
+		t, rest, zoned = t.Add(-off), rest[5:], true
+	}
+	if !zoned || rest == "" || rest[0] != ' ' {
+		return s, time.Time{}, "", false
+	}
+	if r, origin, ok := syslogTail(rest[1:], hostless); ok {
+		return r, t, origin, true
+	}
+	return s, time.Time{}, "", false
+}
+
+// syslogTail reads "host ident[pid]: " or "host ident: " (and, when
+// hostless, "ident[pid]: ") and returns the message and "host/ident[pid]".
+func syslogTail(s string, hostless bool) (string, string, bool) {
+	sp := strings.IndexByte(s, ' ')
+	if sp <= 0 || sp > 255 {
+		return s, "", false
+	}
+	first := s[:sp]
+	if hostless {
+		if name, pid, ok := syslogIdent(first); ok {
+			return s[sp+1:], procID("", name, pid), true
+		}
+	}
+	if strings.IndexByte(first, ':') >= 0 || normLevel(first) != "" {
+		return s, "", false
+	}
+	rest := s[sp+1:]
+	sp = strings.IndexByte(rest, ' ')
+	tag, msg := rest, ""
+	if sp >= 0 {
+		tag, msg = rest[:sp], rest[sp+1:]
+	}
+	name, pid, ok := syslogIdent(tag)
+	if !ok {
+		return s, "", false
+	}
+	return msg, procID(first, name, pid), true
+}
+
+// syslogIdent reads "ident[pid]:" or "ident:".
+func syslogIdent(tag string) (string, string, bool) {
+	if len(tag) < 2 || len(tag) > 128 || tag[len(tag)-1] != ':' {
+		return "", "", false
+	}
+	tag = tag[:len(tag)-1]
+	name, pid := tag, ""
+	if tag[len(tag)-1] == ']' {
+		open := strings.LastIndexByte(tag, '[')
+		if open < 1 || !allDigits(tag[open+1:len(tag)-1]) {
+			return "", "", false
+		}
+		name, pid = tag[:open], tag[open+1:len(tag)-1]
+	}
+	if strings.ContainsAny(name, "[]:\"'") {
+		return "", "", false
+	}
+	return name, pid, true
+}
