@@ -98,7 +98,10 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		}
 		return s, false
 	case isDigit(c):
-		return p.eatDated(s)
+		if rest, ok := p.eatDated(s); ok {
+			return rest, true
+		}
+		return p.eatClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
 	case c >= 'A' && c <= 'Z':

@@ -1,0 +1,56 @@
+package classify
+
+import "strings"
+
+// eatClock reads a prefix that starts with a time of day and no date, then a
+// padded level word, as text-generation-webui's logger writes it
+// (modules/logging_colors.py: "%H:%M:%S" plus "-<microseconds>", then the
+// level name left-justified to 8 columns):
+//
+//	11:02:19-880000 ERROR    Failed to load the model.
+//	10:20:30-100900 WARNING  trust_remote_code is enabled. This is dangerous.
+//
+// Without a level word right after it a clock is no prefix ("12:00:01 took
+// 3s" may be a message), so none is taken. The time stays zero: a time of
+// day without a date is not a complete timestamp. The level's padding is
+// part of the prefix, so the body does not look indented.
+func (p *Prefix) eatClock(s string) (string, bool) {
+	if len(s) < 10 || s[2] != ':' || s[5] != ':' {
+		return s, false
+	}
+	for _, i := range []int{0, 1, 3, 4, 6, 7} {
+		if !isDigit(s[i]) {
+			return s, false
+		}
+	}
+	n := 8
+	if n < len(s) && (s[n] == '-' || s[n] == '.' || s[n] == ',') {
+		j := n + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j == n+1 {
+			return s, false
+		}
+		n = j
+	}
+	if n >= len(s) || s[n] != ' ' {
+		return s, false
+	}
+	rest := s[n+1:]
+	sp := strings.IndexByte(rest, ' ')
+	if sp < 3 || sp > 8 {
+		return s, false
+	}
+	lv := normLevel(rest[:sp])
+	if lv == "" {
+		return s, false
+	}
+	// Skip the padding to the 8-column level field and its separator.
+	end := sp
+	for end < len(rest) && end < 9 && rest[end] == ' ' {
+		end++
+	}
+	p.Level = lv
+	return rest[end:], true
+}

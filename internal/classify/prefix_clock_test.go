@@ -1,0 +1,29 @@
+package classify
+
+import "testing"
+
+// TestClockPrefix: text-generation-webui's "HH:MM:SS-micros LEVEL<pad>"
+// prefix gives the level and an unindented body; a clock without a level
+// word after it stays in the body.
+func TestClockPrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, level, body string
+	}{
+		{"11:02:19-880000 ERROR    Failed to load the model.", "ERROR", "Failed to load the model."},
+		{"10:20:30-100900 WARNING  trust_remote_code is enabled.", "WARNING", "trust_remote_code is enabled."},
+		{"09:00:00-100200 INFO     Starting Text generation web UI", "INFO", "Starting Text generation web UI"},
+		{"09:00:00 CRITICAL disk full", "CRITICAL", "disk full"},
+		{"12:00:01 took 3s to warm up", "", "12:00:01 took 3s to warm up"},
+		{"12:00:01-abc ERROR x", "", "12:00:01-abc ERROR x"},
+	}
+	for _, tt := range tests {
+		p := ParsePrefix(tt.in, 2031)
+		if p.Level != tt.level || p.Body != tt.body {
+			t.Errorf("ParsePrefix(%q) = level %q body %q, want %q %q", tt.in, p.Level, p.Body, tt.level, tt.body)
+		}
+		if !p.Time.IsZero() {
+			t.Errorf("ParsePrefix(%q): a time of day without a date gave time %v", tt.in, p.Time)
+		}
+	}
+}
