@@ -269,3 +269,24 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 	}
 	return ended
 }
+
+// isExceptionLine reports a final exception line ("ValueError: bad x",
+// "torch.OutOfMemoryError: CUDA out of memory").
+func isExceptionLine(t string) bool {
+	return reStrictExc.MatchString(truncate(t, maxRegexInput))
+}
+
+// startEmbedded opens the event of a structured record that carried a whole
+// traceback in its message: one line, complete, headed by itself (its body
+// ends with the final exception line).
+func (s *State) startEmbedded(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+	ev := s.newEvent(fb, src, seq, at, s.benign(p, src))
+	prio := 2
+	if m.best != nil && m.best.Priority > prio {
+		prio = m.best.Priority
+	}
+	s.setHeadline(ev, t, seq, prio, m.best)
+	ev.St, ev.Level = stClosed, p.Level
+	ev.Await = s.d.N + awaitWindow
+	return ev
+}

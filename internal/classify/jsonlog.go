@@ -283,15 +283,19 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	// their own here: its final line (the exception an engineer quotes)
 	// joins the first.
 	tail := lastLine(more)
+	p.Embedded = strings.Contains(more, "Traceback (most recent call last)")
 	if exc, ok := firstString(rec, "exc_info", "exc_text", "exception"); ok && lastLine(exc) != "" {
 		tail = lastLine(exc)
+		p.Embedded = true
 	} else if e, ok := loguru["exception"].(map[string]any); ok {
 		typ, _ := e["type"].(string)
 		val, _ := e["value"].(string)
 		if typ != "" {
 			tail = typ + ": " + val
+			p.Embedded = true
 		}
 	}
+	p.Embedded = p.Embedded && tail != "" && isExceptionLine(tail)
 	if tail != "" && tail != strings.TrimSpace(first) {
 		if !strings.HasSuffix(b.String(), ":") {
 			b.WriteByte(':')

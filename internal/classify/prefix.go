@@ -23,6 +23,10 @@ type Prefix struct {
 	// (journald, syslog); nested envelopes are joined by "|"; "" if none.
 	// The CRI and Docker stream (stdout, stderr) is not an origin.
 	Origin string
+	// Embedded is set when a structured record carried a whole traceback in
+	// one message (jsonlog.go): Body then ends with its final exception
+	// line, and the line is a complete traceback event by itself.
+	Embedded bool
 	// Tagged is true when any prefix of the server's own (timestamp, level
 	// or tag, or a JSON log record) was found; an envelope alone is not one.
 	Tagged bool

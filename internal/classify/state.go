@@ -256,6 +256,11 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.assign(fb, ev, &v, at)
 		s.d.CurSrc = src
 		return
+	case p.Embedded:
+		ev := s.startEmbedded(fb, &p, l.Seq, at, src, t, &m)
+		s.assign(fb, ev, &v, at)
+		s.tryMerge(fb, ev)
+		return
 	case s.openGrammar(fb, &p, l.Seq, at, src, t, &m, &v):
 		return
 	case m.builtin[litTraceback]:
