@@ -21,7 +21,7 @@ type Ack struct {
 	Accepted   int    `json:"accepted"`   // lines stored by this batch
 	Duplicates int    `json:"duplicates"` // lines of this batch that were already stored (a retry)
 	LastSeq    int64  `json:"last_seq"`   // the highest seq stored for the launch
-	Status     string `json:"status"` // the settled status: an unsettled fatal alarm does not count yet
+	Status     string `json:"status"`     // the settled status: an unsettled fatal alarm does not count yet
 	// Settling is set while a fatal alarm waits to settle (at most the
 	// settle bound after the last line): Status may still become alarm.
 	Settling bool `json:"settling,omitempty"`

@@ -77,9 +77,9 @@ func (t *Tx) DeleteAlarmsAfter(ctx context.Context, launchID int64, no int) erro
 
 // AlarmFacts counts a launch's fatal alarms by review state, for its status.
 type AlarmFacts struct {
-	OpenFatal      int   // settled open fatal alarms: only these make a launch alarm
-	ConfirmedFatal int   // a person's confirmation counts whether settled or not
-	PendingFatal   int   // unsettled open fatal alarms: no verdict yet
+	OpenFatal      int // settled open fatal alarms: only these make a launch alarm
+	ConfirmedFatal int // a person's confirmation counts whether settled or not
+	PendingFatal   int // unsettled open fatal alarms: no verdict yet
 }
 
 // alarmFactsSelect computes AlarmFacts over the alarms joined as a.
