@@ -40,7 +40,9 @@ func BenchmarkWaitVerdict(b *testing.B) {
 		name   string
 		decide func(key string) // the deciding POST
 	}{
-		{"settled-by-line", func(key string) { benchPost(b, srv.URL, key, waitFrames+waitFinal+"INFO 04-02 09:28:25 shutting down workers\n") }},
+		{"settled-by-line", func(key string) {
+			benchPost(b, srv.URL, key, waitFrames+waitFinal+"INFO 04-02 09:28:25 shutting down workers\n")
+		}},
 		{"settled-by-time", func(key string) { benchPost(b, srv.URL, key, waitFrames+waitFinal) }},
 		{"exit-report", func(key string) {
 			benchPost(b, srv.URL, key, waitFrames+waitFinal)
