@@ -233,13 +233,24 @@ func (w *waiter) printJSON(v any) {
 	fmt.Fprintln(w.out, string(data))
 }
 
-// crashReason is the headline an engineer would quote: the first fatal
-// alarm's, else what the process reported.
+// crashReason is the headline an engineer would quote: the first settled
+// fatal alarm's (the one that made the status alarm; the server reads the
+// alarms after the status, so it is there and its headline is final), else
+// the first fatal alarm's, else what the process reported.
 func crashReason(l *client.Launch) string {
+	var unsettled string
 	for _, a := range l.Alarms {
 		if a.Fatal && (a.State == "open" || a.State == "confirmed") {
-			return a.Headline
+			if a.Settled {
+				return a.Headline
+			}
+			if unsettled == "" {
+				unsettled = a.Headline
+			}
 		}
+	}
+	if unsettled != "" {
+		return unsettled
 	}
 	switch {
 	case l.Signal != nil:

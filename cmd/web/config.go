@@ -29,6 +29,7 @@ type config struct {
 	Migrate         bool
 	ShutdownTimeout time.Duration
 	SilentAfter     time.Duration
+	SettleAfter     time.Duration
 	LokiLaunchLabel string
 }
 
@@ -79,6 +80,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
+	settle, err := envDuration(getenv, "LAUNCHWATCH_SETTLE_AFTER", ingest.DefaultSettleAfter)
+	if err != nil {
+		return c, err
+	}
 	fs.StringVar(&c.Addr, "addr", envOr("LAUNCHWATCH_ADDR", "127.0.0.1:8080"), "listen `address` (host:port; port 0 picks a free one) [LAUNCHWATCH_ADDR]")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
 	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
@@ -88,6 +93,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.BoolVar(&c.Migrate, "migrate", migrate, "apply pending database migrations at start [LAUNCHWATCH_MIGRATE]")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "how long to let in-flight requests finish on SIGINT/SIGTERM [LAUNCHWATCH_SHUTDOWN_TIMEOUT]")
 	fs.DurationVar(&c.SilentAfter, "silent-after", silent, "a starting or loading launch with no line and no heartbeat for this `duration` is shown as silent [LAUNCHWATCH_SILENT_AFTER]")
+	fs.DurationVar(&c.SettleAfter, "settle-after", settle, "a fatal alarm whose event could still change (a retry line may withdraw it) counts for the status and `wait` this `duration` after the launch's last line at the latest [LAUNCHWATCH_SETTLE_AFTER]")
 	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", ingest.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -117,6 +123,9 @@ func (c config) validate() error {
 	}
 	if c.SilentAfter <= 0 {
 		errs = append(errs, fmt.Errorf("--silent-after must be positive, got %s", c.SilentAfter))
+	}
+	if c.SettleAfter <= 0 || c.SettleAfter > time.Minute {
+		errs = append(errs, fmt.Errorf("--settle-after must be positive and at most 1m, got %s", c.SettleAfter))
 	}
 	if !lokiLabelPattern.MatchString(c.LokiLaunchLabel) {
 		errs = append(errs, fmt.Errorf("--loki-launch-label must be a Loki label name, got %q", c.LokiLaunchLabel))

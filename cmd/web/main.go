@@ -119,8 +119,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	defer func() { stopListening(); <-expiring }()
 
+	pipe := ingest.NewPipeline(st, log, ingest.WithSettleAfter(cfg.SettleAfter))
+	// Fatal alarms that no line settled settle by time: one settler per
+	// process, safe beside those of other processes (row locks).
+	settling := make(chan struct{})
+	go func() {
+		defer close(settling)
+		pipe.RunSettler(listenCtx)
+	}()
+	defer func() { stopListening(); <-settling }()
+
 	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
-		LokiLaunchLabel: cfg.LokiLaunchLabel}, st, ingest.NewPipeline(st, log), log)
+		LokiLaunchLabel: cfg.LokiLaunchLabel}, st, pipe, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

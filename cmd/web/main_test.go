@@ -286,7 +286,7 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	}
 	for _, want := range []string{"--addr", "LAUNCHWATCH_ADDR", "127.0.0.1:8080", "--data-dir", "LAUNCHWATCH_DATA_DIR",
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
-		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER"} {
+		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}
@@ -304,6 +304,8 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{[]string{"--max-body-bytes", "10"}, nil, "--max-body-bytes must be at least 1024"},
 		{nil, []string{"LAUNCHWATCH_MIGRATE=maybe"}, "LAUNCHWATCH_MIGRATE must be true or false"},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
+		{[]string{"--settle-after", "0s"}, nil, "--settle-after must be positive"},
+		{nil, []string{"LAUNCHWATCH_SETTLE_AFTER=soon"}, "LAUNCHWATCH_SETTLE_AFTER must be a duration"},
 		{[]string{"--database-url", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, nil, "connecting to the database"},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ type Launch struct {
 	Server   string            `json:"server"`
 	Host     string            `json:"host"`
 	Status   string            `json:"status"`
+	Settling bool              `json:"settling"` // a fatal alarm waits to settle: Status is not a verdict yet
 	Phase    string            `json:"phase"`
 	Progress *Progress         `json:"progress"`
 	LastSeq  int64             `json:"last_seq"`
@@ -49,6 +50,9 @@ type Alarm struct {
 	LastSeq     int64  `json:"last_seq"`
 	Ranks       int    `json:"ranks"`
 	Fingerprint string `json:"fingerprint"`
+	// Settled: the event can no longer change its verdict; its headline is
+	// final (the final exception line of a traceback, not its first line).
+	Settled bool `json:"settled"`
 }
 
 // Launch reads a launch; ErrNotFound if it does not exist.

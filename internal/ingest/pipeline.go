@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/clock"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 )
@@ -20,7 +21,10 @@ type Ack struct {
 	Accepted   int    `json:"accepted"`   // lines stored by this batch
 	Duplicates int    `json:"duplicates"` // lines of this batch that were already stored (a retry)
 	LastSeq    int64  `json:"last_seq"`   // the highest seq stored for the launch
-	Status     string `json:"status"`
+	Status     string `json:"status"`     // the settled status: an unsettled fatal alarm does not count yet
+	// Settling is set while a fatal alarm waits to settle (at most the
+	// settle bound after the last line): Status may still become alarm.
+	Settling bool `json:"settling,omitempty"`
 }
 
 // Pipeline stores batches of lines: it numbers them, drops the ones already
@@ -29,13 +33,40 @@ type Ack struct {
 type Pipeline struct {
 	store *store.Store
 	log   *slog.Logger
-	now   func() time.Time
+	clock clock.Clock
+	// settleAfter bounds how long an unsettled fatal alarm waits for a
+	// line that could still change it (settle.go).
+	settleAfter time.Duration
+	// deadlines wakes this process's settler when a batch sets a settle
+	// deadline; buffered, so a wake is never lost and never blocks.
+	deadlines chan struct{}
+}
+
+// Option configures a Pipeline.
+type Option func(*Pipeline)
+
+// WithClock makes the pipeline read the time from c (tests move a fake one).
+func WithClock(c clock.Clock) Option { return func(p *Pipeline) { p.clock = c } }
+
+// WithSettleAfter sets the settle bound; d <= 0 keeps DefaultSettleAfter.
+func WithSettleAfter(d time.Duration) Option {
+	return func(p *Pipeline) {
+		if d > 0 {
+			p.settleAfter = d
+		}
+	}
 }
 
 // NewPipeline returns a Pipeline writing to st.
-func NewPipeline(st *store.Store, log *slog.Logger) *Pipeline {
-	return &Pipeline{store: st, log: log, now: time.Now}
+func NewPipeline(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
+	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, deadlines: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
 }
+
+func (p *Pipeline) now() time.Time { return p.clock.Now() }
 
 // Ingest stores lines as the next batch of the launch key, creating the
 // launch with attrs when this is its first batch. Lines with Seq 0 are
@@ -52,6 +83,7 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 	}
 	received := p.now().UTC()
 	ack := Ack{Launch: key}
+	settling := false
 	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
 		ack.Accepted, ack.Duplicates = 0, 0 // WithTx may be retried by callers; start clean
 		l, err := tx.LockLaunch(ctx, id)
@@ -66,14 +98,15 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Duplicates = dups
-		b := batch{tx: tx, launch: l, received: received}
+		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter}
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err
 		}
 		if err := tx.CopyLineKeys(ctx, id, lineKeys(fresh)); err != nil {
 			return err
 		}
-		ack.Accepted, ack.LastSeq, ack.Status = len(fresh), b.lastSeq, b.status
+		ack.Accepted, ack.LastSeq, ack.Status, ack.Settling = len(fresh), b.lastSeq, b.status, b.settleAt != nil
+		settling = b.settleAt != nil && len(fresh) > 0
 		if len(fresh) == 0 {
 			return nil // nothing changed: a retry
 		}
@@ -81,6 +114,9 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 	})
 	if err != nil {
 		return Ack{}, err
+	}
+	if settling {
+		p.wakeSettler()
 	}
 	return ack, nil
 }
@@ -189,11 +225,13 @@ func lineKeys(lines []Line) []store.LineKey {
 
 // batch is one transaction's work on one launch.
 type batch struct {
-	tx       *store.Tx
-	launch   *store.LaunchForUpdate
-	received time.Time
-	lastSeq  int64
-	status   string
+	tx          *store.Tx
+	launch      *store.LaunchForUpdate
+	received    time.Time
+	settleAfter time.Duration
+	lastSeq     int64
+	status      string
+	settleAt    *time.Time // the launch's settle deadline after this batch
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
@@ -232,6 +270,24 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		}
 		rebuilt = true
 	}
+	if b.ended() {
+		// Lines that arrive after the exit report: the process is gone, so
+		// no later line can change their events.
+		if err := b.settleState(ctx, state, &res); err != nil {
+			return err
+		}
+	}
+	return b.store(ctx, server, state, res, rebuilt, fresh, attrs)
+}
+
+// ended reports whether the launch's process reported its exit.
+func (b *batch) ended() bool {
+	return b.launch.ExitCode != nil || b.launch.ExitSignal != nil
+}
+
+// store writes what the classifier learned (alarms, phases, rules hit) and
+// the launch's new state and status.
+func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, rebuilt bool, fresh []Line, attrs store.LaunchAttrs) error {
 	alarms := latestAlarms(res.Alarms)
 	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
 		return err
@@ -404,10 +460,11 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 		return err
 	}
 	sum := state.Summary()
+	b.settleAt = b.deadline(sum, len(fresh) > 0)
 	u := store.LaunchUpdate{
 		ID: b.launch.ID, Attrs: attrs, Config: config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
-		LastSeq: b.launch.LastSeq, ClassifierState: saved,
+		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt,
 	}
 	if sum.Ready != nil {
 		t, seq := sum.Ready.Time, sum.Ready.Seq
@@ -419,11 +476,13 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 		u.LastSeq = max(u.LastSeq, fresh[len(fresh)-1].Seq)
 		u.FirstLineAt, u.LastLineAt = &b.received, &b.received
 	}
-	u.Status = status.Of(status.Facts{
+	f := status.Facts{
 		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil, Phase: sum.Phase,
-		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal,
+		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal, PendingFatal: facts.PendingFatal,
+		WasReady: b.launch.Status == status.Ready,
 		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal, ExitRequested: b.launch.ExitRequested,
-	})
+	}
+	u.Status = status.Of(f)
 	b.lastSeq, b.status = u.LastSeq, u.Status
 	return b.tx.SaveLaunch(ctx, u)
 }

@@ -49,9 +49,9 @@ func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail strin
 	if ok {
 		kind = store.EventHealthOK
 	}
-	return p.processEvent(ctx, key, store.Event{Kind: kind, Detail: detail}, func(tx *store.Tx, id int64, at time.Time) error {
+	return p.processEvent(ctx, key, store.Event{Kind: kind, Detail: detail}, func(tx *store.Tx, l *store.LaunchForUpdate, at time.Time) error {
 		if ok {
-			return tx.MarkReadyByProbe(ctx, id, at)
+			return tx.MarkReadyByProbe(ctx, l.ID, at)
 		}
 		return nil
 	})
@@ -74,14 +74,22 @@ func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal strin
 	if requested {
 		detail += ", stop requested by the operator"
 	}
-	return p.processEvent(ctx, key, store.Event{Kind: store.EventExit, Detail: detail}, func(tx *store.Tx, id int64, at time.Time) error {
-		return tx.SetExit(ctx, id, code, sig, requested, at)
+	return p.processEvent(ctx, key, store.Event{Kind: store.EventExit, Detail: detail}, func(tx *store.Tx, l *store.LaunchForUpdate, at time.Time) error {
+		if l.LastSeq > 0 {
+			// The process ended: no line can change its events any more,
+			// so they settle now rather than at the deadline.
+			b := batch{tx: tx, launch: l, received: at, settleAfter: p.settleAfter}
+			if err := b.settle(ctx); err != nil {
+				return err
+			}
+		}
+		return tx.SetExit(ctx, l.ID, code, sig, requested, at)
 	})
 }
 
 // processEvent stores one process event and its effect on the launch, and
 // recomputes the status, in one transaction.
-func (p *Pipeline) processEvent(ctx context.Context, key string, e store.Event, apply func(*store.Tx, int64, time.Time) error) (ProcessAck, error) {
+func (p *Pipeline) processEvent(ctx context.Context, key string, e store.Event, apply func(*store.Tx, *store.LaunchForUpdate, time.Time) error) (ProcessAck, error) {
 	id, err := p.store.EnsureLaunch(ctx, key, store.LaunchAttrs{})
 	if err != nil {
 		return ProcessAck{}, err
@@ -89,13 +97,14 @@ func (p *Pipeline) processEvent(ctx context.Context, key string, e store.Event, 
 	e.At = p.now().UTC()
 	ack := ProcessAck{Launch: key}
 	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.LockLaunch(ctx, id); err != nil {
+		l, err := tx.LockLaunch(ctx, id)
+		if err != nil {
 			return err
 		}
 		if err := tx.AddEvent(ctx, id, e); err != nil {
 			return err
 		}
-		if err := apply(tx, id, e.At); err != nil {
+		if err := apply(tx, l, e.At); err != nil {
 			return err
 		}
 		if ack.Status, err = tx.RecomputeStatus(ctx, id); err != nil {

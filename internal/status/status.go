@@ -21,11 +21,19 @@ const (
 type Facts struct {
 	Ready          bool
 	Phase          string
-	OpenFatal      int     // fatal alarms nobody decided on
+	OpenFatal      int     // settled fatal alarms nobody decided on (an unsettled one is no verdict yet)
 	ConfirmedFatal int     // fatal alarms a person confirmed
 	ExitCode       *int    // reported by the process wrapper when the process ended
 	ExitSignal     *string // the signal that killed the process, if any
 	ExitRequested  bool    // the operator asked the process to stop: a deliberate shutdown
+	// PendingFatal counts fatal alarms nobody decided on that are not
+	// settled yet, and WasReady says the launch is shown ready already. A
+	// pending fatal alarm holds a launch that is not shown ready yet from
+	// becoming ready until it settles: settled, it would outrank readiness,
+	// and `wait` would have exited 0 on a launch about to be alarm. A launch
+	// shown ready stays ready while an alarm settles.
+	PendingFatal int
+	WasReady     bool
 }
 
 // Of returns the status of a launch with facts f. What the process itself
@@ -45,13 +53,19 @@ func Of(f Facts) string {
 		return Crashed
 	case f.OpenFatal > 0:
 		return Alarm
-	case f.Ready:
+	case f.Ready && !f.readyHeld():
 		return Ready
 	case f.Phase != "":
 		return Loading
 	default:
 		return Starting
 	}
+}
+
+// readyHeld reports whether an unsettled fatal alarm keeps the launch from
+// being shown ready yet.
+func (f Facts) readyHeld() bool {
+	return f.PendingFatal > 0 && !f.WasReady
 }
 
 // Observed returns the status a viewer should see at now. A launch that is

@@ -26,6 +26,10 @@ func TestOf(t *testing.T) {
 		{"OperatorStopIsNoCrash", Facts{Ready: true, ExitSignal: &kill, ExitRequested: true}, Exited},
 		{"OperatorStopWithCode", Facts{Ready: true, ExitCode: &one, ExitRequested: true}, Exited},
 		{"EmptySignalIgnored", Facts{ExitSignal: &empty, Phase: "init"}, Loading},
+		{"PendingFatalIsNoAlarmYet", Facts{Phase: "init", PendingFatal: 1}, Loading},
+		{"PendingFatalHoldsReadyBack", Facts{Phase: "warmup", Ready: true, PendingFatal: 1}, Loading},
+		{"ShownReadyStaysReadyWhileAnAlarmSettles", Facts{Ready: true, WasReady: true, PendingFatal: 1}, Ready},
+		{"SettledFatalOutranksReady", Facts{Ready: true, WasReady: true, OpenFatal: 1}, Alarm},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

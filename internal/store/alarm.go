@@ -29,6 +29,9 @@ type Alarm struct {
 	DecidedAt   *time.Time
 	Reason      *string
 	FirstTS     *time.Time // the time of the alarm's first line
+	// Settled: the event can no longer change; only settled fatal alarms
+	// count for the status (an unsettled one shows as settling).
+	Settled bool
 }
 
 // UpsertAlarms stores alarms the classifier created or extended. The
@@ -46,15 +49,16 @@ func (t *Tx) UpsertAlarms(ctx context.Context, launchID int64, alarms []classify
 		}
 		batch.Queue(`
 			INSERT INTO alarms (launch_id, alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq,
-				template, fingerprint, ranks, occurred_at, withdrawn)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+				template, fingerprint, ranks, occurred_at, withdrawn, settled)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			ON CONFLICT (launch_id, alarm_no) DO UPDATE SET
 				first_seq = EXCLUDED.first_seq, last_seq = EXCLUDED.last_seq, kind = EXCLUDED.kind,
 				fatal = EXCLUDED.fatal, headline = EXCLUDED.headline, headline_seq = EXCLUDED.headline_seq,
 				template = EXCLUDED.template, fingerprint = EXCLUDED.fingerprint, ranks = EXCLUDED.ranks,
-				occurred_at = EXCLUDED.occurred_at, withdrawn = EXCLUDED.withdrawn, updated_at = now()`,
+				occurred_at = EXCLUDED.occurred_at, withdrawn = EXCLUDED.withdrawn, settled = EXCLUDED.settled,
+				updated_at = now()`,
 			launchID, a.ID, a.FirstSeq, a.LastSeq, string(a.Kind), a.Fatal, a.Headline, a.HeadlineSeq,
-			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn)
+			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn, a.Settled)
 	}
 	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("store: upsert alarms: %w", err)
@@ -73,16 +77,22 @@ func (t *Tx) DeleteAlarmsAfter(ctx context.Context, launchID int64, no int) erro
 
 // AlarmFacts counts a launch's fatal alarms by review state, for its status.
 type AlarmFacts struct {
-	OpenFatal      int
-	ConfirmedFatal int
+	OpenFatal      int // settled open fatal alarms: only these make a launch alarm
+	ConfirmedFatal int // a person's confirmation counts whether settled or not
+	PendingFatal   int // unsettled open fatal alarms: no verdict yet
 }
+
+// alarmFactsSelect computes AlarmFacts over the alarms joined as a.
+const alarmFactsSelect = `
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND a.settled),
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed'),
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND NOT a.settled)`
 
 // AlarmFacts returns the fatal-alarm counts of a launch.
 func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error) {
 	var f AlarmFacts
-	err := t.tx.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE state = 'open'), count(*) FILTER (WHERE state = 'confirmed')
-		FROM alarms WHERE launch_id = $1 AND fatal AND NOT withdrawn`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal)
+	err := t.tx.QueryRow(ctx, `SELECT `+alarmFactsSelect+`
+		FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal, &f.PendingFatal)
 	if err != nil {
 		return f, fmt.Errorf("store: alarm facts: %w", err)
 	}

@@ -11,13 +11,13 @@ import (
 
 const alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq)`
+	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq), a.settled`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
 	var a Alarm
 	err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
 		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-		&a.FirstTS)
+		&a.FirstTS, &a.Settled)
 	return a, err
 }
 

@@ -80,17 +80,18 @@ func (t *Tx) SetExit(ctx context.Context, launchID int64, code *int, signal *str
 }
 
 // RecomputeStatus derives the launch's status from what is stored (phase,
-// readiness, fatal alarms by review state, exit) and saves it.
+// readiness, settled fatal alarms by review state, exit) and saves it.
 func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error) {
 	var f status.Facts
+	var a AlarmFacts
 	var readyAt *time.Time
+	var stored string
 	err := t.tx.QueryRow(ctx, `
-		SELECT l.ready_at, l.phase, l.exit_code, l.exit_signal, l.exit_requested,
-			count(a.*) FILTER (WHERE a.fatal AND a.state = 'open'),
-			count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed')
+		SELECT l.ready_at, l.status, l.phase, l.exit_code, l.exit_signal, l.exit_requested,`+alarmFactsSelect+`
 		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id AND NOT a.withdrawn
 		WHERE l.id = $1
-		GROUP BY l.id`, launchID).Scan(&readyAt, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested, &f.OpenFatal, &f.ConfirmedFatal)
+		GROUP BY l.id`, launchID).Scan(&readyAt, &stored, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested,
+		&a.OpenFatal, &a.ConfirmedFatal, &a.PendingFatal)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNotFound
 	}
@@ -98,6 +99,8 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 		return "", fmt.Errorf("store: status facts: %w", err)
 	}
 	f.Ready = readyAt != nil
+	f.OpenFatal, f.ConfirmedFatal, f.PendingFatal = a.OpenFatal, a.ConfirmedFatal, a.PendingFatal
+	f.WasReady = stored == status.Ready
 	st := status.Of(f)
 	if _, err := t.tx.Exec(ctx, `UPDATE launches SET status = $2, updated_at = now() WHERE id = $1`, launchID, st); err != nil {
 		return "", fmt.Errorf("store: save status: %w", err)

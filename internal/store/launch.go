@@ -46,6 +46,9 @@ type Launch struct {
 	Alarms          int // all alarms
 	OpenAlarms      int // alarms nobody has decided on yet
 	FatalAlarms     int // fatal alarms that are open or confirmed
+	// SettleAt is when the launch's unsettled fatal alarms settle by time,
+	// nil when none waits: until then its status is not a verdict yet.
+	SettleAt *time.Time
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -84,14 +87,15 @@ const launchColumns = `
 	l.exit_signal, l.ended_at, l.last_heartbeat_at, l.created_at, l.updated_at,
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
-	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed'))`
+	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
+	l.settle_at`
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
 	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms)
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -119,15 +123,18 @@ type LaunchForUpdate struct {
 	ExitSignal      *string
 	ExitRequested   bool
 	Labels          map[string]string
+	SettleAt        *time.Time
+	Status          string // the stored status
 }
 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels
+		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels, settle_at, status
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
-		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested, &l.Labels)
+		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
+			&l.Labels, &l.SettleAt, &l.Status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -153,6 +160,7 @@ type LaunchUpdate struct {
 	ReadyAt         *time.Time // nil keeps the stored value
 	ReadySeq        *int64     // nil keeps the stored value
 	ClassifierState []byte
+	SettleAt        *time.Time // written as is: nil means nothing waits to settle
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -178,10 +186,11 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			last_line_at = GREATEST(last_line_at, $14),
 			ready_at = COALESCE($15, ready_at), ready_seq = COALESCE($16, ready_seq),
 			classifier_state = $17,
+			settle_at = $18,
 			updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
-		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState)
+		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

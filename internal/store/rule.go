@@ -169,7 +169,7 @@ func (s *Store) RuleCandidates(ctx context.Context, r Rule, offset, limit int) (
 		err := row.Scan(&c.LaunchID, &c.LaunchKey, &c.Server, &c.Labels,
 			&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
 			&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-			&a.FirstTS)
+			&a.FirstTS, &a.Settled)
 		return c, err
 	})
 	if err != nil {

@@ -115,6 +115,7 @@ func TestBrowser(t *testing.T) {
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-node-7&label.team=inference", crashingLog)
 		b.postForm("/launches/crash-1/annotations", url.Values{"seq": {"7"}, "name": {"ada"},
 			"body": {"cuda_graph_max_bs raised from 32 to 64"}}, false)
+		b.settled("crash-1")
 		tab := newBrowser(t)
 
 		alarmCard := chromedp.CSS(`[data-testid="alarm-card"]`)
@@ -334,9 +335,12 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("following the launch: %v", err)
 		}
-		after := textOf(t, tab, `#launch-status`)
-		if before != "loading" || after != "alarm" {
-			t.Errorf("status followed %q -> %q, want loading -> alarm", before, after)
+		// The alarm shows at once; the status turns alarm once it settled.
+		settling := textOf(t, tab, `#launch-status`)
+		b.settled("live-1")
+		_, err = chromedp.Run(tab, chromedp.Poll[bool](`document.querySelector("#launch-status").innerText.trim() === "alarm"`))
+		if after := textOf(t, tab, `#launch-status`); err != nil || before != "loading" || settling != "loading" || after != "alarm" {
+			t.Errorf("status followed %q -> %q -> %q (%v), want loading -> loading (settling) -> alarm", before, settling, after, err)
 		}
 		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#log-lines [data-seq]").length`))
 		if err != nil || n != 13 {
@@ -388,8 +392,10 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the lines that arrived before the stream opened never showed: %v", err)
 		}
-		if got := textOf(t, tab, `#launch-status`); got != "alarm" {
-			t.Errorf("status %q, want alarm", got)
+		b.settled("live-2")
+		_, err = chromedp.Run(tab, chromedp.Poll[bool](`document.querySelector("#launch-status").innerText.trim() === "alarm"`))
+		if got := textOf(t, tab, `#launch-status`); err != nil || got != "alarm" {
+			t.Errorf("status %q (%v), want alarm once settled", got, err)
 		}
 		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#log-lines [data-seq]").length`))
 		if err != nil || n != 13 {

@@ -13,6 +13,7 @@ func TestCompareShow(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/ok-1/lines?server=sglang&name=llama&host=gpu-a", healthyLog)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&name=llama&host=gpu-a", crashingLog)
+		b.settled("crash-1")
 
 		doc := b.page("/launches/crash-1", 200)
 		href := testid(doc, "compare-previous").AttrOr("href", "")

@@ -43,7 +43,12 @@ func TestProcessReports(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/both/lines?server=sglang", "Traceback (most recent call last):\n  File \"s.py\", line 1, in run\nRuntimeError: scheduler died\n")
-		b.report("/api/v1/launches/both/health", `{"ok": true}`, "alarm")
+		// The traceback is still settling: the probe may not make the launch
+		// ready meanwhile (wait would exit 0 on a launch about to be alarm).
+		b.report("/api/v1/launches/both/health", `{"ok": true}`, "starting")
+		if l := b.settled("both"); l.Status != "alarm" {
+			t.Errorf("settled status %q, want alarm", l.Status)
+		}
 	})
 
 	t.Run("ExitIsDefinitive", func(t *testing.T) {

@@ -13,12 +13,15 @@ import (
 
 // launchJSON is the API shape of a launch.
 type launchJSON struct {
-	Key       string            `json:"key"`
-	Name      string            `json:"name"`
-	Server    string            `json:"server"`
-	Host      string            `json:"host"`
-	Labels    map[string]string `json:"labels"`
-	Status    string            `json:"status"`
+	Key    string            `json:"key"`
+	Name   string            `json:"name"`
+	Server string            `json:"server"`
+	Host   string            `json:"host"`
+	Labels map[string]string `json:"labels"`
+	Status string            `json:"status"`
+	// Settling is set while a fatal alarm waits to settle (at most the
+	// settle bound after the last line): status is not a verdict yet.
+	Settling  bool              `json:"settling,omitempty"`
 	Phase     string            `json:"phase"`
 	Progress  *progressJSON     `json:"progress,omitempty"`
 	Counts    countsJSON        `json:"counts"`
@@ -44,6 +47,9 @@ type alarmJSON struct {
 	LastSeq     int64  `json:"last_seq"`
 	Ranks       int    `json:"ranks"`
 	Fingerprint string `json:"fingerprint"`
+	// Settled: the event can no longer change; a fatal alarm counts for
+	// the status only once settled (the page shows it as settling).
+	Settled bool `json:"settled"`
 }
 
 type progressJSON struct {
@@ -73,8 +79,8 @@ type timesJSON struct {
 func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) launchJSON {
 	j := launchJSON{
 		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels,
-		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter),
-		Phase:  l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
+		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter), Settling: l.SettleAt != nil,
+		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
 		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines",
 		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
 		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
@@ -86,17 +92,31 @@ func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) la
 	return j
 }
 
-// launchShow answers GET /api/v1/launches/{key}: status, phase, counts, times.
+// launchShow answers GET /api/v1/launches/{key}: status, phase, counts,
+// times. A launch whose fatal alarm is settling is answered once it settled
+// (at most the settle bound later), so a reader asking right after the last
+// batch gets the verdict, not the status it is about to leave; ?wait=0
+// answers at once, with "settling": true.
 func (h *handler) launchShow(c echo.Context) error {
 	key, err := launchKey(c)
 	if err != nil {
 		return err
 	}
-	l, err := h.store.LaunchByKey(c.Request().Context(), key)
+	wait, err := intParam(c.QueryParams(), "wait", 1, 0, 1)
 	if err != nil {
 		return err
 	}
-	j, err := h.launchView(c.Request().Context(), l)
+	ctx := c.Request().Context()
+	l, err := h.store.LaunchByKey(ctx, key)
+	if err != nil {
+		return err
+	}
+	if wait == 1 {
+		if l, _, err = h.pipe.AwaitSettled(ctx, l); err != nil {
+			return err
+		}
+	}
+	j, err := h.launchView(ctx, l)
 	if err != nil {
 		return err
 	}
@@ -113,7 +133,8 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 	j.Alarms = make([]alarmJSON, len(alarms))
 	for i, a := range alarms {
 		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
-			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint}
+			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint,
+			Settled: a.Settled}
 	}
 	return j, nil
 }

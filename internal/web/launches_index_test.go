@@ -33,6 +33,7 @@ func TestLaunchesIndex(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-a&label.team=infer", crashingLog)
 		b.postText("/api/v1/launches/ok-1/lines?server=sglang&host=gpu-b&name=llama-8b", healthyLog)
+		b.settled("crash-1")
 		doc := b.page("/", 200)
 		rows := testid(doc, "launch-row")
 		if rows.Length() != 2 {
@@ -66,6 +67,7 @@ func TestLaunchesIndex(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&label.team=infer", crashingLog)
 		b.postText("/api/v1/launches/ok-1/lines?server=vllm&name=llama-8b", "INFO starting\n")
+		b.settled("crash-1")
 		for path, want := range map[string]string{
 			"/?status=alarm":       "crash-1",
 			"/?server=vllm":        "ok-1",

@@ -17,6 +17,7 @@ func TestTimelineShow(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-a&label.team=infer", crashingLog)
+		b.settled("crash-1")
 		doc := b.page("/launches/crash-1", 200)
 		if s := testid(doc, "launch-status").Text(); s != "alarm" {
 			t.Errorf("status %q, want alarm", s)

@@ -127,6 +127,14 @@ func (b *testBundle) launch(key string) launchView {
 	return l
 }
 
+// settled reads a launch as a poller does right after its last batch: the
+// read waits until a fatal alarm that is settling settled (at most the
+// settle bound), so the status is the verdict.
+func (b *testBundle) settled(key string) launchView {
+	b.t.Helper()
+	return b.launch(key)
+}
+
 type lineView struct {
 	Seq    int64  `json:"seq"`
 	TS     string `json:"ts"`

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"launchwatch/internal/clock"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/store"
@@ -24,11 +26,28 @@ type Server struct {
 	Store   *store.Store
 	Hub     *live.Hub
 	Handler *httptest.Server
+	Clock   clock.Clock // the server's clock: a *clock.Fake given WithClock, else the wall clock
 }
 
-// Start runs a server with cfg for the rest of the test. The package's
-// TestMain must call storetest.Main.
-func Start(t testing.TB, cfg web.Config) *Server {
+// Option configures a test server.
+type Option func(*options)
+
+type options struct{ pipe []ingest.Option }
+
+// WithClock runs the server (its ingest and its settler) on c, so a test
+// moves time by hand instead of sleeping.
+func WithClock(c clock.Clock) Option {
+	return func(o *options) { o.pipe = append(o.pipe, ingest.WithClock(c)) }
+}
+
+// WithSettleAfter sets the server's settle bound (--settle-after).
+func WithSettleAfter(d time.Duration) Option {
+	return func(o *options) { o.pipe = append(o.pipe, ingest.WithSettleAfter(d)) }
+}
+
+// Start runs a server with cfg for the rest of the test, with a settler as
+// cmd/web runs one. The package's TestMain must call storetest.Main.
+func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 	t.Helper()
 	pool, dbURL := storetest.NewDB(t)
 	st := store.New(pool)
@@ -40,15 +59,27 @@ func Start(t testing.TB, cfg web.Config) *Server {
 		defer close(listening)
 		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
 	}()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	clk := clock.Clock(clock.Real{})
+	pipe := ingest.NewPipeline(st, log, append([]ingest.Option{ingest.WithClock(clk)}, o.pipe...)...)
+	settling := make(chan struct{})
+	go func() {
+		defer close(settling)
+		pipe.RunSettler(ctx)
+	}()
 	cfg.Hub = hub
-	srv := httptest.NewServer(web.New(cfg, st, ingest.NewPipeline(st, log), log))
+	srv := httptest.NewServer(web.New(cfg, st, pipe, log))
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()
 		cancel()
 		<-listening
+		<-settling
 	})
-	return &Server{URL: srv.URL, DBURL: dbURL, Store: st, Hub: hub, Handler: srv}
+	return &Server{URL: srv.URL, DBURL: dbURL, Store: st, Hub: hub, Handler: srv, Clock: pipe.Clock()}
 }
 
 // logWriter sends the server's log to t.Log.

@@ -1,0 +1,137 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/clock"
+	"launchwatch/internal/store"
+)
+
+// DefaultSettleAfter bounds how long an unsettled fatal alarm waits after
+// the launch's last batch for a line that could still change it (a retry
+// that withdraws it, the rest of its traceback) before it counts.
+const DefaultSettleAfter = 2 * time.Second
+
+// SettleAfter is the pipeline's settle bound.
+func (p *Pipeline) SettleAfter() time.Duration { return p.settleAfter }
+
+// Clock is the pipeline's time source.
+func (p *Pipeline) Clock() clock.Clock { return p.clock }
+
+// deadline is the launch's settle deadline after a batch whose classifier
+// summary is sum: none when no fatal alarm waits, the batch's arrival plus
+// the bound when it brought lines (a new batch moves the deadline: its
+// lines may be the ones that settle or withdraw the event), else unchanged.
+func (b *batch) deadline(sum classify.Summary, newLines bool) *time.Time {
+	switch {
+	case sum.PendingFatal == 0:
+		return nil
+	case newLines || b.launch.SettleAt == nil:
+		t := b.received.Add(b.settleAfter)
+		return &t
+	default:
+		return b.launch.SettleAt
+	}
+}
+
+// settleState settles every event of state as if the stream ended here,
+// writes the line verdicts that revises and adds its alarms to res.
+func (b *batch) settleState(ctx context.Context, state *classify.State, res *classify.Result) error {
+	r := state.Settle()
+	if err := b.tx.UpdateVerdicts(ctx, b.launch.ID, r.Lines); err != nil {
+		return err
+	}
+	res.Alarms = append(res.Alarms, r.Alarms...) // latestAlarms keeps the last copy of each
+	res.Phases = append(res.Phases, r.Phases...)
+	return nil
+}
+
+// settle settles the launch's events in the transaction that holds its row
+// lock: the classifier state is restored, settled, and its result applied
+// exactly as a batch's (alarms, rules, status, state; no deadline left).
+func (b *batch) settle(ctx context.Context) error {
+	state := b.restoreState(b.launch.Server)
+	var res classify.Result
+	rebuilt := false
+	if state.LastSeq() != b.launch.LastSeq {
+		// The saved state is unusable (an older classifier wrote it):
+		// classify the stored lines again, as a batch would, then settle.
+		state = classify.New(b.launch.Server)
+		var err error
+		if res, err = b.rebuild(ctx, state); err != nil {
+			return err
+		}
+		rebuilt = true
+	}
+	if err := b.settleState(ctx, state, &res); err != nil {
+		return err
+	}
+	return b.store(ctx, b.launch.Server, state, res, rebuilt, nil, store.LaunchAttrs{})
+}
+
+// settleMode says when settleLaunch may settle.
+type settleMode int
+
+const (
+	settleDue    settleMode = iota // only once its deadline passed (the settler, a waiting reader)
+	settleAlways                   // now, whatever the deadline (the process exited)
+)
+
+// settleLaunch settles launch id under its row lock if mode allows, and
+// reports whether it did. The deadline is read again under the lock: a
+// batch may have moved it, or another web process settled it first.
+func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode settleMode) (bool, error) {
+	done := false
+	err := p.store.WithTx(ctx, func(tx *store.Tx) error {
+		done = false
+		l, err := tx.LockLaunch(ctx, id)
+		if err != nil {
+			return err
+		}
+		if mode == settleDue && (l.SettleAt == nil || l.SettleAt.After(p.now())) {
+			return nil
+		}
+		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter}
+		if err := b.settle(ctx); err != nil {
+			return err
+		}
+		done = true
+		return tx.Notify(ctx, key)
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil // deleted meanwhile: nothing to settle
+	}
+	return done, err
+}
+
+// AwaitSettled waits until the verdict of launch l is settled and reports
+// whether it still waits to settle. A reader asking right after the last
+// batch must not be told a status that an unsettled fatal alarm is about to
+// change: it waits for the deadline, at most the settle bound (a launch
+// whose batches keep moving the deadline is answered as settling), then
+// settles the launch itself if no settler did, by the settler's own path.
+func (p *Pipeline) AwaitSettled(ctx context.Context, l *store.Launch) (*store.Launch, bool, error) {
+	limit := p.now().Add(p.settleAfter)
+	for l.SettleAt != nil {
+		at := *l.SettleAt
+		if at.After(limit) {
+			return l, true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return l, true, ctx.Err()
+		case <-p.clock.At(at):
+		}
+		if _, err := p.settleLaunch(ctx, l.ID, l.Key, settleDue); err != nil {
+			return l, true, err
+		}
+		var err error
+		if l, err = p.store.LaunchByKey(ctx, l.Key); err != nil {
+			return nil, false, err
+		}
+	}
+	return l, false, nil
+}
