@@ -68,9 +68,14 @@ type Signature struct {
 	// Consequence marks an alarm signature whose line reports another
 	// process's failure (a launcher about its child, "See root cause
 	// above"): its alarm links to the root-cause alarm before it (Alarm.Cause).
-	Consequence bool     `json:"consequence,omitempty"`
-	Tests       []string `json:"tests"`
-	NotTests    []string `json:"not_tests,omitempty"`
+	Consequence bool `json:"consequence,omitempty"`
+	// Survivor marks an alarm signature whose line is a parent server's
+	// report that a child process it started has died while the parent
+	// keeps serving (Ollama's scheduler about a model runner): the fatal
+	// events before it were the child's, not the server's (verdict.go).
+	Survivor bool     `json:"survivor,omitempty"`
+	Tests    []string `json:"tests"`
+	NotTests []string `json:"not_tests,omitempty"`
 
 	// Weight is how much a detect line adds to its family's evidence
 	// (default 2): 1 for a bare product name that other servers' logs may

@@ -86,6 +86,11 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 	case c == '(':
 		return p.eatProcTag(s)
 	case c == '[':
+		if len(s) > 1 && isDigit(s[1]) {
+			if rest, ok := p.eatMPITag(s); ok {
+				return rest, true
+			}
+		}
 		if rest, ok := p.eatBracketTime(s); ok {
 			return rest, true
 		}
@@ -275,7 +280,7 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		if len(parts) == 3 {
 			if lv := normLevel(parts[1]); lv != "" {
 				p.Time, p.Level = t, lv
-				return parts[2], true
+				return skipSourceField(parts[2]), true
 			}
 		}
 		if len(parts) >= 2 {
@@ -288,6 +293,10 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return rest[3:], true
 	}
 	trimmed := strings.TrimLeft(rest, " ")
+	if body, lv, ok := eatNamePidLevel(trimmed); ok {
+		p.Time, p.Level = t, lv
+		return body, true
+	}
 	if sp := strings.IndexByte(trimmed, ' '); sp > 0 && sp <= 8 {
 		if lv := normLevel(trimmed[:sp]); lv != "" {
 			p.Time, p.Level = t, lv
@@ -384,8 +393,30 @@ func (p *Prefix) eatGlog(s string, year int, closer byte) (string, bool) {
 		return s, false
 	}
 	p.Level = glogLevel(s[0])
-	return skipOneSpace(s[end+1:]), true
+	return unquoteGlogBody(skipOneSpace(s[end+1:])), true
 }
+
+// unquoteGlogBody undoes the quoting of Triton Inference Server's logger
+// (24.x and later): it writes the message as a quoted string, `] "Started
+// HTTPService at 0.0.0.0:8000"`, escaping quotes, backslashes and newlines.
+// The body is the message itself so that signatures anchored at its end
+// match in both formats; escaped newlines stay as the two characters.
+func unquoteGlogBody(b string) string {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\r') {
+		n--
+	}
+	if n < 2 || b[0] != '"' || b[n-1] != '"' {
+		return b
+	}
+	b = b[1 : n-1]
+	if strings.IndexByte(b, '\\') >= 0 {
+		b = glogUnescaper.Replace(b)
+	}
+	return b
+}
+
+var glogUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
 
 func isGlogLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 

@@ -44,6 +44,7 @@ type stateData struct {
 	Alarms    int      `json:"alarms"`
 	Fatal     int      `json:"fatal"`
 	LastFatal int64    `json:"last_fatal,omitempty"` // among retired events
+	Outlived  int64    `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
 	Year      int      `json:"year,omitempty"`
 	CurSrc    string   `json:"cur_src,omitempty"`
 	Origin    string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
@@ -220,6 +221,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 	if m.serving {
 		s.survived(fb)
 	}
+	if m.survivor {
+		s.outlived(fb, l.Seq)
+	}
 	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
 		s.doomed()
 	}
@@ -332,6 +336,7 @@ type lineMatch struct {
 	serving  bool
 	hint     bool // advice printed with an error: never starts an event
 	conseq   bool // an alarm signature says the line reports another process's failure
+	survivor bool // an alarm signature says a parent reports its child's death and lives on
 	benign   bool // a level signature says an ERROR/CRITICAL line is harmless
 	ending   bool // the line says the process is ending
 }
@@ -382,7 +387,14 @@ func (s *State) match(p *Prefix) lineMatch {
 			if g.Consequence {
 				m.conseq = true
 			}
-			if m.best == nil || g.Priority > m.best.Priority {
+			if g.Survivor {
+				m.survivor = true
+			}
+			// At equal priority a family's own signature outranks a generic
+			// one: it knows whether that server survives the failure
+			// (Xinference's relayed "[address=...] CUDA out of memory").
+			if m.best == nil || g.Priority > m.best.Priority ||
+				g.Priority == m.best.Priority && len(g.Servers) > 0 && len(m.best.Servers) == 0 {
 				m.best = g
 			}
 		case RoleFollow:

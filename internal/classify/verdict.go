@@ -42,6 +42,23 @@ func (s *State) survived(fb *feedBuf) {
 	}
 }
 
+// outlived downgrades the fatal events before a parent's report that its
+// child died while it lives on (a Survivor signature): the process that died
+// was the child (a model runner of `ollama serve`), and the parent printing
+// the report is proof that the server did not. Even a signal does not keep
+// them fatal: it killed the child. Events after the previous such report
+// only, so one report does not forgive failures it does not cover.
+func (s *State) outlived(fb *feedBuf, seq int64) {
+	for _, ev := range s.d.Events {
+		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > s.d.Outlived {
+			s.setFatal(ev, false)
+			ev.Signalled = false
+			fb.touch(ev)
+		}
+	}
+	s.d.Outlived = seq
+}
+
 // doomed marks the errors that still await evidence as fatal for good: the
 // line just read says a process died.
 func (s *State) doomed() {
