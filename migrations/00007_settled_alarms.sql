@@ -12,7 +12,15 @@ ALTER TABLE alarms ADD COLUMN settled boolean NOT NULL DEFAULT true;
 ALTER TABLE launches ADD COLUMN settle_at timestamptz;
 CREATE INDEX launches_settle_at_idx ON launches (settle_at) WHERE settle_at IS NOT NULL;
 
+-- pending_runs: the launch's last lines are a run of ERROR lines and it is
+-- not ready. A reader asking for its verdict after the settle bound takes
+-- them as the process's last words (a fatal alarm, withdrawn should more
+-- lines come); the settler leaves them alone, so a quiet phase after a
+-- harmless ERROR line is no alarm.
+ALTER TABLE launches ADD COLUMN pending_runs boolean NOT NULL DEFAULT false;
+
 -- +goose Down
+ALTER TABLE launches DROP COLUMN pending_runs;
 DROP INDEX launches_settle_at_idx;
 ALTER TABLE launches DROP COLUMN settle_at;
 ALTER TABLE alarms DROP COLUMN settled;

@@ -166,4 +166,9 @@ type Summary struct {
 	// PendingFatal counts live fatal alarms that are not settled yet: the
 	// caller should call Settle when no line has come for a while.
 	PendingFatal int
+	// PendingRuns counts runs of ERROR lines that were the last lines of a
+	// launch that is not ready: Settle(SettleStreamEnd) makes them a fatal
+	// alarm (the process went quiet after them), more lines make them
+	// warnings.
+	PendingRuns int
 }

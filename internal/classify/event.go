@@ -42,6 +42,7 @@ type event struct {
 	JoinTo    int         `json:"join,omitempty"`      // a teardown event whose lines belong to this earlier alarm
 	WarnIntro bool        `json:"wi,omitempty"`        // silent only because a WARNING line introduced it
 	Frames    int         `json:"fr,omitempty"`        // traceback frames read
+	Tentative bool        `json:"tent,omitempty"`      // promoted by SettleStreamEnd: withdrawn if the stream goes on
 	Sub       int         `json:"sub,omitempty"`       // a recogniser's sub-state (grammar_*.go)
 }
 

@@ -78,7 +78,18 @@ func isErrorLevel(lv string) bool { return lv == "ERROR" || lv == "CRITICAL" || 
 // run is pending that a terminating line would promote, or a native
 // program's failure report may end with one.
 func (s *State) levelMatters(p *Prefix) bool {
-	return len(s.d.G.Runs) > 0 || isErrorLevel(levelOf(p)) || s.openNativeEvent()
+	return len(s.d.G.Runs) > 0 || isErrorLevel(levelOf(p)) || s.openNativeEvent() || s.hasTentative()
+}
+
+// hasTentative reports an alarm that SettleStreamEnd promoted and the next
+// line may withdraw (settle.go).
+func (s *State) hasTentative() bool {
+	for _, ev := range s.d.Events {
+		if ev.Tentative {
+			return true
+		}
+	}
+	return false
 }
 
 // openNativeEvent reports a single-line event opened by the line just before
@@ -209,16 +220,20 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 
 // promoteOnSettle promotes the runs that were the last lines of a launch
 // that is not ready: the process went silent right after them.
-func (s *State) promoteOnSettle(fb *feedBuf) {
+func (s *State) promoteOnSettle(fb *feedBuf) []*event {
 	if s.d.Ready != nil {
-		return
+		return nil
 	}
+	var evs []*event
 	for _, r := range append([]*pendingRun(nil), s.d.G.Runs...) {
 		if r.Gap == 0 {
-			s.promoteRun(fb, r)
+			if ev := s.promoteRun(fb, r); ev != nil {
+				evs = append(evs, ev)
+			}
 		}
 	}
 	s.d.G.Runs = nil
+	return evs
 }
 
 // pendingRuns counts runs that Settle would promote now.

@@ -419,8 +419,8 @@ func TestErrorRunSettles(t *testing.T) {
 		if len(res.Alarms) != 0 {
 			t.Fatalf("alarm before the stream settled: %+v", res.Alarms)
 		}
-		if sum := st.Summary(); sum.PendingFatal != 1 {
-			t.Fatalf("PendingFatal = %d, want 1", sum.PendingFatal)
+		if sum := st.Summary(); sum.PendingRuns != 1 || sum.PendingFatal != 0 {
+			t.Fatalf("PendingRuns = %d PendingFatal = %d, want 1 and 0", sum.PendingRuns, sum.PendingFatal)
 		}
 		b, err := st.MarshalBinary()
 		if err != nil {
@@ -429,7 +429,7 @@ func TestErrorRunSettles(t *testing.T) {
 		if st, err = classify.Restore(b); err != nil {
 			t.Fatal(err)
 		}
-		res = st.Settle()
+		res = st.Settle(classify.SettleStreamEnd)
 		if len(res.Alarms) != 1 {
 			t.Fatalf("settle alarms = %+v", res.Alarms)
 		}
@@ -450,10 +450,10 @@ func TestErrorRunSettles(t *testing.T) {
 		st := classify.New("vllm")
 		feed(st, []string{"INFO:     Application startup complete."}, 1)
 		feed(st, run, 2)
-		if sum := st.Summary(); sum.PendingFatal != 0 {
-			t.Errorf("PendingFatal = %d after readiness", sum.PendingFatal)
+		if sum := st.Summary(); sum.PendingFatal != 0 || sum.PendingRuns != 0 {
+			t.Errorf("PendingFatal = %d PendingRuns = %d after readiness", sum.PendingFatal, sum.PendingRuns)
 		}
-		if res := st.Settle(); len(res.Alarms) != 0 {
+		if res := st.Settle(classify.SettleStreamEnd); len(res.Alarms) != 0 {
 			t.Errorf("settle alarms = %+v", res.Alarms)
 		}
 	})
@@ -465,7 +465,7 @@ func TestErrorRunSettles(t *testing.T) {
 			"2026-03-01 10:00:00 | ERROR | stderr | Loading checkpoint shards:  50%|#####     | 1/2 [00:01<00:01,  1.00s/it]",
 			"2026-03-01 10:00:01 | ERROR | stderr | some library printed a line",
 		}, 1)
-		if res := st.Settle(); len(res.Alarms) != 0 {
+		if res := st.Settle(classify.SettleStreamEnd); len(res.Alarms) != 0 {
 			t.Errorf("a wrapper's ERROR-level stderr became an alarm: %+v", res.Alarms)
 		}
 	})
@@ -496,7 +496,7 @@ func TestLongErrorRunStaysBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := st.Settle()
+	res := st.Settle(classify.SettleStreamEnd)
 	if len(res.Alarms) != 1 || !res.Alarms[0].Fatal || res.Alarms[0].FirstSeq != 1 || res.Alarms[0].LastSeq != seq-1 {
 		t.Fatalf("alarms = %+v", res.Alarms)
 	}

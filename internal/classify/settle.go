@@ -19,25 +19,76 @@ func (s *State) markSettled(fb *feedBuf) {
 	}
 }
 
-// settleEvent closes ev for good (it is being retired, or Settle was called).
+// settleEvent closes ev for good (it is being retired, or the process exited).
 func (s *State) settleEvent(fb *feedBuf, ev *event) {
 	ev.St, ev.Await = stClosed, 0
+	s.settleSoft(fb, ev)
+}
+
+// settleSoft makes ev's alarm count for the status now, leaving its grammar
+// as it is: a traceback that goes on still joins it, a retry line within its
+// window still withdraws it (the status then changes back; lines that come
+// more than the settle bound after a traceback are rare).
+func (s *State) settleSoft(fb *feedBuf, ev *event) {
 	if ev.A.ID != 0 && !ev.A.Settled {
 		ev.A.Settled = true
 		fb.touch(ev)
 	}
 }
 
-// Settle closes every open event as if the stream had ended here: the
-// process exited, the collector says the stream is over, or the caller's
-// wall-clock bound after the last line passed (ingest settles a launch whose
-// PendingFatal is not zero about 2 s after its last line). Lines fed later
-// start new events. The Result carries the alarms that changed.
-func (s *State) Settle() Result {
+// SettleMode says why the caller settles a launch.
+type SettleMode int
+
+const (
+	// SettleIdle: no line came for the settle bound (ingest's settler, about
+	// 2 s after the last line). Every alarm counts for the status; nothing
+	// is closed, so the lines that may still come are read as usual.
+	SettleIdle SettleMode = iota
+	// SettleStreamEnd: a reader asks for the verdict after the settle bound
+	// (GET /api/v1/launches/{key}), or eval's stream ended. As SettleIdle,
+	// and an ERROR run that was the last thing a launch that is not ready
+	// printed becomes a fatal alarm: the process went quiet after it. Should
+	// another line come after all, that alarm is withdrawn again (it was no
+	// last words); a line that goes on with the failure keeps it.
+	SettleStreamEnd
+	// SettleExit: the process exited. Every event is closed for good and a
+	// trailing ERROR run is its cause.
+	SettleExit
+)
+
+// Settle settles the launch's events as mode says (see SettleMode) and
+// returns the alarms that changed. Lines fed later continue as usual.
+func (s *State) Settle(mode SettleMode) Result {
 	fb := feedBuf{}
-	s.promoteOnSettle(&fb) // an ERROR run the launch went silent after
+	if mode != SettleIdle {
+		for _, ev := range s.promoteOnSettle(&fb) {
+			ev.Tentative = mode == SettleStreamEnd
+		}
+	}
 	for _, ev := range s.d.Events {
-		s.settleEvent(&fb, ev)
+		if mode == SettleExit {
+			s.settleEvent(&fb, ev)
+		} else {
+			s.settleSoft(&fb, ev)
+		}
 	}
 	return fb.result()
+}
+
+// reconsiderTentative runs for each line after a SettleStreamEnd: the
+// ERROR runs it made alarms were last words only if nothing but more of the
+// failure follows.
+func (s *State) reconsiderTentative(fb *feedBuf, p *Prefix, t string, m *lineMatch) {
+	if t == "" {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if !ev.Tentative {
+			continue
+		}
+		ev.Tentative = false
+		if !(m.ending || m.best != nil || m.follow != nil || isErrorLevel(levelOf(p))) {
+			s.withdraw(fb, ev)
+		}
+	}
 }

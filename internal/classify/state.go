@@ -117,7 +117,7 @@ func (s *State) Summary() Summary {
 			sum.PendingFatal++
 		}
 	}
-	sum.PendingFatal += s.pendingRuns() // ERROR runs that Settle would make fatal
+	sum.PendingRuns = s.pendingRuns() // ERROR runs that SettleStreamEnd would make fatal
 	var cur *Phase
 	for i := range s.d.Phases {
 		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
@@ -169,6 +169,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	m := s.match(&p)
 	body := p.Body
 	t := strings.TrimSpace(body)
+	s.reconsiderTentative(fb, &p, t, &m)
 	s.observeLine(&p, t, &m)
 
 	defer func() {

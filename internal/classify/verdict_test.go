@@ -54,7 +54,7 @@ func TestAnErrorWhileServingAwaitsEvidence(t *testing.T) {
 	if p := st.Summary().PendingFatal; p != 1 {
 		t.Fatalf("PendingFatal = %d after the traceback, want 1 (no evidence yet)", p)
 	}
-	res := st.Settle()
+	res := st.Settle(classify.SettleStreamEnd)
 	if len(res.Alarms) != 1 || !res.Alarms[0].Settled || !res.Alarms[0].Fatal {
 		t.Fatalf("Settle gave %+v, want the alarm settled and fatal", res.Alarms)
 	}

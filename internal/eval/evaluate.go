@@ -26,7 +26,7 @@ func Evaluate(cases []Case, opt Options) ([]FileScore, error) {
 	for i, c := range cases {
 		server := c.ServerParam(opt.Detect)
 		seed := opt.Seed + uint64(i)
-		run, err := Feed(c.Lines, server, VerdictBatches(seed), true)
+		run, err := Replay(c.Lines, server, VerdictBatches(seed))
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s: %w", c.Name, err)
 		}
@@ -39,9 +39,9 @@ func Evaluate(cases []Case, opt Options) ([]FileScore, error) {
 			return nil, fmt.Errorf("eval: %s: %w", c.Name, err)
 		}
 		f := Score(c, Observe(run))
-		if d := Diff(one, run); d != "" {
-			f.Inconsistent = "line by line vs verdict batches: " + d
-		} else if d := Diff(one, batched); d != "" {
+		// The verdict run is not compared: a reader's settling between its
+		// batches may withdraw a promoted ERROR run, which uses an alarm ID.
+		if d := Diff(one, batched); d != "" {
 			f.Inconsistent = "line by line vs random batches: " + d
 		}
 		out = append(out, f)

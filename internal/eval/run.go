@@ -70,6 +70,7 @@ type replay struct {
 	phases   map[string]classify.Phase
 	config   map[string]string
 	ready    *classify.Marker
+	last     string // the status after the previous batch
 }
 
 func (r *replay) apply(res classify.Result) error {
@@ -98,19 +99,37 @@ func (r *replay) apply(res classify.Result) error {
 // status is the launch status the server would show now: an unsettled
 // fatal alarm is not yet a verdict, so it does not count.
 func (r *replay) status() string {
-	open := 0
+	f := status.Facts{Ready: r.ready != nil, Phase: r.st.Summary().Phase, WasReady: r.last == status.Ready}
 	for _, a := range r.alarms {
-		if a.Fatal && !a.Withdrawn && a.Settled {
-			open++
+		switch {
+		case !a.Fatal || a.Withdrawn:
+		case a.Settled:
+			f.OpenFatal++
+		case r.ready == nil || a.FirstSeq < r.ready.Seq:
+			f.PendingFatal++ // as the server counts them (store.AlarmFacts)
 		}
 	}
-	return status.Of(status.Facts{Ready: r.ready != nil, Phase: r.st.Summary().Phase, OpenFatal: open})
+	r.last = status.Of(f)
+	return r.last
 }
 
 // Feed classifies lines (seq = line number) in batches, then ends the
 // stream (State.Settle). With roundTrip the state is saved and restored
 // between batches, as when consecutive batches reach different processes.
 func Feed(lines []string, server string, next BatchFunc, roundTrip bool) (Run, error) {
+	return feed(lines, server, next, roundTrip, false)
+}
+
+// Replay is Feed as a client of the server sees it that reads the launch
+// after every batch (../shared/tools/score_api.py, `eval --url`): when a
+// batch leaves a fatal alarm unsettled, the server's answer has no status,
+// the client reads the launch, and the server, once the settle bound passed
+// with no line, settles it as the stream's end (classify.SettleStreamEnd).
+func Replay(lines []string, server string, next BatchFunc) (Run, error) {
+	return feed(lines, server, next, true, true)
+}
+
+func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) (Run, error) {
 	r := replay{st: classify.New(server), verdicts: make([]classify.LineVerdict, len(lines)),
 		alarms: map[int]classify.Alarm{}, phases: map[string]classify.Phase{}, config: map[string]string{}}
 	var statuses []string
@@ -132,10 +151,19 @@ func Feed(lines []string, server string, next BatchFunc, roundTrip bool) (Run, e
 				return Run{}, err
 			}
 		}
-		statuses = append(statuses, r.status())
+		st := r.status()
+		if asked && st != status.Ready && r.st.Summary().PendingFatal > 0 {
+			// The answer had no status (a fatal alarm is not settled): the
+			// client reads the launch, which settles it as the stream's end.
+			if err := r.apply(r.st.Settle(classify.SettleStreamEnd)); err != nil {
+				return Run{}, err
+			}
+			st = r.status()
+		}
+		statuses = append(statuses, st)
 		i = end
 	}
-	if err := r.apply(r.st.Settle()); err != nil {
+	if err := r.apply(r.st.Settle(classify.SettleStreamEnd)); err != nil {
 		return Run{}, err
 	}
 	statuses = append(statuses, r.status())

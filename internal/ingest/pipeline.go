@@ -18,10 +18,10 @@ import (
 // Ack is the answer to a stored batch.
 type Ack struct {
 	Launch     string `json:"launch"`
-	Accepted   int    `json:"accepted"`   // lines stored by this batch
-	Duplicates int    `json:"duplicates"` // lines of this batch that were already stored (a retry)
-	LastSeq    int64  `json:"last_seq"`   // the highest seq stored for the launch
-	Status     string `json:"status"`     // the settled status: an unsettled fatal alarm does not count yet
+	Accepted   int    `json:"accepted"`         // lines stored by this batch
+	Duplicates int    `json:"duplicates"`       // lines of this batch that were already stored (a retry)
+	LastSeq    int64  `json:"last_seq"`         // the highest seq stored for the launch
+	Status     string `json:"status,omitempty"` // the settled status; absent while a fatal alarm settles, unless ready
 	// Settling is set while a fatal alarm waits to settle (at most the
 	// settle bound after the last line): Status may still become alarm.
 	Settling bool `json:"settling,omitempty"`
@@ -106,6 +106,14 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Accepted, ack.LastSeq, ack.Status, ack.Settling = len(fresh), b.lastSeq, b.status, b.settleAt != nil
+		if b.unsettled && ack.Status != status.Ready {
+			// No status while a fatal alarm is not settled: a client that
+			// needs one reads the launch, which answers once it is. (A ready
+			// launch is ready whatever an alarm after its ready line turns
+			// out to be.) A trailing ERROR run alone leaves the status: the
+			// lines that follow decide it, or a reader after the bound.
+			ack.Status = ""
+		}
 		settling = b.settleAt != nil && len(fresh) > 0
 		if len(fresh) == 0 {
 			return nil // nothing changed: a retry
@@ -232,6 +240,7 @@ type batch struct {
 	lastSeq     int64
 	status      string
 	settleAt    *time.Time // the launch's settle deadline after this batch
+	unsettled   bool       // a fatal alarm of the launch is not settled yet
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
@@ -273,7 +282,7 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 	if b.ended() {
 		// Lines that arrive after the exit report: the process is gone, so
 		// no later line can change their events.
-		if err := b.settleState(ctx, state, &res); err != nil {
+		if err := b.settleState(ctx, state, classify.SettleExit, &res); err != nil {
 			return err
 		}
 	}
@@ -455,16 +464,21 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 	if err != nil {
 		return fmt.Errorf("ingest: save classifier state: %w", err)
 	}
-	facts, err := b.tx.AlarmFacts(ctx, b.launch.ID)
+	sum := state.Summary()
+	var readySeq *int64
+	if sum.Ready != nil {
+		readySeq = &sum.Ready.Seq
+	}
+	facts, err := b.tx.AlarmFacts(ctx, b.launch.ID, readySeq)
 	if err != nil {
 		return err
 	}
-	sum := state.Summary()
 	b.settleAt = b.deadline(sum, len(fresh) > 0)
+	b.unsettled = sum.PendingFatal > 0
 	u := store.LaunchUpdate{
 		ID: b.launch.ID, Attrs: attrs, Config: config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
-		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt,
+		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
 	}
 	if sum.Ready != nil {
 		t, seq := sum.Ready.Time, sum.Ready.Seq

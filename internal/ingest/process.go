@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"launchwatch/internal/classify"
 	"launchwatch/internal/store"
 )
 
@@ -79,7 +80,7 @@ func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal strin
 			// The process ended: no line can change its events any more,
 			// so they settle now rather than at the deadline.
 			b := batch{tx: tx, launch: l, received: at, settleAfter: p.settleAfter}
-			if err := b.settle(ctx); err != nil {
+			if err := b.settle(ctx, classify.SettleExit); err != nil {
 				return err
 			}
 		}

@@ -22,12 +22,13 @@ func (p *Pipeline) SettleAfter() time.Duration { return p.settleAfter }
 func (p *Pipeline) Clock() clock.Clock { return p.clock }
 
 // deadline is the launch's settle deadline after a batch whose classifier
-// summary is sum: none when no fatal alarm waits, the batch's arrival plus
-// the bound when it brought lines (a new batch moves the deadline: its
-// lines may be the ones that settle or withdraw the event), else unchanged.
+// summary is sum: none when no fatal alarm or trailing ERROR run waits, the
+// batch's arrival plus the bound when it brought lines (a new batch moves
+// the deadline: its lines may be the ones that settle or withdraw the
+// event), else unchanged.
 func (b *batch) deadline(sum classify.Summary, newLines bool) *time.Time {
 	switch {
-	case sum.PendingFatal == 0:
+	case sum.PendingFatal == 0 && sum.PendingRuns == 0:
 		return nil
 	case newLines || b.launch.SettleAt == nil:
 		t := b.received.Add(b.settleAfter)
@@ -37,10 +38,10 @@ func (b *batch) deadline(sum classify.Summary, newLines bool) *time.Time {
 	}
 }
 
-// settleState settles every event of state as if the stream ended here,
-// writes the line verdicts that revises and adds its alarms to res.
-func (b *batch) settleState(ctx context.Context, state *classify.State, res *classify.Result) error {
-	r := state.Settle()
+// settleState settles the events of state as mode says, writes the line
+// verdicts that revises and adds its alarms to res.
+func (b *batch) settleState(ctx context.Context, state *classify.State, mode classify.SettleMode, res *classify.Result) error {
+	r := state.Settle(mode)
 	if err := b.tx.UpdateVerdicts(ctx, b.launch.ID, r.Lines); err != nil {
 		return err
 	}
@@ -50,9 +51,9 @@ func (b *batch) settleState(ctx context.Context, state *classify.State, res *cla
 }
 
 // settle settles the launch's events in the transaction that holds its row
-// lock: the classifier state is restored, settled, and its result applied
-// exactly as a batch's (alarms, rules, status, state; no deadline left).
-func (b *batch) settle(ctx context.Context) error {
+// lock: the classifier state is restored, settled as mode says, and its
+// result applied exactly as a batch's (alarms, rules, status, state).
+func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
 	state := b.restoreState(b.launch.Server)
 	var res classify.Result
 	rebuilt := false
@@ -66,7 +67,7 @@ func (b *batch) settle(ctx context.Context) error {
 		}
 		rebuilt = true
 	}
-	if err := b.settleState(ctx, state, &res); err != nil {
+	if err := b.settleState(ctx, state, mode, &res); err != nil {
 		return err
 	}
 	return b.store(ctx, b.launch.Server, state, res, rebuilt, nil, store.LaunchAttrs{})
@@ -76,8 +77,8 @@ func (b *batch) settle(ctx context.Context) error {
 type settleMode int
 
 const (
-	settleDue    settleMode = iota // only once its deadline passed (the settler, a waiting reader)
-	settleAlways                   // now, whatever the deadline (the process exited)
+	settleDue   settleMode = iota // the settler: once the deadline passed, the alarms count (classify.SettleIdle)
+	settleAsked                   // a reader after the deadline: the stream's end as it stands (classify.SettleStreamEnd)
 )
 
 // settleLaunch settles launch id under its row lock if mode allows, and
@@ -91,11 +92,20 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 		if err != nil {
 			return err
 		}
-		if mode == settleDue && (l.SettleAt == nil || l.SettleAt.After(p.now())) {
-			return nil
+		if l.SettleAt != nil && l.SettleAt.After(p.now()) {
+			return nil // a batch moved the deadline
+		}
+		cm := classify.SettleIdle
+		switch {
+		case mode == settleDue && l.SettleAt == nil:
+			return nil // settled by another process or a reader
+		case mode == settleAsked && l.SettleAt == nil && !l.PendingRuns:
+			return nil // nothing waits
+		case mode == settleAsked:
+			cm = classify.SettleStreamEnd
 		}
 		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter}
-		if err := b.settle(ctx); err != nil {
+		if err := b.settle(ctx, cm); err != nil {
 			return err
 		}
 		done = true
@@ -125,7 +135,18 @@ func (p *Pipeline) AwaitSettled(ctx context.Context, l *store.Launch) (*store.La
 			return l, true, ctx.Err()
 		case <-p.clock.At(at):
 		}
-		if _, err := p.settleLaunch(ctx, l.ID, l.Key, settleDue); err != nil {
+		if _, err := p.settleLaunch(ctx, l.ID, l.Key, settleAsked); err != nil {
+			return l, true, err
+		}
+		var err error
+		if l, err = p.store.LaunchByKey(ctx, l.Key); err != nil {
+			return nil, false, err
+		}
+	}
+	if l.PendingRuns {
+		// The settler settled the alarms but leaves a trailing ERROR run
+		// alone; a reader after the bound is told the stream's end.
+		if _, err := p.settleLaunch(ctx, l.ID, l.Key, settleAsked); err != nil {
 			return l, true, err
 		}
 		var err error

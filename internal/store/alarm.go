@@ -79,20 +79,28 @@ func (t *Tx) DeleteAlarmsAfter(ctx context.Context, launchID int64, no int) erro
 type AlarmFacts struct {
 	OpenFatal      int // settled open fatal alarms: only these make a launch alarm
 	ConfirmedFatal int // a person's confirmation counts whether settled or not
-	PendingFatal   int // unsettled open fatal alarms: no verdict yet
+	// PendingFatal counts unsettled open fatal alarms that start before the
+	// ready line (all of them while not ready): no verdict yet, and one that
+	// would outrank a readiness that came after it. An alarm after the
+	// ready line does not hold readiness: the launch was ready before it.
+	PendingFatal int
 }
 
-// alarmFactsSelect computes AlarmFacts over the alarms joined as a.
-const alarmFactsSelect = `
+// alarmFactsSelect computes AlarmFacts over the alarms joined as a; ready is
+// the SQL expression of the launch's ready seq (NULL when not ready).
+func alarmFactsSelect(ready string) string {
+	return `
 	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND a.settled),
 	count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed'),
-	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND NOT a.settled)`
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND NOT a.settled AND (` + ready + ` IS NULL OR a.first_seq < ` + ready + `))`
+}
 
-// AlarmFacts returns the fatal-alarm counts of a launch.
-func (t *Tx) AlarmFacts(ctx context.Context, launchID int64) (AlarmFacts, error) {
+// AlarmFacts returns the fatal-alarm counts of a launch whose ready line is
+// readySeq (nil when not ready).
+func (t *Tx) AlarmFacts(ctx context.Context, launchID int64, readySeq *int64) (AlarmFacts, error) {
 	var f AlarmFacts
-	err := t.tx.QueryRow(ctx, `SELECT `+alarmFactsSelect+`
-		FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn`, launchID).Scan(&f.OpenFatal, &f.ConfirmedFatal, &f.PendingFatal)
+	err := t.tx.QueryRow(ctx, `SELECT `+alarmFactsSelect("$2::bigint")+`
+		FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn`, launchID, readySeq).Scan(&f.OpenFatal, &f.ConfirmedFatal, &f.PendingFatal)
 	if err != nil {
 		return f, fmt.Errorf("store: alarm facts: %w", err)
 	}

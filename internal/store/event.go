@@ -87,7 +87,7 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 	var readyAt *time.Time
 	var stored string
 	err := t.tx.QueryRow(ctx, `
-		SELECT l.ready_at, l.status, l.phase, l.exit_code, l.exit_signal, l.exit_requested,`+alarmFactsSelect+`
+		SELECT l.ready_at, l.status, l.phase, l.exit_code, l.exit_signal, l.exit_requested,`+alarmFactsSelect("l.ready_seq")+`
 		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id AND NOT a.withdrawn
 		WHERE l.id = $1
 		GROUP BY l.id`, launchID).Scan(&readyAt, &stored, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested,

@@ -49,6 +49,9 @@ type Launch struct {
 	// SettleAt is when the launch's unsettled fatal alarms settle by time,
 	// nil when none waits: until then its status is not a verdict yet.
 	SettleAt *time.Time
+	// PendingRuns: the launch's last lines are an ERROR run that a reader
+	// asking for the verdict takes as last words (migrations/00007).
+	PendingRuns bool
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -88,14 +91,14 @@ const launchColumns = `
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
-	l.settle_at`
+	l.settle_at, l.pending_runs`
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
 	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt)
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -124,6 +127,7 @@ type LaunchForUpdate struct {
 	ExitRequested   bool
 	Labels          map[string]string
 	SettleAt        *time.Time
+	PendingRuns     bool
 	Status          string // the stored status
 }
 
@@ -131,10 +135,11 @@ type LaunchForUpdate struct {
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels, settle_at, status
+		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels, settle_at,
+			pending_runs, status
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
 		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
-			&l.Labels, &l.SettleAt, &l.Status)
+			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -161,6 +166,7 @@ type LaunchUpdate struct {
 	ReadySeq        *int64     // nil keeps the stored value
 	ClassifierState []byte
 	SettleAt        *time.Time // written as is: nil means nothing waits to settle
+	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -186,11 +192,11 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			last_line_at = GREATEST(last_line_at, $14),
 			ready_at = COALESCE($15, ready_at), ready_seq = COALESCE($16, ready_seq),
 			classifier_state = $17,
-			settle_at = $18,
+			settle_at = $18, pending_runs = $19,
 			updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
-		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt)
+		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}
