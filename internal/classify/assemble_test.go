@@ -206,3 +206,23 @@ main: exiting due to model loading error`)
 		t.Errorf("alarm lines %v, want 3-6", got)
 	}
 }
+
+// mpirun's report that a rank failed is the launcher's own event, linked to
+// the rank's error.
+func TestMPILauncherReportLinksToTheRanksError(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `[1,0]<stderr>:Traceback (most recent call last):
+[1,0]<stderr>:  File "/srv/worker.py", line 40, in main
+[1,0]<stderr>:    engine = build()
+[1,0]<stderr>:RuntimeError: engine plan was built for another GPU
+--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------`)
+	if len(run.Alarms) != 2 {
+		t.Fatalf("alarms %+v, want the rank's error and mpirun's report", run.Alarms)
+	}
+	if r, c := run.Alarms[0], run.Alarms[1]; r.HeadlineSeq != 4 || c.Cause != r.ID || c.FirstSeq < 5 {
+		t.Errorf("rank error %+v, report %+v: want the report linked to the error on line 4", r, c)
+	}
+}
