@@ -106,6 +106,22 @@ func Decide(ctx context.Context, st *store.Store, d Decision) (string, error) {
 		if err != nil {
 			return err
 		}
+		// Its consequences go with it, each recorded in the audit log.
+		reason := "with alarm " + strconv.Itoa(d.AlarmNo)
+		if d.Reason != "" {
+			reason += ": " + d.Reason
+		}
+		nos, err := tx.DecideConsequences(ctx, l.ID, d.AlarmNo, state, d.Actor, reason)
+		if err != nil {
+			return err
+		}
+		for _, no := range nos {
+			err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
+				Subject: Subject(d.LaunchKey, no), Detail: map[string]any{"from": "open", "to": state, "reason": reason}})
+			if err != nil {
+				return err
+			}
+		}
 		if newStatus, err = tx.RecomputeStatus(ctx, l.ID); err != nil {
 			return err
 		}

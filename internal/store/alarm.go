@@ -29,6 +29,10 @@ type Alarm struct {
 	DecidedAt   *time.Time
 	Reason      *string
 	FirstTS     *time.Time // the time of the alarm's first line
+	// Cause is the number of the alarm this one is a consequence of (a
+	// launcher reporting its child, "See root cause above"), nil for a
+	// root cause. A consequence is decided with its cause.
+	Cause *int
 	// Settled: the event can no longer change; only settled fatal alarms
 	// count for the status (an unsettled one shows as settling).
 	Settled bool
@@ -49,16 +53,16 @@ func (t *Tx) UpsertAlarms(ctx context.Context, launchID int64, alarms []classify
 		}
 		batch.Queue(`
 			INSERT INTO alarms (launch_id, alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq,
-				template, fingerprint, ranks, occurred_at, withdrawn, settled)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+				template, fingerprint, ranks, occurred_at, withdrawn, settled, cause_no)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULLIF($15, 0))
 			ON CONFLICT (launch_id, alarm_no) DO UPDATE SET
 				first_seq = EXCLUDED.first_seq, last_seq = EXCLUDED.last_seq, kind = EXCLUDED.kind,
 				fatal = EXCLUDED.fatal, headline = EXCLUDED.headline, headline_seq = EXCLUDED.headline_seq,
 				template = EXCLUDED.template, fingerprint = EXCLUDED.fingerprint, ranks = EXCLUDED.ranks,
 				occurred_at = EXCLUDED.occurred_at, withdrawn = EXCLUDED.withdrawn, settled = EXCLUDED.settled,
-				updated_at = now()`,
+				cause_no = EXCLUDED.cause_no, updated_at = now()`,
 			launchID, a.ID, a.FirstSeq, a.LastSeq, string(a.Kind), a.Fatal, a.Headline, a.HeadlineSeq,
-			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn, a.Settled)
+			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn, a.Settled, a.Cause)
 	}
 	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("store: upsert alarms: %w", err)

@@ -11,13 +11,13 @@ import (
 
 const alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq), a.settled`
+	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq), a.settled, a.cause_no`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
 	var a Alarm
 	err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
 		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-		&a.FirstTS, &a.Settled)
+		&a.FirstTS, &a.Settled, &a.Cause)
 	return a, err
 }
 
@@ -52,6 +52,25 @@ func (t *Tx) SetAlarmDecision(ctx context.Context, launchID int64, no int, state
 		return "", fmt.Errorf("store: decide alarm: %w", err)
 	}
 	return prev, nil
+}
+
+// DecideConsequences gives the open consequences of alarm cause (alarms
+// whose cause_no it is) the same decision, and returns their numbers: an
+// engineer triages the root cause, and what it brought down goes with it.
+func (t *Tx) DecideConsequences(ctx context.Context, launchID int64, cause int, state, actor, reason string) ([]int, error) {
+	rows, err := t.tx.Query(ctx, `
+		UPDATE alarms SET state = $3, decided_by = $4, decided_at = now(), reason = NULLIF($5, ''),
+			rule_id = NULL, updated_at = now()
+		WHERE launch_id = $1 AND cause_no = $2 AND state = 'open' AND NOT withdrawn
+		RETURNING alarm_no`, launchID, cause, state, actor, reason)
+	if err != nil {
+		return nil, fmt.Errorf("store: decide consequences: %w", err)
+	}
+	nos, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, fmt.Errorf("store: decide consequences: %w", err)
+	}
+	return nos, nil
 }
 
 // DecideOpenAlarm records a decision on an alarm only if it is still open,

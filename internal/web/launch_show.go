@@ -50,6 +50,10 @@ type alarmJSON struct {
 	// Settled: the event can no longer change; a fatal alarm counts for
 	// the status only once settled (the page shows it as settling).
 	Settled bool `json:"settled"`
+	// Cause is the number of the alarm this one is a consequence of (a
+	// launcher's report of its child, "See root cause above"), null for a
+	// root cause; a consequence is decided with its cause.
+	Cause *int `json:"cause"`
 }
 
 type progressJSON struct {
@@ -134,7 +138,7 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 	for i, a := range alarms {
 		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
 			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint,
-			Settled: a.Settled}
+			Settled: a.Settled, Cause: a.Cause}
 	}
 	return j, nil
 }

@@ -168,6 +168,9 @@ func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProp
 	p := views.AlarmProps{LaunchKey: key, No: a.No, Kind: a.Kind, Fatal: a.Fatal, Headline: a.Headline,
 		HeadlineSeq: a.HeadlineSeq, Ranks: a.Ranks, State: a.State, DecidedAt: a.DecidedAt, RuleID: a.RuleID,
 		Href: lineHref(key, a.FirstSeq)}
+	if a.Cause != nil {
+		p.Cause = *a.Cause
+	}
 	if a.DecidedBy != nil {
 		p.DecidedBy = *a.DecidedBy
 	}
