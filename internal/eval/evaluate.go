@@ -94,7 +94,6 @@ func Baseline(cases []Case, pattern string, opt Options) ([]FileScore, error) {
 			o.Statuses = append(o.Statuses, statusAt(int64(end)))
 		}
 		o.Status = statusAt(int64(len(c.Lines)))
-		o.Statuses = append(o.Statuses, o.Status)
 		out = append(out, Score(c, o))
 	}
 	return out, nil

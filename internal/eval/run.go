@@ -22,10 +22,13 @@ type Run struct {
 	Ready     *classify.Marker
 	Phases    []classify.Phase
 	Config    map[string]string
-	// Statuses holds the launch status after each batch, as the server
-	// shows it: only settled fatal alarms count. The last entry is the
-	// status once the stream ended and every event was settled.
+	// Statuses holds the launch status after each batch, as a client of
+	// the server sees it (only settled fatal alarms count; see Replay).
 	Statuses []string
+	// Final is the status once the stream ended and every event settled:
+	// what a client reading the launch after its last batch is told. It is
+	// not a status between batches, so it does not count for the verdict.
+	Final string
 }
 
 // BatchFunc returns the size of the next batch.
@@ -166,8 +169,9 @@ func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) 
 	if err := r.apply(r.st.Settle(classify.SettleStreamEnd)); err != nil {
 		return Run{}, err
 	}
-	statuses = append(statuses, r.status())
-	return r.run(statuses), nil
+	run := r.run(statuses)
+	run.Final = r.status()
+	return run, nil
 }
 
 func (r *replay) run(statuses []string) Run {
@@ -197,10 +201,10 @@ func (r *replay) run(statuses []string) Run {
 
 // Status is the launch status once the stream ended.
 func (r Run) Status() string {
-	if len(r.Statuses) == 0 {
+	if r.Final == "" {
 		return status.Starting
 	}
-	return r.Statuses[len(r.Statuses)-1]
+	return r.Final
 }
 
 // Observe is what the scorer sees of a local run: the same things

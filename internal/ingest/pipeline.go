@@ -110,8 +110,11 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			// No status while a fatal alarm is not settled: a client that
 			// needs one reads the launch, which answers once it is. (A ready
 			// launch is ready whatever an alarm after its ready line turns
-			// out to be.) A trailing ERROR run alone leaves the status: the
-			// lines that follow decide it, or a reader after the bound.
+			// out to be.) A trailing ERROR run alone leaves the status as it
+			// is: the lines that follow decide it, or a reader after the
+			// bound. A crash log cut in the middle of its traceback needs the
+			// read to be decided at all, which is why an unfinished
+			// traceback counts here too.
 			ack.Status = ""
 		}
 		settling = b.settleAt != nil && len(fresh) > 0
