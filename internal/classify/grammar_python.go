@@ -123,7 +123,7 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		}
 	}
 	s.setHeadline(ev, t, seq, prio, g)
-	ev.St, ev.Level, ev.Cont, ev.Blanks = stAfterExc, p.Level, 0, 0
+	ev.St, ev.Level, ev.Cont, ev.Blanks, ev.Sub = stAfterExc, p.Level, 0, 0, 0
 	ev.Await = s.d.N + awaitWindow
 	if m.shutdown {
 		// The operator interrupted the process (KeyboardInterrupt).
@@ -162,6 +162,9 @@ func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 			return ended
 		}
 		return notYet
+	case !p.Tagged && consumeGGML(ev, p.Body, t):
+		// ggml's abort dump under its error line (grammar_ggml.go).
+		return consumed
 	case s.continuesNativeRun(ev, p, m):
 		// A native program reports one failure as it unwinds: each
 		// caller prints its own "failed to ..." line under the first.
@@ -216,7 +219,7 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	case isRichLine(t):
 		return consumed // rich's boxed traceback (TGI shards)
 	case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
-		ev.St = stAfterExc
+		ev.St, ev.Sub = stAfterExc, 0
 		return consumed
 	}
 	indented := body != "" && (body[0] == ' ' || body[0] == '\t')
@@ -259,15 +262,46 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		return consumed
 	case ev.LogErr && (strings.HasPrefix(t, "Message: ") || strings.HasPrefix(t, "Arguments: ")):
 		return consumed
+	case ev.Cont > 0 && ev.Blanks == 0 && indented(p.Body) && isSignalConsequence(m) && !isFrameLine(t):
+		// A field of a multi-line exception message that reports a
+		// process's exit (torch elastic's ChildFailedError table:
+		// "  exitcode  : 1 (pid: 7752)", "  traceback : Signal 9 (SIGKILL)
+		// received by PID 7752") is the message, not a new event.
+		s.consequence(ev, m)
+		ev.Cont++
+		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
 	case ev.Blanks == 0 && (strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "Exception raised from")):
 		return consumed // C++ frames of a torch error message
-	case ev.Blanks == 0 && ev.Cont < maxContLines && (!p.Tagged || (p.Level == ev.Level && (p.Level == "ERROR" || p.Level == "CRITICAL"))):
+	case ev.Blanks == 0 && ev.Cont < contBudget(ev) && (!p.Tagged || (p.Level == ev.Level && (p.Level == "ERROR" || p.Level == "CRITICAL"))):
+		if isBorderLine(t) {
+			// A message framed by "====" borders (torch elastic's failure
+			// report) runs to its closing border: one entry per failed rank.
+			ev.Sub ^= msgFramed
+		}
 		ev.Cont++
 		return consumed
 	}
 	return ended
+}
+
+// msgFramed is the stAfterExc sub-state bit set between the borders of a
+// framed exception message.
+const msgFramed = 2
+
+// contBudget is how many message lines may follow a final exception line:
+// more inside a framed message, still bounded.
+func contBudget(ev *event) int {
+	if ev.Sub&msgFramed != 0 {
+		return 4 * maxContLines
+	}
+	return maxContLines
+}
+
+// isBorderLine reports a line of 20 or more '=' only.
+func isBorderLine(t string) bool {
+	return len(t) >= 20 && strings.Trim(t, "=") == ""
 }
 
 // isExceptionLine reports a final exception line ("ValueError: bad x",

@@ -22,6 +22,48 @@ type grammarCase struct {
 // Every line below is made up; the formats follow each runtime's source.
 var grammarCases = []grammarCase{
 	{
+		// ggml_cuda_error's three lines, GGML_ABORT's own line and the
+		// backtrace are one event headed by the error's message.
+		name: "GGMLBackendErrorAbortDump",
+		log: `load_tensors: offloaded 41/41 layers to GPU
+ROCm error: out of memory
+  current device: 0, in function ggml_backend_cuda_buffer_set_tensor at /src/ggml/src/ggml-cuda/ggml-cuda.cu:612
+  hipMemcpyAsync((char *)tensor->data + offset, data, size, hipMemcpyHostToDevice, stream)
+/src/ggml/src/ggml-cuda/ggml-cuda.cu:80: ROCm error
+/opt/app/libggml-base.so(ggml_print_backtrace+0x1a1) [0x7f00aa001a11]
+/opt/app/libggml-base.so(ggml_abort+0x11f) [0x7f00aa001b2f]
+#4  0x00007f00aa2b1e10 in llama_context::decode(llama_batch const&) () from /opt/app/libllama.so
+[Inferior 1 (process 4242) detached]`,
+		headline: "ROCm error: out of memory",
+		headSeq:  2, kind: classify.AlarmOOM, first: 2, last: 9,
+	},
+	{
+		// torch elastic's failure table is ChildFailedError's message:
+		// its "exitcode : N" field is not a second event.
+		name: "ElasticChildFailedErrorTable",
+		log: `Traceback (most recent call last):
+  File "/usr/local/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+serve.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2030-01-01_00:00:01
+  host      : box-1
+  rank      : 0 (local_rank: 0)
+  exitcode  : -9 (pid: 1211)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 1211
+============================================================`,
+		headline: "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+		headSeq:  4, kind: classify.AlarmTraceback, first: 1, last: 19,
+	},
+	{
 		name: "GoPanicWithGoroutines",
 		log: `time=2026-03-01T10:00:00.000Z level=INFO source=server.go:80 msg="starting runner"
 panic: runtime error: index out of range [7] with length 4

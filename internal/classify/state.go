@@ -424,12 +424,19 @@ func (s *State) match(p *Prefix) lineMatch {
 			m.ending = true
 		}
 	}
-	if m.hint {
+	if m.hint || isTableRow(p.Body) {
 		// "Search for `cudaErrorAssert' in ..." names an error but only
-		// explains the one just printed.
-		m.best, m.follow = nil, nil
+		// explains the one just printed; a row of a status table (Triton's
+		// model table) quotes an error already reported above it.
+		m.best, m.follow, m.conseq, m.survivor = nil, nil, false, false
 	}
 	return m
+}
+
+// isTableRow reports a row of a text table: "| tensorrt_llm | 1 | UNAVAILABLE: ... |".
+func isTableRow(body string) bool {
+	t := strings.TrimSpace(body)
+	return len(t) > 2 && t[0] == '|' && t[len(t)-1] == '|'
 }
 
 // recent is the latest live event that ended within followWindow lines.
