@@ -72,7 +72,34 @@ func (s *State) benign(p *Prefix, src string) bool {
 		return true
 	}
 	pr := s.d.Prev
-	return pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && pr.Level == "WARNING"
+	return pr.N == s.d.N-1 && pr.Src == src && pr.Alarm == 0 && (pr.Level == "WARNING" || pr.Benign)
+}
+
+// continuesBenign reports whether the line just read belongs to a report
+// whose wording a benign signature called harmless: it matched one, or it
+// goes on with the report of the line just before on the same source (an
+// untagged continuation line of a multi-line record, or a further ERROR
+// record right after it). A traceback that follows is that report's dump.
+func (s *State) continuesBenign(p *Prefix, src string, m *lineMatch, alarm int) bool {
+	if m.benign {
+		return true
+	}
+	pr := s.d.Prev
+	if !pr.Benign || alarm != 0 || pr.N != s.d.N-1 || pr.Src != src {
+		return false
+	}
+	return !p.Tagged || p.Level == "ERROR"
+}
+
+// startLoggingError opens the event of a "--- Logging error ---" dump that
+// no failure came just before: a log call failed to format or write its
+// record. logging.Handler.handleError prints the traceback, the call stack
+// and the record, and the process goes on: the dump is silent.
+func (s *State) startLoggingError(fb *feedBuf, src string, seq int64, at time.Time, t string) *event {
+	ev := s.newEvent(fb, src, seq, at, true)
+	s.setHeadline(ev, t, seq, 0, nil)
+	ev.St, ev.LogErr = stChain, true
+	return ev
 }
 
 // isFrameLine reports a traceback frame line (better-exceptions marks the

@@ -70,6 +70,10 @@ type prevLine struct {
 	Body  string    `json:"body,omitempty"`
 	Kind  LineKind  `json:"kind,omitempty"`
 	Alarm int       `json:"alarm,omitempty"`
+	// Benign: a benign signature says this ERROR line's wording is harmless
+	// (a best-effort loader's failure): a traceback right after it is its
+	// exc_info, logged as a warning.
+	Benign bool `json:"benign,omitempty"`
 }
 
 // New returns the state of a launch that has seen no lines. server is the
@@ -180,8 +184,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 			}
 		}
 		s.retire(fb)
+		benign := s.continuesBenign(&p, src, &m, v.Alarm)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Kind: v.Kind, Alarm: v.Alarm}
+			Kind: v.Kind, Alarm: v.Alarm, Benign: benign}
 		if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
 			s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
 		}
@@ -267,6 +272,11 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.tryMerge(fb, ev)
 		return
 	case s.openGrammar(fb, &p, l.Seq, at, src, t, &m, &v):
+		return
+	case m.builtin[litLoggingError] && t == "--- Logging error ---":
+		ev := s.startLoggingError(fb, src, l.Seq, at, t)
+		s.assign(fb, ev, &v, at)
+		s.d.CurSrc = src
 		return
 	case m.builtin[litTraceback]:
 		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
