@@ -15,10 +15,15 @@ const alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.he
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
 	var a Alarm
-	err := row.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
-		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-		&a.FirstTS, &a.Settled, &a.Cause)
+	err := row.Scan(a.dest()...)
 	return a, err
+}
+
+// dest is where a row of alarmColumns scans into, in order.
+func (a *Alarm) dest() []any {
+	return []any{&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
+		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
+		&a.FirstTS, &a.Settled, &a.Cause}
 }
 
 // Alarm returns alarm no of a launch, or ErrNotFound.

@@ -165,11 +165,7 @@ func (s *Store) RuleCandidates(ctx context.Context, r Rule, offset, limit int) (
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RuleCandidate, error) {
 		var c RuleCandidate
-		a := &c.Alarm
-		err := row.Scan(&c.LaunchID, &c.LaunchKey, &c.Server, &c.Labels,
-			&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
-			&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-			&a.FirstTS, &a.Settled)
+		err := row.Scan(append([]any{&c.LaunchID, &c.LaunchKey, &c.Server, &c.Labels}, c.Alarm.dest()...)...)
 		return c, err
 	})
 	if err != nil {
