@@ -42,22 +42,48 @@ func TestCorpusMeetsThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, detect := range []bool{false, true} {
-		files, err := eval.Evaluate(cases, eval.Options{Detect: detect, Seed: 7})
+	// Issue 9's bar, plain and in every collector envelope: precision 0.98,
+	// recall 0.97, headline 0.95, every outcome, no healthy launch shown
+	// crashed. The verdict allows the one caught-and-retried traceback that
+	// a reader between batches can see a moment early (README, "Scoring it").
+	for _, env := range append([]string{""}, eval.Envelopes...) {
+		for _, detect := range []bool{false, true} {
+			opt := eval.Options{Detect: detect, Seed: 7}
+			in := cases
+			if env != "" {
+				in = wrapCases(t, cases, env)
+			}
+			files, err := eval.Evaluate(in, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if f.Inconsistent != "" {
+					t.Errorf("%s: batch split changes the result: %s", f.Name, f.Inconsistent)
+				}
+			}
+			tot := eval.Total(files)
+			t.Logf("envelope=%q detect=%v: %s", env, detect, tot.Line())
+			if tot.Precision < 0.98 || tot.Recall < 0.97 || tot.Headline < 0.95 || tot.OutcomeOK != tot.Files ||
+				tot.FalseAlarm != 0 || tot.VerdictOK < tot.Files-1 || tot.Transient > 1 {
+				t.Errorf("envelope=%q detect=%v below thresholds: %s", env, detect, tot.Line())
+			}
+		}
+	}
+}
+
+func wrapCases(t *testing.T, cases []eval.Case, env string) []eval.Case {
+	t.Helper()
+	out := make([]eval.Case, len(cases))
+	for i, c := range cases {
+		lines, err := eval.Wrap(env, c.Name, c.Lines)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range files {
-			if f.Inconsistent != "" {
-				t.Errorf("%s: batch split changes the result: %s", f.Name, f.Inconsistent)
-			}
-		}
-		tot := eval.Total(files)
-		t.Logf("detect=%v: %s", detect, tot.Line())
-		if tot.Precision < 0.95 || tot.Recall < 0.95 || tot.Headline < 0.90 || float64(tot.OutcomeOK) < 0.95*float64(tot.Files) {
-			t.Errorf("detect=%v below thresholds: %s", detect, tot.Line())
-		}
+		c.Lines = lines
+		out[i] = c
 	}
+	return out
 }
 
 // fatalAt is an open fatal alarm whose event spans first..last.
