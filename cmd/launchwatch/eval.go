@@ -125,10 +125,14 @@ ends (every event is settled).
              alarm outranks readiness): alarm or crashed is crashed, or
              ready_then_crashed when the earliest fatal alarm starts after the
              ready line; ready is ready; anything else is loading
-  verdict    the first decisive status after a batch (ready, or alarm/crashed;
-             only settled fatal alarms count) vs the label: what
-             'launchwatch wait' would have answered. A healthy file (ready or
-             loading) that showed alarm at any moment is a transient false alarm.
+  verdict    the first decisive status after a batch (ready, or alarm/crashed)
+             vs the label: what 'launchwatch wait' would have answered. The
+             status after a batch is what a client reading the server then is
+             told (settled fatal alarms count; one still settling makes the
+             client read the launch, which settles the stream as it stands);
+             the status once the stream ended is the outcome only. A healthy
+             file (ready or loading) that showed alarm at any moment is a
+             transient false alarm.
 The file is also fed line by line and in other random batches; the command
 fails if the runs disagree.
 
