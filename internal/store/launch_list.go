@@ -20,8 +20,11 @@ type LaunchFilter struct {
 	LabelName   string
 	LabelValue  string // with LabelName: the label must have this value; alone: the label must exist
 	Search      string // part of the key or the name, case-insensitive
-	Limit       int
-	Offset      int
+	// AfterKey is a cursor: only launches listed after the launch with
+	// this key (older, in the list's newest-first order).
+	AfterKey string
+	Limit    int
+	Offset   int
 }
 
 // LaunchListItem is a launch in the list, with the line times the list
@@ -31,6 +34,9 @@ type LaunchListItem struct {
 	Launch
 	FirstLineTS *time.Time // the time of the first line
 	ReadyLineTS *time.Time // the time of the readiness line
+	// DecidingHeadline is the headline of the alarm that decides the
+	// launch's fate: its first fatal alarm still open or confirmed.
+	DecidingHeadline *string
 }
 
 // TimeToReady is how long the launch took from its first line to ready.
@@ -87,6 +93,11 @@ func newLaunchQuery(f LaunchFilter) *launchQuery {
 		p := q.arg("%" + likeEscaper.Replace(f.Search) + "%")
 		q.conds = append(q.conds, "(l.key ILIKE "+p+" OR l.name ILIKE "+p+")")
 	}
+	if f.AfterKey != "" {
+		// The list's order is (created_at, id) descending; the cursor is a
+		// launch key, so a page stays put when newer launches arrive.
+		q.conds = append(q.conds, "(l.created_at, l.id) < (SELECT c.created_at, c.id FROM launches c WHERE c.key = "+q.arg(f.AfterKey)+")")
+	}
 	return q
 }
 
@@ -103,11 +114,14 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 	}
 	limit, offset := q.arg(f.Limit), q.arg(f.Offset)
 	// The line times are point lookups on the lines primary key, so the
-	// page costs two index probes per launch whatever the launch's size.
+	// page costs two index probes per launch whatever the launch's size;
+	// the deciding alarm is one probe of the alarms primary key.
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+launchColumns+`,
 			(SELECT ts FROM lines x WHERE x.launch_id = l.id ORDER BY x.seq LIMIT 1),
-			(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq)
+			(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq),
+			(SELECT a.headline FROM alarms a WHERE a.launch_id = l.id AND a.fatal AND a.state IN ('open', 'confirmed')
+				ORDER BY a.alarm_no LIMIT 1)
 		FROM launches l`+q.where()+`
 		ORDER BY l.created_at DESC, l.id DESC LIMIT `+limit+` OFFSET `+offset, q.args...)
 	if err != nil {
@@ -119,7 +133,7 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 		err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 			&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 			&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &it.FirstLineTS, &it.ReadyLineTS)
+			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)
 		return it, err
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,41 +12,159 @@ import (
 
 // LineFilter selects a window of a launch's lines for the log view.
 type LineFilter struct {
-	After      int64 // only lines with a greater seq
+	After int64 // only lines with a greater seq
+	// Before, when above 0, reads backwards instead: the last Limit lines
+	// with a smaller seq (the previous window, or the last one).
+	Before     int64
 	Limit      int
 	ErrorsOnly bool // only lines of an alarm or of kind error
 	HideConfig bool // leave out configuration dumps
 	// HideSuppressed leaves out the lines of alarms a rule suppressed, so
 	// "errors only" shows what still needs a person.
 	HideSuppressed bool
+	// Level, Stream, Rank and Kind keep only lines with that value.
+	Level, Stream, Rank, Kind string
+	// Contains keeps lines holding it, case-insensitively (in SQL).
+	Contains string
+	// Match keeps lines its RE2 expression matches (in Go: PostgreSQL's
+	// regular expressions are not RE2).
+	Match *regexp.Regexp
+	// ScanLimit bounds how many seqs one call reads past the cursor when a
+	// filter no index serves is set (Narrowing); 0 is unbounded.
+	ScanLimit int64
 }
 
-// FilteredLines returns up to f.Limit lines after f.After that pass f, in
-// order. The primary key (launch_id, seq) makes every window an index range
-// scan, so a million-line launch pages as fast as a small one; "errors
+// Narrowing reports whether f filters on something no index serves, so a
+// window may need to read far to fill: such windows scan at most
+// ScanLimit seqs.
+func (f LineFilter) Narrowing() bool {
+	return f.Level != "" || f.Stream != "" || f.Rank != "" || f.Kind != "" || f.Contains != "" || f.Match != nil
+}
+
+// LineWindow is one window of a launch's filtered lines, in seq order.
+type LineWindow struct {
+	Lines []Line
+	// More says whether lines may pass the filter beyond the window in the
+	// reading direction; Cursor is where the next call continues: the
+	// after= (forwards) or before= (backwards) value.
+	More   bool
+	Cursor int64
+	// ScannedFrom and ScannedTo are the seqs this call read, inclusive: a
+	// bounded search tells the reader how far it looked.
+	ScannedFrom, ScannedTo int64
+}
+
+// Lines of a window are read in one range of the primary key (launch_id,
+// seq), so a million-line launch pages as fast as a small one. "Errors
 // only" is written as the exact predicate of lines_errors_idx so it is an
-// index scan too, instead of a filter over every line.
+// index scan too. Filters no index serves (level, stream, rank, kind,
+// search) read at most ScanLimit seqs per call and say where they stopped,
+// so a search for something rare costs one bounded range scan per page,
+// not a scan of the whole launch.
+
+// FilteredLines returns up to f.Limit lines after f.After that pass f, in
+// order (no scan bound, forwards only).
 func (s *Store) FilteredLines(ctx context.Context, launchID int64, f LineFilter) ([]Line, error) {
-	q := `
-		SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text
-		FROM lines
-		WHERE launch_id = $1 AND seq > $2`
+	f.Before, f.ScanLimit = 0, 0
+	w, err := s.FilteredWindow(ctx, launchID, f, 0)
+	return w.Lines, err
+}
+
+// FilteredWindow returns the window of lines f selects. lastSeq is the
+// launch's last seq, which ends a bounded scan's range.
+func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter, lastSeq int64) (LineWindow, error) {
+	q := &launchQuery{}
+	q.conds = append(q.conds, "launch_id = "+q.arg(launchID))
+	back := f.Before > 0
+	var w LineWindow
+	bounded := f.ScanLimit > 0 && f.Narrowing()
+	switch {
+	case back:
+		q.conds = append(q.conds, "seq < "+q.arg(f.Before))
+		w.ScannedFrom, w.ScannedTo = 1, f.Before-1
+		if bounded {
+			w.ScannedFrom = max(1, f.Before-f.ScanLimit)
+			q.conds = append(q.conds, "seq >= "+q.arg(w.ScannedFrom))
+		}
+	default:
+		q.conds = append(q.conds, "seq > "+q.arg(f.After))
+		w.ScannedFrom, w.ScannedTo = f.After+1, lastSeq
+		if bounded {
+			w.ScannedTo = f.After + f.ScanLimit
+			q.conds = append(q.conds, "seq <= "+q.arg(w.ScannedTo))
+		}
+	}
 	if f.ErrorsOnly {
-		q += ` AND (kind = 'error' OR alarm_no IS NOT NULL)`
+		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
 	}
 	if f.HideConfig {
-		q += ` AND kind <> 'config'`
+		q.conds = append(q.conds, "kind <> 'config'")
 	}
 	if f.HideSuppressed {
-		q += ` AND (alarm_no IS NULL OR NOT EXISTS (
-			SELECT 1 FROM alarms a WHERE a.launch_id = $1 AND a.alarm_no = lines.alarm_no AND a.state = 'suppressed'))`
+		q.conds = append(q.conds, `(alarm_no IS NULL OR NOT EXISTS (
+			SELECT 1 FROM alarms a WHERE a.launch_id = lines.launch_id AND a.alarm_no = lines.alarm_no AND a.state = 'suppressed'))`)
 	}
-	q += ` ORDER BY seq LIMIT $3`
-	rows, err := s.pool.Query(ctx, q, launchID, f.After, f.Limit)
+	for col, v := range map[string]string{"level": f.Level, "stream": f.Stream, "rank": f.Rank, "kind": f.Kind} {
+		if v != "" {
+			q.conds = append(q.conds, col+" = "+q.arg(v))
+		}
+	}
+	if f.Contains != "" {
+		q.conds = append(q.conds, "text ILIKE "+q.arg("%"+likeEscaper.Replace(f.Contains)+"%"))
+	}
+	sql := `SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text FROM lines` + q.where()
+	if back {
+		sql += ` ORDER BY seq DESC`
+	} else {
+		sql += ` ORDER BY seq`
+	}
+	if f.Match == nil {
+		// With a Go-side match the range bound, not LIMIT, ends the read.
+		sql += ` LIMIT ` + q.arg(f.Limit+1)
+	}
+	rows, err := s.pool.Query(ctx, sql, q.args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: filtered lines: %w", err)
+		return w, fmt.Errorf("store: filtered lines: %w", err)
 	}
-	return collectLines(rows)
+	defer rows.Close()
+	for rows.Next() {
+		var l Line
+		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
+			return w, fmt.Errorf("store: filtered lines: %w", err)
+		}
+		if f.Match != nil && !f.Match.MatchString(l.Text) {
+			continue
+		}
+		if len(w.Lines) == f.Limit {
+			w.More = true
+			break
+		}
+		w.Lines = append(w.Lines, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return w, fmt.Errorf("store: filtered lines: %w", err)
+	}
+	if back {
+		slices.Reverse(w.Lines)
+	}
+	switch {
+	case w.More && back:
+		w.Cursor = w.Lines[0].Seq
+		w.ScannedFrom = w.Cursor
+	case w.More:
+		w.Cursor = w.Lines[len(w.Lines)-1].Seq
+		w.ScannedTo = w.Cursor
+	case bounded && back && w.ScannedFrom > 1:
+		// The range ended before the window filled: more may lie before it.
+		w.More, w.Cursor = true, w.ScannedFrom
+	case bounded && !back && w.ScannedTo < lastSeq:
+		w.More, w.Cursor = true, w.ScannedTo
+	}
+	if !back {
+		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
+	}
+	return w, nil
 }
 
 // LinesBetween returns the lines with seq in [from, to], at most limit.

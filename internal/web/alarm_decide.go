@@ -71,7 +71,7 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	if !htmx {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}
-	p, err := h.launchPage(c, key, store.LineFilter{Limit: 1})
+	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}})
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (h *handler) renderInvalidDecision(c echo.Context, d review.Decision, inval
 		fill(&card)
 		return render(c, http.StatusUnprocessableEntity, views.AlarmCard(card))
 	}
-	p, err := h.launchPage(c, d.LaunchKey, store.LineFilter{Limit: logWindow + 1})
+	p, err := h.launchPage(c, d.LaunchKey, logQuery{filter: store.LineFilter{Limit: logWindow}})
 	if err != nil {
 		return err
 	}

@@ -475,4 +475,54 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("the list stopped following once nothing matched: %v", err)
 		}
 	})
+
+	t.Run("LogSearchRegexpAndPaging", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/s-1/lines?server=vllm", ansiLog(1100))
+		tab := newBrowser(t)
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/s-1"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="log-search"]`)),
+			chromedp.SendKeys(chromedp.CSS(`[data-testid="log-search"]`), `step 10[0-9]{2}$`),
+			chromedp.Click(chromedp.CSS(`[data-testid="log-filters"] input[name="re"]`)),
+			chromedp.Click(chromedp.CSS(`[data-testid="log-filters"] button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#L1000`)),
+		)
+		if err != nil {
+			t.Fatalf("searching the log: %v", err)
+		}
+		if got := textOf(t, tab, `#L1000 .text`); got != "(APIServer pid=4394) INFO 11-29 10:16:40 [api_server.py:1] step 1000" {
+			t.Errorf("the first match reads %q", got)
+		}
+		if got := textOf(t, tab, `[data-testid="log-pager-top"] [data-testid="log-position"]`); !strings.HasPrefix(got, "lines 1000–1099 of 1107") {
+			t.Errorf("position %q", got)
+		}
+		// A bad expression keeps the page and says why.
+		err = chromedp.Do(tab,
+			chromedp.SetValue(chromedp.CSS(`[data-testid="log-search"]`), `step (`),
+			chromedp.Click(chromedp.CSS(`[data-testid="log-filters"] button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="log-error"]`)),
+		)
+		if err != nil {
+			t.Fatalf("a bad expression: %v", err)
+		}
+		if got := textOf(t, tab, `[data-testid="log-error"]`); !strings.Contains(got, "missing closing )") {
+			t.Errorf("bad expression message %q", got)
+		}
+		// Unfiltered: jump to the end, then one window back.
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/s-1"),
+			chromedp.Click(chromedp.CSS(`[data-testid="log-pager-top"] [data-testid="log-jump-end"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#L1107`)),
+			chromedp.Click(chromedp.CSS(`[data-testid="log-pager-top"] [data-testid="log-prev"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#L200`)),
+		)
+		if err != nil {
+			t.Fatalf("paging from the end: %v", err)
+		}
+		if got := textOf(t, tab, `[data-testid="log-pager-top"] [data-testid="log-position"]`); got != "lines 108–607 of 1107" {
+			t.Errorf("position %q", got)
+		}
+	})
 }

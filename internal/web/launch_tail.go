@@ -22,7 +22,7 @@ func (h *handler) launchTail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.launchPage(c, key, store.LineFilter{After: after, Limit: logWindow})
+	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{After: after, Limit: logWindow}})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -10,9 +11,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/ingest"
 	"launchwatch/internal/review"
 	"launchwatch/internal/status"
-	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
 
@@ -28,7 +29,12 @@ const firstLogCurl = `curl --data-binary @x.log -H 'Content-Type: text/plain' 'h
 // launchesIndex answers GET /: the launches, filtered and paged.
 func (h *handler) launchesIndex(c echo.Context) error {
 	f, err := parseLaunchesFilter(c.QueryParams())
-	if err != nil {
+	var inputErr *ingest.InputError
+	if errors.As(err, &inputErr) {
+		// The form stays, with what was typed and why it was refused.
+		return render(c, inputErr.Status, views.Launches(views.LaunchesProps{Filter: f, Statuses: allStatuses,
+			Error: inputErr.Message}))
+	} else if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -37,9 +43,8 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	if err := review.ReopenExpired(ctx, h.store); err != nil {
 		return err
 	}
-	sf := store.LaunchFilter{Status: f.Status, SilentAfter: h.cfg.SilentAfter, Server: f.Server, Search: f.Query,
-		Limit: launchesPerPage, Offset: (f.Page - 1) * launchesPerPage}
-	sf.LabelName, sf.LabelValue, _ = strings.Cut(f.Label, "=")
+	sf := launchFilter(f, h.cfg.SilentAfter)
+	sf.Limit, sf.Offset = launchesPerPage, (f.Page-1)*launchesPerPage
 	items, total, err := h.store.ListLaunches(ctx, sf)
 	if err != nil {
 		return err
@@ -62,7 +67,7 @@ func (h *handler) launchesIndex(c echo.Context) error {
 		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name,
 			Status: status.Observed(l.Status, l.LastHeard(), now, h.cfg.SilentAfter), Server: l.Server,
 			Host: l.Host, Start: start, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
-			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, LastHeard: l.LastHeard()})
+			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, LastHeard: l.LastHeard(), Why: launchWhy(l)})
 	}
 	if f.Page > 1 {
 		p.PrevURL = launchesURL(f, f.Page-1)
@@ -87,8 +92,9 @@ func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
 	if f.Server != "" && !serverPattern.MatchString(f.Server) {
 		return f, badParam("server %q is not valid", f.Server)
 	}
-	if name, _, _ := strings.Cut(f.Label, "="); f.Label != "" && !labelKeyPattern.MatchString(name) {
-		return f, badParam("label %q is not valid: use name or name=value", f.Label)
+	if name, value, _ := strings.Cut(f.Label, "="); f.Label != "" && (!labelKeyPattern.MatchString(name) ||
+		len(value) > 200 || !utf8.ValidString(value) || strings.ContainsAny(value, "\x00\n\r")) {
+		return f, badParam("label filter %q is not valid: use name or name=value, a name of letters, digits, _ . - (starting with a letter or _) and a value of at most 200 bytes on one line", f.Label)
 	}
 	if len(f.Query) > 200 || !utf8.ValidString(f.Query) {
 		return f, badParam("search must be at most 200 bytes of text")

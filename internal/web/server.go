@@ -109,6 +109,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	api.POST("/launches/:key/health", h.launchHealth)
 	api.POST("/launches/:key/exit", h.launchExit)
 	api.GET("/launches/:key/lines", h.linesList)
+	api.GET("/launches", h.launchesList)
 	api.GET("/launches/:key", h.launchShow)
 	api.GET("/launches/:key/live", h.launchLive)
 	api.GET("/live", h.launchesLive)

@@ -26,7 +26,7 @@ type launchPageData struct {
 	first, last time.Time
 	ready       *time.Time
 	context     map[int][]store.Line // alarm number → its lines with context
-	lines       []store.Line
+	lines       store.LineWindow
 	notes       []store.Annotation
 	audit       []store.AuditEvent // decisions on the launch's alarms
 }

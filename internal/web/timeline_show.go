@@ -2,53 +2,50 @@ package web
 
 import (
 	"errors"
-	"math"
-	"strconv"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/ingest"
 	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
 
-// logWindow is how many lines the log view shows at once.
-const logWindow = 500
-
 // timelineShow answers GET /launches/{key}: the launch's facts, timeline,
-// alarms and one window of its log (?after=SEQ, ?errors=1, ?hideconfig=1;
-// ?suppressed=1 shows the alarms rules suppressed, and their lines among
-// errors only).
+// alarms and one window of its log (the log's parameters are read by
+// parseLogQuery; ?suppressed=1 also shows the alarms rules suppressed). A
+// bad log parameter, such as a regular expression that does not compile,
+// is answered 400 with the page and the message above the log.
 func (h *handler) timelineShow(c echo.Context) error {
 	key, err := launchKey(c)
 	if err != nil {
 		return err
 	}
-	q := c.QueryParams()
-	after, err := intParam(q, "after", 0, 0, math.MaxInt64)
-	if err != nil {
+	lq, err := parseLogQuery(c.QueryParams())
+	status := http.StatusOK
+	var inputErr *ingest.InputError
+	switch {
+	case errors.As(err, &inputErr):
+		lq.invalid, status = inputErr.Message, inputErr.Status
+	case err != nil:
 		return err
 	}
-	showSuppressed := q.Get("suppressed") == "1"
-	lf := store.LineFilter{After: after, Limit: logWindow + 1, ErrorsOnly: q.Get("errors") == "1",
-		HideConfig: q.Get("hideconfig") == "1"}
-	lf.HideSuppressed = lf.ErrorsOnly && !showSuppressed
 	if err := review.ReopenExpired(c.Request().Context(), h.store); err != nil {
 		return err
 	}
-	p, err := h.launchPage(c, key, lf)
+	p, err := h.launchPage(c, key, lq)
 	if err != nil {
 		return err
 	}
-	p.ShowSuppressed = showSuppressed
-	p.Log.ShowSuppressed = showSuppressed
-	return render(c, 200, views.Launch(p))
+	p.ShowSuppressed = lq.showSuppressed
+	return render(c, status, views.Launch(p))
 }
 
 // launchPage reads everything the launch page shows.
-func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (views.LaunchProps, error) {
+func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.LaunchProps, error) {
 	ctx := c.Request().Context()
 	l, err := h.store.LaunchByKey(ctx, key)
 	if err != nil {
@@ -73,8 +70,10 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
 		return views.LaunchProps{}, err
 	}
-	if d.lines, err = h.store.FilteredLines(ctx, l.ID, lf); err != nil {
-		return views.LaunchProps{}, err
+	if lq.invalid == "" {
+		if d.lines, err = h.store.FilteredWindow(ctx, l.ID, lq.filter, l.LastSeq); err != nil {
+			return views.LaunchProps{}, err
+		}
 	}
 	if d.notes, err = h.store.Annotations(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
@@ -89,7 +88,7 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 	case !errors.Is(err, store.ErrNotFound):
 		return views.LaunchProps{}, err
 	}
-	p.Log = logProps(key, d.lines, lf, c.QueryParam("suppressed") == "1")
+	p.Log = logProps(l, d.lines, lq)
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
@@ -98,39 +97,4 @@ func (h *handler) launchPage(c echo.Context, key string, lf store.LineFilter) (v
 		p.Alarms[i].Reviewer = p.Reviewer
 	}
 	return p, nil
-}
-
-// logProps is the log window; it was read with one line more than it
-// shows, to know whether a next window exists. Its paging links keep the
-// filters and showSuppressed.
-func logProps(key string, lines []store.Line, f store.LineFilter, showSuppressed bool) views.LogProps {
-	p := views.LogProps{LaunchKey: key, ErrorsOnly: f.ErrorsOnly, HideConfig: f.HideConfig, After: f.After}
-	base := "/launches/" + key + "?"
-	if f.ErrorsOnly {
-		base += "errors=1&"
-	}
-	if f.HideConfig {
-		base += "hideconfig=1&"
-	}
-	if showSuppressed {
-		base += "suppressed=1&"
-	}
-	if len(lines) > logWindow {
-		lines = lines[:logWindow]
-		p.NextURL = base + "after=" + strconv.FormatInt(lines[len(lines)-1].Seq, 10) + "#log"
-	}
-	if f.After > 0 {
-		p.FirstURL = base + "after=0#log"
-	}
-	for _, ln := range lines {
-		p.Lines = append(p.Lines, logLine(key, ln))
-	}
-	// Only the last window of the unfiltered log follows the launch: new
-	// lines belong at its end.
-	p.Live = p.NextURL == "" && !f.ErrorsOnly && !f.HideConfig
-	p.LastSeq = f.After
-	if len(lines) > 0 {
-		p.LastSeq = lines[len(lines)-1].Seq
-	}
-	return p
 }
