@@ -226,3 +226,19 @@ a non-zero exit code. Per user-direction, the job has been aborted.
 		t.Errorf("rank error %+v, report %+v: want the report linked to the error on line 4", r, c)
 	}
 }
+
+// A progress bar another process redraws right after an exception is not
+// the exception's message.
+func TestProgressBarAfterAnExceptionIsNotItsMessage(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", "(EngineCore_DP0 pid=45) ERROR 11-30 10:00:02 [core.py:1] Traceback (most recent call last):\n"+
+		"(EngineCore_DP0 pid=45) ERROR 11-30 10:00:02 [core.py:1]   File \"/x/core.py\", line 70, in __init__\n"+
+		"(EngineCore_DP0 pid=45) ERROR 11-30 10:00:02 [core.py:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"+
+		"Loading safetensors checkpoint shards:   0% Completed | 0/4\rLoading safetensors checkpoint shards: 100% Completed | 4/4")
+	if len(run.Alarms) != 1 {
+		t.Fatalf("alarms %+v", run.Alarms)
+	}
+	if got := alarmLines(run, run.Alarms[0].ID); len(got) != 3 {
+		t.Errorf("alarm lines %v, want 1-3 (not the progress bar)", got)
+	}
+}

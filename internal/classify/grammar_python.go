@@ -299,6 +299,10 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
+	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m):
+		// Another process's progress bar or startup line that lands right
+		// after the exception: not its message.
+		return ended
 	case ev.Blanks == 0 && (strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "Exception raised from")):
 		return consumed // C++ frames of a torch error message
 	case ev.Blanks == 0 && ev.Cont < contBudget(ev) && (!p.Tagged || (p.Level == ev.Level && (p.Level == "ERROR" || p.Level == "CRITICAL"))):
@@ -350,4 +354,10 @@ func (s *State) startEmbedded(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	ev.St, ev.Level = stClosed, p.Level
 	ev.Await = s.d.N + awaitWindow
 	return ev
+}
+
+// isProgressLine reports a progress bar (tqdm's "%|", "it/s]", a carriage
+// return redraw).
+func isProgressLine(m *lineMatch) bool {
+	return m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]
 }
