@@ -219,7 +219,7 @@ func TestRunRerunWhileServerBusyAtStart(t *testing.T) {
 	srv := webtest.Start(t, web.Config{})
 	post(t, srv.URL, "rerun", "old 1\nold 2\nold 3\n")
 	target, _ := url.Parse(srv.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }} // names the target in Host, as the server checks
 	var refused atomic.Int64
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && refused.Add(1) <= 2 {

@@ -31,12 +31,14 @@ func runWait(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` with exit code 2 (0: wait as long as it takes)")
 	asJSON := fs.Bool("json", false, "print each change and the result as JSON lines")
 	giveUp := fs.Duration("give-up-after", 30*time.Second, "how long to keep trying to reach the server (at start or after a drop) before exiting 4")
-	failOn := fs.String("fail-on", "alarm", "`when` to exit 1: alarm (an open fatal alarm, the classifier's suspicion) or confirmed (only a crash a person confirmed or the process reported)")
+	failOn := fs.String("fail-on", "alarm", "`when` to exit 1: alarm (an open fatal alarm, the classifier's suspicion), confirmed (only a crash a person confirmed or the process reported) or suppressed (as alarm, and also a fatal-looking alarm a suppression rule hid)")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch wait KEY [flags]",
 		`Follows launch KEY live until it is ready or dead, printing its phases and shard
 progress, and exits with a code that says which:
   0  ready
-  1  crashed, or an open fatal alarm (the headline and the launch's URL are printed)
+  1  crashed, or an open fatal alarm (the headline and the launch's URL are printed);
+     with --fail-on suppressed also a fatal-looking alarm a suppression rule hid
+     (wait always prints those when it ends)
   2  timeout (--timeout) while still starting or loading
   3  silent: no line and no heartbeat for a while, so nobody can tell (not "not ready")
   4  the server cannot be reached, or bad usage
@@ -52,8 +54,8 @@ A launch that does not exist yet is waited for; a dropped connection is resumed.
 		}
 		return waitUnreachable
 	}
-	if len(pos) != 1 || (*failOn != "alarm" && *failOn != "confirmed") || *timeout < 0 || *giveUp <= 0 {
-		fmt.Fprintln(stderr, "launchwatch wait: want one launch KEY, --fail-on alarm|confirmed and a positive --timeout (see --help)")
+	if len(pos) != 1 || (*failOn != "alarm" && *failOn != "confirmed" && *failOn != "suppressed") || *timeout < 0 || *giveUp <= 0 {
+		fmt.Fprintln(stderr, "launchwatch wait: want one launch KEY, --fail-on alarm|confirmed|suppressed and a positive --timeout (see --help)")
 		return waitUnreachable
 	}
 	c, err := srv.client()
@@ -66,7 +68,8 @@ A launch that does not exist yet is waited for; a dropped connection is resumed.
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	w := &waiter{c: c, key: pos[0], out: stdout, json: *asJSON, failOnConfirmed: *failOn == "confirmed", tty: isTerminal(stdout), start: time.Now(), giveUp: *giveUp}
+	w := &waiter{c: c, key: pos[0], out: stdout, json: *asJSON, failOnConfirmed: *failOn == "confirmed",
+		failOnSuppressed: *failOn == "suppressed", tty: isTerminal(stdout), start: time.Now(), giveUp: *giveUp}
 	return w.run(ctx, stderr)
 }
 
@@ -77,9 +80,12 @@ type waiter struct {
 	out             io.Writer
 	json            bool
 	failOnConfirmed bool
-	tty             bool
-	start           time.Time
-	giveUp          time.Duration // how long the server may be unreachable
+	// failOnSuppressed also fails on a settled fatal-looking alarm that a
+	// suppression rule hid (--fail-on suppressed).
+	failOnSuppressed bool
+	tty              bool
+	start            time.Time
+	giveUp           time.Duration // how long the server may be unreachable
 
 	lastLine   string // the last progress line printed
 	announced  bool   // "waiting for the launch to appear" printed
@@ -161,6 +167,9 @@ func (w *waiter) judge(l *client.Launch) (int, bool) {
 		return w.finish(l, waitCrashed, "EXITED", "the process was ready, and has ended since")
 	case l.Status == "exited":
 		return w.finish(l, waitCrashed, "EXITED", "the process ended before it was ready")
+	case w.failOnSuppressed && settledSuppressed(l) != nil:
+		a := settledSuppressed(l)
+		return w.finish(l, waitCrashed, "SUPPRESSED", fmt.Sprintf("%s (a fatal-looking alarm suppressed by rule #%d; --fail-on suppressed)", a.Headline, a.RuleID))
 	case l.Status == "alarm" && !w.failOnConfirmed:
 		return w.finish(l, waitCrashed, "ALARM", crashReason(l)+" (unconfirmed; --fail-on confirmed waits for a person)")
 	case l.Status == "silent":
@@ -196,13 +205,14 @@ func (w *waiter) finish(l *client.Launch, code int, verdict, detail string) (int
 	url := w.c.LaunchURL(w.key)
 	if w.json {
 		w.printJSON(map[string]any{"launch": w.key, "result": strings.ToLower(verdict), "exit_code": code,
-			"status": l.Status, "detail": detail, "url": url})
+			"status": l.Status, "detail": detail, "url": url, "suppressed_fatal": suppressedList(l)})
 		return code, true
 	}
 	if w.tty && w.lastLine != "" {
 		fmt.Fprintln(w.out)
 	}
 	fmt.Fprintf(w.out, "%s %s: %s\n  %s\n", verdict, w.key, detail, url)
+	w.printSuppressed(l)
 	return code, true
 }
 
@@ -218,14 +228,48 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 		}
 	}
 	if w.json {
-		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "exit_code": waitTimeout, "status": last})
+		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "exit_code": waitTimeout, "status": last,
+			"suppressed_fatal": suppressedList(w.lastStatus)})
 	} else {
 		if w.tty && w.lastLine != "" {
 			fmt.Fprintln(w.out)
 		}
 		fmt.Fprintf(w.out, "TIMEOUT %s: still %s after %s\n", w.key, last, time.Since(w.start).Round(time.Second))
+		w.printSuppressed(w.lastStatus)
 	}
 	return waitTimeout
+}
+
+// printSuppressed says, when wait ends, which fatal-looking alarms rules
+// hid: a rule may be right, but the engineer waiting should know.
+func (w *waiter) printSuppressed(l *client.Launch) {
+	list := suppressedList(l)
+	if len(list) == 0 {
+		return
+	}
+	fmt.Fprintf(w.out, "  %d fatal-looking alarm(s) suppressed by rules (--fail-on suppressed fails on them):\n", len(list))
+	for _, a := range list {
+		fmt.Fprintf(w.out, "    alarm %d, suppressed by rule #%d: %s\n", a.No, a.RuleID, a.Headline)
+	}
+}
+
+// suppressedList is l's suppressed fatal-looking alarms, never nil.
+func suppressedList(l *client.Launch) []client.SuppressedFatal {
+	if l == nil || l.SuppressedFatal == nil {
+		return []client.SuppressedFatal{}
+	}
+	return l.SuppressedFatal
+}
+
+// settledSuppressed is l's first suppressed fatal-looking alarm whose event
+// settled (one still settling may be withdrawn by a retry), nil if none.
+func settledSuppressed(l *client.Launch) *client.SuppressedFatal {
+	for i := range l.SuppressedFatal {
+		if l.SuppressedFatal[i].Settled {
+			return &l.SuppressedFatal[i]
+		}
+	}
+	return nil
 }
 
 func (w *waiter) printJSON(v any) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/review"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -167,5 +168,32 @@ func TestRunThenWaitReplacesThePollingLoop(t *testing.T) {
 	cmd.Wait() //nolint:errcheck
 	if code != 1 || !strings.Contains(out, "CRASHED loop") {
 		t.Errorf("wait: exit %d, output:\n%s", code, out)
+	}
+}
+
+// A fatal-looking alarm that a suppression rule hides leaves the launch
+// starting: wait says so when it ends, and --fail-on suppressed fails on it.
+func TestWaitSuppressedFatalAlarm(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	if _, _, err := review.SaveRule(t.Context(), srv.Store, review.RuleDraft{Matcher: "substring",
+		Pattern: "CUDA out of memory", Scope: "all", Reason: "the probe's OOM is expected", Author: "ada"}); err != nil {
+		t.Fatal(err)
+	}
+	post(t, srv.URL, "hidden", "Traceback (most recent call last):\n  File \"s.py\", line 3, in run\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.94 GiB\n")
+
+	code, out := cli(t, "wait", "hidden", "--url", srv.URL, "--fail-on", "suppressed", "--timeout", "60s")
+	if code != 1 || !strings.Contains(out, "SUPPRESSED hidden") || !strings.Contains(out, "suppressed by rule #1") ||
+		!strings.Contains(out, "torch.OutOfMemoryError: CUDA out of memory") {
+		t.Errorf("--fail-on suppressed: exit %d, output:\n%s", code, out)
+	}
+	code, out = cli(t, "wait", "hidden", "--url", srv.URL, "--timeout", "2s")
+	if code != 2 || !strings.Contains(out, "TIMEOUT hidden") ||
+		!strings.Contains(out, "alarm 1, suppressed by rule #1: torch.OutOfMemoryError: CUDA out of memory") {
+		t.Errorf("default --fail-on: exit %d, output:\n%s", code, out)
+	}
+	code, out = cli(t, "wait", "hidden", "--url", srv.URL, "--timeout", "2s", "--json")
+	if code != 2 || !strings.Contains(out, `"suppressed_fatal":[{"no":1,"rule_id":1,`) {
+		t.Errorf("--json: exit %d, output:\n%s", code, out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -31,6 +32,7 @@ type config struct {
 	SilentAfter     time.Duration
 	SettleAfter     time.Duration
 	LokiLaunchLabel string
+	PublicURL       string
 }
 
 const usageHeader = `Usage: web [flags]
@@ -95,6 +97,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&c.SilentAfter, "silent-after", silent, "a starting or loading launch with no line and no heartbeat for this `duration` is shown as silent [LAUNCHWATCH_SILENT_AFTER]")
 	fs.DurationVar(&c.SettleAfter, "settle-after", settle, "a fatal alarm whose event could still change (a retry line may withdraw it) counts for the status and `wait` this `duration` after the launch's last line at the latest [LAUNCHWATCH_SETTLE_AFTER]")
 	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", ingest.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
+	fs.StringVar(&c.PublicURL, "public-url", envOr("LAUNCHWATCH_PUBLIC_URL", ""), "`URL` people and shippers reach the server at (https://launchwatch.example.com): other Host headers get 421, and only this origin may post forms or open websockets; empty accepts the loopback names when --addr is a loopback address, and any host (with a warning) on all interfaces [LAUNCHWATCH_PUBLIC_URL]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -130,10 +133,27 @@ func (c config) validate() error {
 	if !lokiLabelPattern.MatchString(c.LokiLaunchLabel) {
 		errs = append(errs, fmt.Errorf("--loki-launch-label must be a Loki label name, got %q", c.LokiLaunchLabel))
 	}
+	if _, err := c.publicURL(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// publicURL parses --public-url: nil when unset, else an http or https
+// URL with a host and nothing after it but an optional "/".
+func (c config) publicURL() (*url.URL, error) {
+	if c.PublicURL == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(c.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("--public-url must be an http or https URL such as https://launchwatch.example.com (no path), got %q", c.PublicURL)
+	}
+	return u, nil
 }
 
 // lokiLabelPattern is a valid Loki (Prometheus) label name.

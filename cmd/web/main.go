@@ -129,12 +129,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	defer func() { stopListening(); <-settling }()
 
-	e := web.New(web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
-		LokiLaunchLabel: cfg.LokiLaunchLabel}, st, pipe, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	publicURL, _ := cfg.publicURL() // validated by parseConfig
+	wcfg := web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
+		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String()}
+	if !wcfg.ChecksHosts() {
+		log.Warn("no --public-url: any Host header is answered, so a web page can reach this server through DNS rebinding; set --public-url (LAUNCHWATCH_PUBLIC_URL) to the URL people use",
+			slog.String("addr", ln.Addr().String()))
+	}
+	e := web.New(wcfg, st, pipe, log)
 	srv := &http.Server{
 		Handler:           e,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -148,7 +154,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	srv.RegisterOnShutdown(hub.Close)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", "http://"+ln.Addr().String()))
+	shownURL := "http://" + ln.Addr().String()
+	if publicURL != nil {
+		shownURL = publicURL.String()
+	}
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", shownURL))
 
 	select {
 	case err := <-serveErr:

@@ -256,7 +256,8 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	}
 	defer conn.Close()
 	body := "first half\nsecond half\n"
-	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:11])
+	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
+		strings.TrimPrefix(web.url, "http://"), len(body), body[:11])
 	time.Sleep(200 * time.Millisecond) // let the server start reading the request
 	if err := web.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -286,7 +287,8 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	}
 	for _, want := range []string{"--addr", "LAUNCHWATCH_ADDR", "127.0.0.1:8080", "--data-dir", "LAUNCHWATCH_DATA_DIR",
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
-		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER"} {
+		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER",
+		"--public-url", "LAUNCHWATCH_PUBLIC_URL"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}
@@ -306,6 +308,8 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--settle-after", "0s"}, nil, "--settle-after must be positive"},
 		{nil, []string{"LAUNCHWATCH_SETTLE_AFTER=soon"}, "LAUNCHWATCH_SETTLE_AFTER must be a duration"},
+		{[]string{"--public-url", "launchwatch.example.com"}, nil, "--public-url must be an http or https URL"},
+		{nil, []string{"LAUNCHWATCH_PUBLIC_URL=https://lw.example.com/sub/path"}, "--public-url must be an http or https URL"},
 		{[]string{"--database-url", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, nil, "connecting to the database"},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,9 @@ type Launch struct {
 	Signal   *string           `json:"exit_signal"`
 	Config   map[string]string `json:"config"`
 	Alarms   []Alarm           `json:"alarms"`
-	Times    struct {
+	// SuppressedFatal are the fatal-looking alarms a suppression rule hides.
+	SuppressedFatal []SuppressedFatal `json:"suppressed_fatal"`
+	Times           struct {
 		Created       time.Time  `json:"created"`
 		LastLine      *time.Time `json:"last_line"`
 		Ready         *time.Time `json:"ready"`
@@ -36,6 +38,14 @@ type Launch struct {
 type Progress struct {
 	Done  int `json:"done"`
 	Total int `json:"total"`
+}
+
+// SuppressedFatal is a fatal-looking alarm suppressed by a rule.
+type SuppressedFatal struct {
+	No       int    `json:"no"`
+	RuleID   int64  `json:"rule_id"`
+	Headline string `json:"headline"`
+	Settled  bool   `json:"settled"` // the event can no longer change (or be withdrawn)
 }
 
 // Alarm is an error event of a launch.

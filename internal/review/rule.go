@@ -48,6 +48,8 @@ func (d *RuleDraft) Validate() error {
 		f["pattern"] = strings.TrimPrefix(err.Error(), "classify: ")
 	} else if len(d.Pattern) > 2000 {
 		f["pattern"] = "a pattern is at most 2000 bytes"
+	} else if why := blindReason(d.Matcher, d.Pattern); why != "" {
+		f["pattern"] = why
 	}
 	switch d.Scope {
 	case "all":

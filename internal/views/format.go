@@ -28,14 +28,6 @@ func Time(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05")
 }
 
-// percent is done/total as a CSS width.
-func percent(done, total int) string {
-	if total <= 0 {
-		return "0%"
-	}
-	return strconv.Itoa(min(100, done*100/total)) + "%"
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,15 +29,20 @@ func setReviewer(c echo.Context, name string) {
 		MaxAge: int((365 * 24 * time.Hour).Seconds()), SameSite: http.SameSiteLaxMode, HttpOnly: true})
 }
 
+// reviewerName is the name the reviewer cookie remembers, "" when there
+// is none or it does not hold a name (not UTF-8, control characters, too
+// long): a malformed cookie is ignored, never an error.
 func reviewerName(c echo.Context) string {
 	ck, err := c.Cookie(reviewerCookie)
 	if err != nil {
 		return ""
 	}
-	if name, err := url.PathUnescape(ck.Value); err == nil {
-		return name
+	name, err := url.PathUnescape(ck.Value)
+	if err != nil || !utf8.ValidString(name) || len(name) > 320 ||
+		strings.ContainsFunc(name, unicode.IsControl) {
+		return ""
 	}
-	return ck.Value
+	return name
 }
 
 // alarmDecide answers POST /launches/{key}/alarms/{no}/decide with the form

@@ -525,4 +525,74 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("position %q", got)
 		}
 	})
+
+	// The Content-Security-Policy forbids inline script and style: the UI
+	// (htmx swaps, the live websockets, the progress bars) must not need
+	// them. Chromium reports every blocked thing as a violation event.
+	t.Run("UIRunsUnderTheContentSecurityPolicy", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		lines := strings.SplitAfter(crashingLog, "\n")
+		b.postText("/api/v1/launches/csp-1/lines?server=sglang", strings.Join(lines[:7], ""))
+		b.postText("/api/v1/launches/csp-2/lines?server=sglang", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n"+
+			"Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:01<00:04,  1.52s/it]\n")
+		tab := newBrowser(t)
+		_, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+			window.__csp = [];
+			document.addEventListener("securitypolicyviolation", function (e) {
+				window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline") + " " + (e.sourceFile || "") + ":" + e.lineNumber);
+			});`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		violations := func(where string) {
+			t.Helper()
+			v, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`window.__csp`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v) > 0 {
+				t.Errorf("%s: the CSP blocked %q", where, v)
+			}
+		}
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/"),
+			htmxIdle(),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="launch-row"][data-key="csp-2"] progress`)),
+		)
+		if err != nil {
+			t.Fatalf("opening the launch list: %v", err)
+		}
+		b.postText("/api/v1/launches/csp-3/lines?server=sglang", "hello\n")
+		if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`[data-testid="launch-row"][data-key="csp-3"]`)), htmxIdle()); err != nil {
+			t.Fatalf("the list did not follow over its websocket: %v", err)
+		}
+		violations("the launch list")
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/csp-1"),
+			chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="7"]`)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("opening the launch: %v", err)
+		}
+		b.postText("/api/v1/launches/csp-1/lines", strings.Join(lines[7:], ""))
+		if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`#log-lines [data-seq="13"].k-error`)), htmxIdle()); err != nil {
+			t.Fatalf("the launch page did not follow over its websocket: %v", err)
+		}
+		violations("the launch page")
+		err = chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/rules/new?launch=csp-1&alarm=1"),
+			htmxIdle(),
+			chromedp.Click(chromedp.CSS(`[data-testid="rule-preview-button"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="preview-total"]`)),
+			htmxIdle(),
+			chromedp.Navigate(b.url+"/review"),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("the rule preview and the review queue: %v", err)
+		}
+		violations("the rule preview and the review queue")
+	})
 }

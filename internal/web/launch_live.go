@@ -7,8 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -24,24 +22,6 @@ const (
 	liveStatusEvery = 5 * time.Second // re-check the status so silence shows without any event
 	livePageLines   = 1000
 )
-
-var upgrader = websocket.Upgrader{
-	ReadBufferSize:  1024,
-	WriteBufferSize: 32 << 10,
-	CheckOrigin:     sameOrigin,
-}
-
-// sameOrigin accepts clients that send no Origin (command-line tools) and
-// browsers on a page of this very server; a page elsewhere may not read
-// launches through a visitor's browser.
-func sameOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host == r.Host
-}
 
 // liveMessage is one message pushed to a live client.
 type liveMessage struct {

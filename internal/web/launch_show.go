@@ -21,18 +21,29 @@ type launchJSON struct {
 	Status string            `json:"status"`
 	// Settling is set while a fatal alarm waits to settle (at most the
 	// settle bound after the last line): status is not a verdict yet.
-	Settling  bool              `json:"settling,omitempty"`
-	Phase     string            `json:"phase"`
-	Progress  *progressJSON     `json:"progress,omitempty"`
-	Counts    countsJSON        `json:"counts"`
-	Times     timesJSON         `json:"times"`
-	LastSeq   int64             `json:"last_seq"`
-	ReadySeq  *int64            `json:"ready_seq,omitempty"`
-	ExitCode  *int              `json:"exit_code,omitempty"`
-	Signal    *string           `json:"exit_signal,omitempty"`
-	Config    map[string]string `json:"config"`
-	Alarms    []alarmJSON       `json:"alarms"`
-	LinesPath string            `json:"lines_url"`
+	Settling bool              `json:"settling,omitempty"`
+	Phase    string            `json:"phase"`
+	Progress *progressJSON     `json:"progress,omitempty"`
+	Counts   countsJSON        `json:"counts"`
+	Times    timesJSON         `json:"times"`
+	LastSeq  int64             `json:"last_seq"`
+	ReadySeq *int64            `json:"ready_seq,omitempty"`
+	ExitCode *int              `json:"exit_code,omitempty"`
+	Signal   *string           `json:"exit_signal,omitempty"`
+	Config   map[string]string `json:"config"`
+	Alarms   []alarmJSON       `json:"alarms"`
+	// SuppressedFatal lists the fatal-looking alarms a suppression rule
+	// hides: a rule cannot make a crash disappear without a trace.
+	SuppressedFatal []suppressedFatalJSON `json:"suppressed_fatal"`
+	LinesPath       string                `json:"lines_url"`
+}
+
+// suppressedFatalJSON is a fatal-looking alarm suppressed by a rule.
+type suppressedFatalJSON struct {
+	No       int    `json:"no"`
+	RuleID   int64  `json:"rule_id"`
+	Headline string `json:"headline"`
+	Settled  bool   `json:"settled"`
 }
 
 // alarmJSON is the API shape of an alarm.
@@ -139,6 +150,13 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
 			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint,
 			Settled: a.Settled, Cause: a.Cause}
+	}
+	j.SuppressedFatal = []suppressedFatalJSON{}
+	for _, a := range alarms {
+		if a.Fatal && a.State == "suppressed" && a.RuleID != nil {
+			j.SuppressedFatal = append(j.SuppressedFatal, suppressedFatalJSON{No: a.No, RuleID: *a.RuleID,
+				Headline: a.Headline, Settled: a.Settled})
+		}
 	}
 	return j, nil
 }

@@ -25,7 +25,7 @@ type liveSocket struct {
 // the upgrader has answered the client then.
 func (h *handler) openLive(c echo.Context, key string) (s *liveSocket, ok bool) {
 	sub := h.hub.Subscribe(key)
-	ws, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	ws, err := h.upgrader.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
 		h.hub.Unsubscribe(sub)
 		return nil, false

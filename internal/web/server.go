@@ -6,8 +6,10 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -34,6 +36,23 @@ type Config struct {
 	// MaxConcurrentIngest is how many ingest requests are served at once;
 	// more are answered 429 with Retry-After. 0 means DefaultMaxConcurrentIngest.
 	MaxConcurrentIngest int
+	// PublicURL is the URL people and shippers reach the server at
+	// (--public-url): only its host is answered (421 for others) and only
+	// its origin may post forms or open websockets from a browser. Nil
+	// derives the policy from ListenAddr.
+	PublicURL *url.URL
+	// ListenAddr is the address the server listens on, its port resolved.
+	// Without PublicURL: a loopback address accepts exactly the loopback
+	// names (localhost, 127.x, [::1]) with its port; one specific address
+	// accepts itself; all interfaces (0.0.0.0, ::) or "" checks no host.
+	ListenAddr string
+}
+
+// ChecksHosts reports whether a server with cfg checks the Host header;
+// cmd/web warns when it does not.
+func (cfg Config) ChecksHosts() bool {
+	_, check := newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
+	return check
 }
 
 // DefaultSilentAfter is the silence threshold when none is configured.
@@ -50,6 +69,12 @@ type handler struct {
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
 	gaps        *gapCache // the timeline's gaps of unchanged launches (gap_cache.go)
+	// hosts and crossOrigin are the server's notion of its own origin
+	// (origin.go).
+	hosts       hostPolicy
+	checkHosts  bool
+	crossOrigin *http.CrossOriginProtection
+	upgrader    websocket.Upgrader
 }
 
 // New returns the echo instance serving all routes.
@@ -72,10 +97,17 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache()}
 	h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
+	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
+	h.crossOrigin = http.NewCrossOriginProtection()
+	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = h.handleError
+	e.Pre(securityHeaders)
+	if h.checkHosts {
+		e.Pre(h.checkHost)
+	}
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: h.logPanic}))
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, HandleError: true,
@@ -88,19 +120,20 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/", h.launchesIndex)
 	e.GET("/launches/:key", h.timelineShow)
 	e.GET("/launches/:key/tail", h.launchTail)
-	// Browser forms change state: refuse cross-origin posts (CSRF).
-	sameOrigin := echo.WrapMiddleware(http.NewCrossOriginProtection().Handler)
-	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, sameOrigin)
-	e.POST("/launches/:key/annotations", h.annotationCreate, sameOrigin)
+	// Browser forms change state: refuse cross-origin posts (CSRF), then
+	// read the form under its size limit.
+	uiForm := func(next echo.HandlerFunc) echo.HandlerFunc { return h.sameOriginForm(readForm(next)) }
+	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, uiForm)
+	e.POST("/launches/:key/annotations", h.annotationCreate, uiForm)
 	e.GET("/rules", h.rulesIndex)
 	e.GET("/rules/new", h.ruleNew)
 	e.GET("/rules/preview", h.rulePreview)
-	e.POST("/rules", h.ruleCreate, sameOrigin)
-	e.POST("/rules/:id/toggle", h.ruleToggle, sameOrigin)
+	e.POST("/rules", h.ruleCreate, uiForm)
+	e.POST("/rules/:id/toggle", h.ruleToggle, uiForm)
 	e.GET("/rules/:id/edit", h.ruleEdit)
-	e.POST("/rules/:id", h.ruleUpdate, sameOrigin)
+	e.POST("/rules/:id", h.ruleUpdate, uiForm)
 	e.GET("/review", h.reviewIndex)
-	e.POST("/review/decide", h.reviewDecide, sameOrigin)
+	e.POST("/review/decide", h.reviewDecide, uiForm)
 	e.GET("/compare", h.compareShow)
 
 	api := e.Group("/api/v1")

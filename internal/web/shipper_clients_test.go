@@ -50,7 +50,10 @@ func lossyProxy(t *testing.T, target string, lose int32) string {
 		t.Fatal(err)
 	}
 	var seen atomic.Int32
-	p := httputil.NewSingleHostReverseProxy(u)
+	// SetURL also names the target in the Host header, as a proxy in
+	// front of Launchwatch without --public-url must (the server answers
+	// its own host only).
+	p := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }}
 	p.ModifyResponse = func(r *http.Response) error {
 		if seen.Add(1) <= lose && r.StatusCode < 300 {
 			r.StatusCode, r.Status = http.StatusServiceUnavailable, "503 Service Unavailable"

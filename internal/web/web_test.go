@@ -58,6 +58,10 @@ func (b *testBundle) do(method, path, contentType string, body []byte, headers .
 		req.Header.Set("Content-Type", contentType)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)

@@ -71,7 +71,14 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		pipe.RunSettler(ctx)
 	}()
 	cfg.Hub = hub
-	srv := httptest.NewServer(web.New(cfg, st, pipe, log))
+	// Listen first, so the server knows its address and checks the Host
+	// header as cmd/web does on a loopback address.
+	srv := httptest.NewUnstartedServer(nil)
+	if cfg.ListenAddr == "" {
+		cfg.ListenAddr = srv.Listener.Addr().String()
+	}
+	srv.Config.Handler = web.New(cfg, st, pipe, log)
+	srv.Start()
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()
