@@ -33,6 +33,9 @@ const (
 	// maxZone bounds a plausible host offset: time zones run from UTC−12
 	// to UTC+14; farther is an old log, not a clock.
 	maxZone = 14*time.Hour + backfillAfter
+	// clockSteady is how far the estimate must move before the launch's
+	// offset follows it (and its stored times are moved).
+	clockSteady = 5 * time.Second
 )
 
 // Clock sources of a launch.
@@ -147,8 +150,13 @@ func (c *clockState) observe(received time.Time, logged []time.Time, tz string) 
 	if n := len(c.Samples); n > clockSamples {
 		c.Samples = slices.Clone(c.Samples[n-clockSamples:])
 	}
-	if c.Source != ClockTZ {
-		c.Offset, c.Source = snapZone(c.median()), ClockEstimated
+	if c.Source == ClockTZ {
+		return
+	}
+	// A new offset moves every stored time of the launch: a host clock's
+	// error is followed only when it moved by more than clockSteady.
+	if next := snapZone(c.median()); c.Source == ClockNone || next-c.Offset > clockSteady || c.Offset-next > clockSteady {
+		c.Offset, c.Source = next, ClockEstimated
 	}
 }
 
