@@ -57,8 +57,8 @@ func (l labelFlags) Set(v string) error {
 
 // attrFlags are the launch attributes ship and run send with each batch.
 type attrFlags struct {
-	server, host, name string
-	labels             labelFlags
+	server, host, name, tz string
+	labels                 labelFlags
 }
 
 func addAttrFlags(fs *flag.FlagSet) *attrFlags {
@@ -68,12 +68,13 @@ func addAttrFlags(fs *flag.FlagSet) *attrFlags {
 	fs.StringVar(&a.host, "host", host, "`host` the launch runs on")
 	fs.StringVar(&a.name, "name", "", "a human `name` for the launch (e.g. the model)")
 	fs.Var(a.labels, "label", "a `K=V` label of the launch; repeat for more")
+	fs.StringVar(&a.tz, "tz", "", "the `zone` the log's times are written in when they carry no offset: an IANA name (Europe/Berlin) or ±hh:mm; overrides the offset the server estimates")
 	return a
 }
 
 func (a *attrFlags) values() url.Values {
 	q := url.Values{}
-	for k, v := range map[string]string{"server": a.server, "host": a.host, "name": a.name} {
+	for k, v := range map[string]string{"server": a.server, "host": a.host, "name": a.name, "tz": a.tz} {
 		if v != "" {
 			q.Set(k, v)
 		}

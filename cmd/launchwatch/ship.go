@@ -37,6 +37,7 @@ the lines wait and are retried with backoff; a heartbeat every few seconds tells
 server the shipper is alive while the launch prints nothing.`,
 		`  launchwatch ship /var/log/sglang.log --launch llama70b-tp8-0412 --server sglang
   launchwatch ship server.log --launch demo --once --url http://launchwatch:8080
+  launchwatch ship server.log --launch demo --once --tz Europe/Berlin   # the log prints local time
 `)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -71,6 +71,11 @@ type Line struct {
 	Seq  int64     // position in the launch, strictly increasing across Feed calls
 	Text string    // the line without its trailing newline
 	Time time.Time // the shipper's timestamp or the receive time; zero if unknown
+	// Clock is the line's time on its launch's clock (ingest's, see
+	// design.md "The launch clock"); when set, it is the time of the
+	// phases, readiness and alarms the line marks, in place of the time in
+	// its prefix.
+	Clock time.Time
 }
 
 // LineVerdict is the classification of one line. A later Result may carry a

@@ -164,7 +164,10 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.d.Year = p.Time.Year()
 	}
 	v := LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: p.Level, Rank: p.Rank, Time: p.Time}
-	at := p.Time
+	at := l.Clock
+	if at.IsZero() {
+		at = p.Time
+	}
 	if at.IsZero() {
 		at = l.Time
 	}

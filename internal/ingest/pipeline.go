@@ -98,7 +98,7 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Duplicates = dups
-		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter}
+		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock}
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err
 		}
@@ -244,6 +244,8 @@ type batch struct {
 	status      string
 	settleAt    *time.Time // the launch's settle deadline after this batch
 	unsettled   bool       // a fatal alarm of the launch is not settled yet
+	rebuilt     bool       // the classification was rebuilt from every stored line
+	clock       store.LaunchClock
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
@@ -254,6 +256,10 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		server = attrs.Server
 	}
 	state := b.restoreState(server)
+	times, err := b.clockTimes(ctx, fresh, attrs.TZ)
+	if err != nil {
+		return err
+	}
 	var res classify.Result
 	rebuilt := false
 	switch {
@@ -262,8 +268,8 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 	case len(fresh) > 0 && state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
 		// The usual case: the batch continues the launch, so the
 		// classifier streams on from its saved state.
-		res = state.Feed(classifierLines(fresh, b.received))
-		if err := b.writeLines(ctx, fresh, &res); err != nil {
+		res = state.Feed(classifierLines(fresh, times, b.received))
+		if err := b.writeLines(ctx, fresh, times, &res); err != nil {
 			return err
 		}
 	default:
@@ -272,11 +278,12 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 		// otherwise save an empty state and reset the phase): classify the
 		// whole launch again from its stored lines so the verdicts are
 		// those of an in-order arrival.
-		if err := b.writeLines(ctx, fresh, prefixTimes(fresh, b.received)); err != nil {
+		// The lines are written first with their times but no verdicts;
+		// the rebuild then writes the real verdicts.
+		if err := b.writeLines(ctx, fresh, times, &classify.Result{}); err != nil {
 			return err
 		}
 		state = classify.New(server)
-		var err error
 		if res, err = b.rebuild(ctx, state); err != nil {
 			return err
 		}
@@ -289,6 +296,7 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 			return err
 		}
 	}
+	b.rebuilt = rebuilt
 	return b.store(ctx, server, state, res, rebuilt, fresh, attrs)
 }
 
@@ -335,77 +343,36 @@ func (b *batch) restoreState(server string) *classify.State {
 	return classify.New(server)
 }
 
-// prefixTimes stands in for the verdicts of lines stored ahead of a
-// rebuild: only the time in each line's own prefix, which the streaming
-// path would have stored as the line's ts, so that a line's time does not
-// depend on the order its batch arrived in. The rebuild then writes the
-// real verdicts.
-func prefixTimes(lines []Line, received time.Time) *classify.Result {
-	res := &classify.Result{Lines: make([]classify.LineVerdict, len(lines))}
-	for i, l := range lines {
-		year := received.Year() // the year the classifier assumes (see classifierLines)
-		if !l.TS.IsZero() {
-			year = l.TS.Year()
-		}
-		res.Lines[i] = classify.LineVerdict{Seq: l.Seq, Kind: classify.KindPlain, Time: classify.ParsePrefix(l.Text, year).Time}
-	}
-	return res
-}
-
-func classifierLines(lines []Line, received time.Time) []classify.Line {
+func classifierLines(lines []Line, times []lineTime, received time.Time) []classify.Line {
 	out := make([]classify.Line, len(lines))
 	for i, l := range lines {
 		t := l.TS
 		if t.IsZero() {
 			t = received
 		}
-		out[i] = classify.Line{Seq: l.Seq, Text: l.Text, Time: t}
+		out[i] = classify.Line{Seq: l.Seq, Text: l.Text, Time: t, Clock: times[i].ts}
 	}
 	return out
 }
 
-// writeLines COPYs the fresh lines with their verdicts from res and
-// rewrites earlier lines whose verdicts res revised.
-func (b *batch) writeLines(ctx context.Context, fresh []Line, res *classify.Result) error {
+// writeLines COPYs the fresh lines with their times and their verdicts
+// from res, and rewrites earlier lines whose verdicts res revised.
+func (b *batch) writeLines(ctx context.Context, fresh []Line, times []lineTime, res *classify.Result) error {
 	verdicts := make(map[int64]classify.LineVerdict, len(res.Lines))
 	var revised []classify.LineVerdict
 	for _, v := range res.Lines {
 		verdicts[v.Seq] = v
 	}
 	rows := make([]store.Line, len(fresh))
-	var lastTS time.Time
 	for i, l := range fresh {
 		v, ok := verdicts[l.Seq]
 		if !ok {
 			v = classify.LineVerdict{Kind: classify.KindPlain}
 		}
 		delete(verdicts, l.Seq)
-		ts := l.TS
-		if ts.IsZero() {
-			ts = v.Time // the timestamp in the line's own prefix
-		}
-		if ts.IsZero() && i == 0 {
-			// The line before this batch's first line is stored already
-			// (or not at all): its time is the one to take, wherever the
-			// batch boundary fell.
-			var err error
-			if lastTS, err = b.tx.LineTimeBefore(ctx, b.launch.ID, l.Seq); err != nil {
-				return err
-			}
-		}
-		if ts.IsZero() {
-			// A line without a time of its own (a traceback frame, a
-			// progress bar) was written right after the line before it;
-			// the receive time would put a replayed log's tail hours
-			// away from its head on the timeline.
-			ts = lastTS
-		}
-		if ts.IsZero() {
-			ts = b.received
-		}
-		lastTS = ts
-		rows[i] = store.Line{Seq: l.Seq, TS: ts, ReceivedAt: b.received, Stream: l.Stream, Kind: string(v.Kind),
-			Level: cmp.Or(v.Level, l.Level), Rank: v.Rank, AlarmNo: alarmNo(v.Alarm), Text: l.Text}
+		rows[i] = store.Line{Seq: l.Seq, TS: times[i].ts, ReceivedAt: b.received, LoggedAt: times[i].logged,
+			Stream: l.Stream, Kind: string(v.Kind), Level: cmp.Or(v.Level, l.Level), Rank: v.Rank,
+			AlarmNo: alarmNo(v.Alarm), Text: l.Text}
 	}
 	for _, v := range verdicts {
 		revised = append(revised, v)
@@ -482,8 +449,11 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 		ID: b.launch.ID, Attrs: attrs, Config: config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
 		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
+		Clock: b.clock,
 	}
-	if sum.Ready != nil {
+	if sum.Ready != nil && (b.launch.ReadyAt == nil || b.rebuilt) {
+		// Once stored, the ready time moves with the launch clock
+		// (ShiftClock); the saved state keeps the time it first had.
 		t, seq := sum.Ready.Time, sum.Ready.Seq
 		u.ReadyAt, u.ReadySeq = &t, &seq
 	}

@@ -104,7 +104,7 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 		case mode == settleAsked:
 			cm = classify.SettleStreamEnd
 		}
-		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter}
+		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter, clock: l.Clock}
 		if err := b.settle(ctx, cm); err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func (t *Tx) UpsertAlarms(ctx context.Context, launchID int64, alarms []classify
 				first_seq = EXCLUDED.first_seq, last_seq = EXCLUDED.last_seq, kind = EXCLUDED.kind,
 				fatal = EXCLUDED.fatal, headline = EXCLUDED.headline, headline_seq = EXCLUDED.headline_seq,
 				template = EXCLUDED.template, fingerprint = EXCLUDED.fingerprint, ranks = EXCLUDED.ranks,
-				occurred_at = EXCLUDED.occurred_at, withdrawn = EXCLUDED.withdrawn, settled = EXCLUDED.settled,
+				occurred_at = COALESCE(alarms.occurred_at, EXCLUDED.occurred_at), withdrawn = EXCLUDED.withdrawn, settled = EXCLUDED.settled,
 				cause_no = EXCLUDED.cause_no, updated_at = now()`,
 			launchID, a.ID, a.FirstSeq, a.LastSeq, string(a.Kind), a.Fatal, a.Headline, a.HeadlineSeq,
 			a.Template, a.Fingerprint, max(a.Ranks, 1), occurred, a.Withdrawn, a.Settled, a.Cause)

@@ -16,6 +16,10 @@ type LaunchAttrs struct {
 	Server string
 	Host   string
 	Labels map[string]string
+	// TZ is the shipper's --tz: the zone the host writes its log times in
+	// without an offset (an IANA name or ±hh:mm); it overrides the
+	// estimated clock offset.
+	TZ string
 }
 
 // Launch is a launch as shown by the API and the UI.
@@ -129,17 +133,48 @@ type LaunchForUpdate struct {
 	SettleAt        *time.Time
 	PendingRuns     bool
 	Status          string // the stored status
+	Clock           LaunchClock
+}
+
+// LaunchClock is the launch clock's state that ingest keeps between batches.
+type LaunchClock struct {
+	Offset  time.Duration
+	Source  string
+	TZ      string
+	Samples []int64 // received − logged of recent live batches, nanoseconds
+	Logged  bool    // a line with a log time was seen
+}
+
+// Clock returns the clock of a launch: its offset, where it came from and
+// the shipper's --tz (migrations/00009).
+func (s *Store) Clock(ctx context.Context, launchID int64) (LaunchClock, error) {
+	var c LaunchClock
+	var offset int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT clock_offset, clock_source, clock_tz, clock_samples, clock_logged FROM launches WHERE id = $1`,
+		launchID).Scan(&offset, &c.Source, &c.TZ, &c.Samples, &c.Logged)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	if err != nil {
+		return c, fmt.Errorf("store: launch clock: %w", err)
+	}
+	c.Offset = time.Duration(offset)
+	return c, nil
 }
 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
+	var clockOffset int64
 	err := t.tx.QueryRow(ctx, `
 		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels, settle_at,
-			pending_runs, status
+			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
 		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
-			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status)
+			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
+			&l.Clock.Logged)
+	l.Clock.Offset = time.Duration(clockOffset)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -167,6 +202,7 @@ type LaunchUpdate struct {
 	ClassifierState []byte
 	SettleAt        *time.Time // written as is: nil means nothing waits to settle
 	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
+	Clock           LaunchClock
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -177,6 +213,10 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	}
 	if config == nil {
 		config = map[string]string{}
+	}
+	samples := u.Clock.Samples
+	if samples == nil {
+		samples = []int64{}
 	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE launches SET
@@ -193,10 +233,12 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			ready_at = COALESCE($15, ready_at), ready_seq = COALESCE($16, ready_seq),
 			classifier_state = $17,
 			settle_at = $18, pending_runs = $19,
+			clock_offset = $20, clock_source = $21, clock_tz = $22, clock_samples = $23, clock_logged = $24,
 			updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
-		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns)
+		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

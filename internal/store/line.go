@@ -14,8 +14,9 @@ import (
 // Line is one stored log line.
 type Line struct {
 	Seq        int64
-	TS         time.Time // the best known time of the line
+	TS         time.Time // the line's time on its launch's clock
 	ReceivedAt time.Time
+	LoggedAt   *time.Time // the time in the line's own text, read as UTC; nil if none
 	Stream     string
 	Kind       string
 	Level      string
@@ -60,10 +61,10 @@ func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time
 // sure none of the seqs is stored yet.
 func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
 	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"lines"},
-		[]string{"launch_id", "seq", "ts", "received_at", "stream", "kind", "level", "rank", "alarm_no", "text"},
+		[]string{"launch_id", "seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"},
 		pgx.CopyFromSlice(len(lines), func(i int) ([]any, error) {
 			l := &lines[i]
-			return []any{launchID, l.Seq, l.TS, l.ReceivedAt, l.Stream, l.Kind, l.Level, l.Rank, l.AlarmNo, l.Text}, nil
+			return []any{launchID, l.Seq, l.TS, l.ReceivedAt, l.LoggedAt, l.Stream, l.Kind, l.Level, l.Rank, l.AlarmNo, l.Text}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("store: copy lines: %w", err)
@@ -120,6 +121,7 @@ func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.L
 		if err := rows.Scan(&l.Seq, &l.Time, &l.Text); err != nil {
 			return fmt.Errorf("store: scan lines: %w", err)
 		}
+		l.Clock = l.Time // the stored time is on the launch clock
 		buf = append(buf, l)
 		if len(buf) == chunk {
 			fn(buf)
@@ -144,4 +146,38 @@ func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}
 	return collectLines(rows)
+}
+
+// ShiftClock moves every time of a launch that is on its clock by delta:
+// its lines, phases and readiness, when ingest's estimate of the clock
+// offset changed.
+func (t *Tx) ShiftClock(ctx context.Context, launchID int64, delta time.Duration) error {
+	for _, q := range []string{
+		`UPDATE lines SET ts = ts + $2 WHERE launch_id = $1`,
+		`UPDATE launch_phases SET begin_at = begin_at + $2, end_at = end_at + $2 WHERE launch_id = $1`,
+		`UPDATE launches SET ready_at = ready_at + $2 WHERE id = $1`,
+		`UPDATE alarms SET occurred_at = occurred_at + $2 WHERE launch_id = $1`,
+	} {
+		if _, err := t.tx.Exec(ctx, q, launchID, delta); err != nil {
+			return fmt.Errorf("store: shift clock: %w", err)
+		}
+	}
+	return nil
+}
+
+// RetimeBefore sets the time of the launch's stored lines before seq, and
+// of the phases they began or ended, to ts: they had no log time of their
+// own, and the first line that has one is the neighbour they take it from.
+func (t *Tx) RetimeBefore(ctx context.Context, launchID, seq int64, ts time.Time) error {
+	for _, q := range []string{
+		`UPDATE lines SET ts = $3 WHERE launch_id = $1 AND seq < $2`,
+		`UPDATE launch_phases SET begin_at = $3 WHERE launch_id = $1 AND begin_seq < $2`,
+		`UPDATE launch_phases SET end_at = $3 WHERE launch_id = $1 AND end_seq < $2`,
+		`UPDATE launches SET ready_at = $3 WHERE id = $1 AND ready_seq < $2`,
+	} {
+		if _, err := t.tx.Exec(ctx, q, launchID, seq, ts); err != nil {
+			return fmt.Errorf("store: retime lines: %w", err)
+		}
+	}
+	return nil
 }

@@ -23,7 +23,9 @@ type Phase struct {
 
 // UpsertPhases stores phases the classifier began, advanced or ended. A
 // later report of the same phase (same name and first line) replaces the
-// earlier one.
+// earlier one, except for its begin time: that was stored on the launch
+// clock and moved with it (ShiftClock), while the classifier's saved state
+// may hold the time the clock showed when the phase began.
 func (t *Tx) UpsertPhases(ctx context.Context, launchID int64, phases []classify.Phase) error {
 	if len(phases) == 0 {
 		return nil
@@ -39,7 +41,7 @@ func (t *Tx) UpsertPhases(ctx context.Context, launchID int64, phases []classify
 			INSERT INTO launch_phases (launch_id, begin_seq, name, begin_at, end_seq, end_at, done, total)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (launch_id, begin_seq, name) DO UPDATE SET
-				begin_at = EXCLUDED.begin_at, end_seq = EXCLUDED.end_seq, end_at = EXCLUDED.end_at,
+				end_seq = EXCLUDED.end_seq, end_at = EXCLUDED.end_at,
 				done = EXCLUDED.done, total = EXCLUDED.total`,
 			launchID, p.BeginSeq, p.Name, p.Begin, endSeq, end, p.Done, p.Total)
 	}

@@ -36,6 +36,14 @@ type launchJSON struct {
 	// hides: a rule cannot make a crash disappear without a trace.
 	SuppressedFatal []suppressedFatalJSON `json:"suppressed_fatal"`
 	LinesPath       string                `json:"lines_url"`
+	// ClockOffset is what was added to the log's own times to put them on
+	// the launch clock, in seconds (-7200 for a host writing UTC+2 without
+	// an offset); ClockSource says where it came from: "estimated" from
+	// lines received live, "tz" from the shipper's --tz (ClockTZ), or ""
+	// when nothing was measured (a backfilled log keeps its own times).
+	ClockOffset float64 `json:"clock_offset"`
+	ClockSource string  `json:"clock_source"`
+	ClockTZ     string  `json:"clock_tz,omitempty"`
 }
 
 // suppressedFatalJSON is a fatal-looking alarm suppressed by a rule.
@@ -79,6 +87,9 @@ type countsJSON struct {
 	FatalAlarms int   `json:"fatal_alarms"`
 }
 
+// timesJSON are the launch's times. first_line, last_line, ready and ended
+// are on the launch clock, like the timeline and each line's ts; created,
+// updated and last_heartbeat are when the server recorded them.
 type timesJSON struct {
 	Created       time.Time  `json:"created"`
 	Updated       time.Time  `json:"updated"`
@@ -141,6 +152,9 @@ func (h *handler) launchShow(c echo.Context) error {
 // launchView is the API view of l now, with its alarms.
 func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, error) {
 	j := newLaunchJSON(l, time.Now(), h.cfg.SilentAfter)
+	if err := h.clockTimes(ctx, l, &j); err != nil {
+		return j, err
+	}
 	alarms, err := h.store.Alarms(ctx, l.ID)
 	if err != nil {
 		return j, err
@@ -159,4 +173,42 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 		}
 	}
 	return j, nil
+}
+
+// clockTimes puts j's line times on the launch clock: the first and last
+// lines' and the ready line's own times, and the exit's, which the server
+// recorded when it was reported: on a backfilled log's clock that is not a
+// time of the log, so its last line stands for it.
+func (h *handler) clockTimes(ctx context.Context, l *store.Launch, j *launchJSON) error {
+	c, err := h.store.Clock(ctx, l.ID)
+	if err != nil {
+		return err
+	}
+	j.ClockOffset, j.ClockSource, j.ClockTZ = c.Offset.Seconds(), c.Source, c.TZ
+	first, last, err := h.store.LineSpan(ctx, l.ID)
+	if err != nil {
+		return err
+	}
+	j.Times.FirstLine, j.Times.LastLine, j.Times.Ready = nil, nil, nil
+	if first.IsZero() {
+		return nil
+	}
+	j.Times.FirstLine, j.Times.LastLine = &first, &last
+	if l.ReadySeq != nil {
+		lines, err := h.store.LinesBetween(ctx, l.ID, *l.ReadySeq, *l.ReadySeq, 1)
+		if err != nil {
+			return err
+		}
+		if len(lines) > 0 {
+			j.Times.Ready = &lines[0].TS
+		}
+	}
+	if l.EndedAt != nil {
+		ended := *l.EndedAt
+		if c.Logged && c.Source == "" || ended.Before(last) {
+			ended = last
+		}
+		j.Times.Ended = &ended
+	}
+	return nil
 }

@@ -39,12 +39,18 @@ func launchKey(c echo.Context) (string, error) {
 	return key, nil
 }
 
-// launchAttrs reads server, host, name and label.K=V query parameters.
+// launchAttrs reads server, host, name, tz and label.K=V query parameters.
 func launchAttrs(q url.Values) (store.LaunchAttrs, error) {
 	a := store.LaunchAttrs{
 		Server: strings.ToLower(strings.TrimSpace(q.Get("server"))),
 		Host:   strings.TrimSpace(q.Get("host")),
 		Name:   strings.TrimSpace(q.Get("name")),
+		TZ:     strings.TrimSpace(q.Get("tz")),
+	}
+	if a.TZ != "" {
+		if _, err := ingest.ParseTZ(a.TZ); err != nil || len(a.TZ) > 64 {
+			return a, badParam("tz %q is not valid: use an IANA zone name (Europe/Berlin) or an offset such as +02:00", a.TZ)
+		}
 	}
 	if a.Server != "" && !serverPattern.MatchString(a.Server) {
 		return a, badParam("server %q is not valid: use a short name such as sglang, vllm or tgi", a.Server)
