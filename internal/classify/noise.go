@@ -33,7 +33,12 @@ func LineTemplate(text string) (template string, noise bool) {
 	case isProgressBar(text):
 		return progressTemplate(text), true
 	}
-	switch rest := strings.TrimSpace(stripTags(text)); {
+	if !strings.ContainsRune("^~=-*#_.)]", rune(text[len(text)-1])) {
+		return Template(text), false // what follows judges the end of the line
+	}
+	// Judge what the line says without its log prefix and tags: "ERROR
+	// 03-14 10:00:09 [core.py:500]     ^^^^^" is a caret line.
+	switch rest := strings.TrimSpace(stripTags(ParsePrefix(text, 2000).Body)); {
 	case rest == "":
 		return NoiseBlank, true
 	case isMarkLine(rest):
