@@ -57,6 +57,9 @@ type Entry struct {
 	// Templates is how many noise templates a Noise entry collapses (1
 	// otherwise).
 	Templates int
+	// Headline: an open or confirmed alarm quotes the line; it leads its
+	// tier, before the traceback lines around it.
+	Headline bool
 }
 
 // Comparison is what is new in B and what is gone from A.
@@ -89,8 +92,9 @@ func Launches(ctx context.Context, src Source, a, b int64) (Comparison, error) {
 }
 
 // NewIn returns the templates of x (whose open and confirmed alarms quote
-// heads) that y lacks, ranked: the root cause first, then by tier, then by
-// first occurrence. Noise templates collapse into one Noise entry, last.
+// heads) that y lacks, ranked: by tier (the root cause first), within a
+// tier alarm headlines first, then by first occurrence. Noise templates
+// collapse into one Noise entry, last.
 func NewIn(x store.TemplateSummary, heads []store.AlarmHeadline, y store.TemplateSummary) []Entry {
 	inY := make(map[int64]bool, len(y.Templates))
 	for _, t := range y.Templates {
@@ -133,19 +137,31 @@ func NewIn(x store.TemplateSummary, heads []store.AlarmHeadline, y store.Templat
 			e = &Entry{Tier: tier, Template: tmpl, Sample: h.Text, FirstSeq: h.Seq, Count: 1, Templates: 1}
 			byHash[hash] = e
 		}
-		e.Tier = min(e.Tier, tier)
+		e.Tier, e.Headline = min(e.Tier, tier), true
 	}
 	out := make([]Entry, 0, len(byHash)+1)
 	for _, e := range byHash {
 		out = append(out, *e)
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
-		return cmp.Or(cmp.Compare(a.Tier, b.Tier), cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Template, b.Template))
+		return cmp.Or(cmp.Compare(a.Tier, b.Tier), boolFirst(a.Headline, b.Headline),
+			cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Template, b.Template))
 	})
 	if noise.Templates > 0 {
 		out = append(out, noise)
 	}
 	return out
+}
+
+// boolFirst orders true before false.
+func boolFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }
 
 func tierOf(severity int) Tier {

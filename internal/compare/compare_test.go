@@ -99,3 +99,16 @@ func TestConfig(t *testing.T) {
 		t.Errorf("changed %v, want gone, max_len, new", keys)
 	}
 }
+
+func TestNewInHeadlineLeadsItsTier(t *testing.T) {
+	t.Parallel()
+	b := summary(
+		store.LineTemplate{Sample: "Traceback (most recent call last):", FirstSeq: 10, Severity: store.SeverityError},
+		store.LineTemplate{Sample: "OSError: socket closed", FirstSeq: 12, Severity: store.SeverityError},
+	)
+	heads := []store.AlarmHeadline{{No: 1, Seq: 12, Text: "OSError: socket closed"}} // not fatal: the server lives on
+	got := compare.NewIn(b, heads, summary())
+	if len(got) != 2 || got[0].Sample != "OSError: socket closed" || got[0].Tier != compare.Error {
+		t.Errorf("entries %+v, want the alarm's headline first", got)
+	}
+}
