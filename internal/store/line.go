@@ -57,7 +57,8 @@ func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time
 	return ts, nil
 }
 
-// CopyLines bulk-writes new lines of a launch with COPY. The caller has made
+// CopyLines bulk-writes new lines of a launch with COPY and adds them to
+// the launch's template summary (line_template.go). The caller has made
 // sure none of the seqs is stored yet.
 func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
 	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"lines"},
@@ -72,13 +73,14 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 	if int(n) != len(lines) {
 		return fmt.Errorf("store: copy lines: wrote %d of %d", n, len(lines))
 	}
-	return nil
+	return t.addLineTemplates(ctx, launchID, lines)
 }
 
 // UpdateVerdicts rewrites the classification of lines already stored, for
 // verdicts the classifier revised after seeing later lines. A verdict
 // without a level keeps the stored one: the level the shipper sent (OTLP
-// severity, a Loki level label) for a line whose text shows none.
+// severity, a Loki level label) for a line whose text shows none. The
+// template summary takes the revised severities.
 func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.LineVerdict) error {
 	if len(vs) == 0 {
 		return nil
@@ -102,7 +104,7 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 	if err != nil {
 		return fmt.Errorf("store: update verdicts: %w", err)
 	}
-	return nil
+	return t.reviseLineTemplates(ctx, launchID, vs)
 }
 
 // ScanLines reads every stored line of a launch in seq order and hands them

@@ -1,24 +1,25 @@
 package web
 
 import (
-	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/classify"
+	"launchwatch/internal/compare"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
 
-// compareLines is how many lines of each launch the template comparison
-// reads: enough for any startup, bounded for million-line launches.
-const compareLines = 20000
+// compareShown is how many entries of each line list a comparison shows
+// unless asked for all (?lines=all).
+const compareShown = 50
 
 // compareShow answers GET /compare?a=KEY1&b=KEY2: two launches side by side
-// with their outcome, configuration (changed keys highlighted), phase
-// durations and the line templates found in one and not the other.
+// with their outcome, what is new in B (the failure first, built from the
+// launches' template summaries), the configuration keys that differ (all
+// of them with ?config=all) and phase durations.
 func (h *handler) compareShow(c echo.Context) error {
 	var sides [2]*store.Launch
 	ctx := c.Request().Context()
@@ -33,9 +34,18 @@ func (h *handler) compareShow(c echo.Context) error {
 		}
 		sides[i] = l
 	}
-	p := views.CompareProps{Config: configDiff(sides[0].Config, sides[1].Config)}
+	a, b := sides[0], sides[1]
+	allConfig, allLines := c.QueryParam("config") == "all", c.QueryParam("lines") == "all"
+	cmp, err := compare.Launches(ctx, h.store, a.ID, b.ID)
+	if err != nil {
+		return err
+	}
+	p := views.CompareProps{AllConfig: allConfig, Partial: cmp.Partial,
+		ConfigToggleURL: compareURL(a.Key, b.Key, !allConfig, allLines), AllLinesURL: compareURL(a.Key, b.Key, allConfig, true)}
+	p.Config, p.ConfigSame = configDiff(a.Config, b.Config, allConfig)
+	p.NewInB, p.NewInBHidden = compareEntries(b.Key, cmp.NewInB, allLines)
+	p.OnlyA, p.OnlyAHidden = compareEntries(a.Key, cmp.OnlyInA, allLines)
 	var phases [2][]store.Phase
-	var templates [2]map[string]int
 	for i, l := range sides {
 		side, err := h.compareSide(c, l)
 		if err != nil {
@@ -49,18 +59,45 @@ func (h *handler) compareShow(c echo.Context) error {
 		if phases[i], err = h.store.Phases(ctx, l.ID); err != nil {
 			return err
 		}
-		lines, err := h.store.FilteredLines(ctx, l.ID, store.LineFilter{Limit: compareLines + 1})
-		if err != nil {
-			return err
-		}
-		if len(lines) > compareLines {
-			lines, p.Truncated = lines[:compareLines], true
-		}
-		templates[i] = lineTemplates(lines)
 	}
 	p.Phases = phaseDiff(phases[0], phases[1])
-	p.OnlyA, p.OnlyB = onlyIn(templates[0], templates[1]), onlyIn(templates[1], templates[0])
 	return render(c, 200, views.Compare(p))
+}
+
+func compareURL(a, b string, allConfig, allLines bool) string {
+	q := url.Values{"a": {a}, "b": {b}}
+	if allConfig {
+		q.Set("config", "all")
+	}
+	if allLines {
+		q.Set("lines", "all")
+	}
+	return "/compare?" + q.Encode()
+}
+
+// compareEntries turns ranked entries of the launch key into rows linking
+// to their first line, at most compareShown unless all; it returns how
+// many it left out.
+func compareEntries(key string, es []compare.Entry, all bool) ([]views.CompareEntry, int) {
+	hidden := 0
+	if !all && len(es) > compareShown {
+		// The noise entry is last; it stays, standing for what it collapses.
+		hidden = len(es) - compareShown
+		if n := len(es); es[n-1].Tier == compare.Noise {
+			es = append(slices.Clone(es[:compareShown-1]), es[n-1])
+		} else {
+			es = es[:compareShown]
+		}
+	}
+	out := make([]views.CompareEntry, len(es))
+	for i, e := range es {
+		out[i] = views.CompareEntry{Tier: e.Tier.String(), Template: e.Template, Sample: e.Sample, Count: e.Count,
+			Href: lineHref(key, e.FirstSeq), Seq: e.FirstSeq}
+		if e.Tier == compare.Noise {
+			out[i].Noise = e.Templates
+		}
+	}
+	return out, hidden
 }
 
 func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSide, error) {
@@ -86,31 +123,20 @@ func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSid
 	return s, nil
 }
 
-func configDiff(a, b map[string]string) []views.ConfigDiff {
-	keys := slices.Sorted(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
+// configDiff lists the keys that differ and, with all, then the keys that
+// are the same; it returns how many are the same.
+func configDiff(a, b map[string]string, all bool) ([]views.ConfigDiff, int) {
+	changed, same := compare.Config(a, b)
+	var out []views.ConfigDiff
+	for _, d := range changed {
+		out = append(out, views.ConfigDiff{Key: d.Key, A: d.A, B: d.B, InA: d.InA, InB: d.InB, Changed: true})
+	}
+	if all {
+		for _, d := range same {
+			out = append(out, views.ConfigDiff{Key: d.Key, A: d.A, B: d.B, InA: true, InB: true})
 		}
 	}
-	slices.Sort(keys)
-	out := make([]views.ConfigDiff, 0, len(keys))
-	for _, k := range keys {
-		va, inA := a[k]
-		vb, inB := b[k]
-		out = append(out, views.ConfigDiff{Key: k, A: va, B: vb, InA: inA, InB: inB, Changed: inA != inB || va != vb})
-	}
-	// Changed keys first: they are what the engineer is looking for.
-	slices.SortStableFunc(out, func(x, y views.ConfigDiff) int {
-		switch {
-		case x.Changed && !y.Changed:
-			return -1
-		case !x.Changed && y.Changed:
-			return 1
-		}
-		return 0
-	})
-	return out
+	return out, len(same)
 }
 
 func phaseDiff(a, b []store.Phase) []views.PhaseDiff {
@@ -136,38 +162,4 @@ func phaseDiff(a, b []store.Phase) []views.PhaseDiff {
 		out = append(out, views.PhaseDiff{Name: n, A: dur(a, n), B: dur(b, n)})
 	}
 	return out
-}
-
-// lineTemplates counts the lines of each template; configuration dumps
-// are compared key by key instead.
-func lineTemplates(lines []store.Line) map[string]int {
-	m := map[string]int{}
-	for _, ln := range lines {
-		if ln.Kind == "config" {
-			continue
-		}
-		m[classify.Template(ln.Text)]++
-	}
-	return m
-}
-
-// onlyIn returns the templates of x that y lacks, most frequent first, at
-// most 100.
-func onlyIn(x, y map[string]int) []views.TemplateCount {
-	var out []views.TemplateCount
-	for t, n := range x {
-		if _, ok := y[t]; !ok {
-			out = append(out, views.TemplateCount{Template: t, Count: n})
-		}
-	}
-	slices.SortFunc(out, func(a, b views.TemplateCount) int {
-		if a.Count != b.Count {
-			return b.Count - a.Count
-		}
-		if a.Template < b.Template {
-			return -1
-		}
-		return 1
-	})
-	return out[:min(len(out), 100)]
 }

@@ -3,6 +3,8 @@ package web_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 func TestCompareShow(t *testing.T) {
@@ -35,10 +37,16 @@ func TestCompareShow(t *testing.T) {
 		if changed, _ := row("cuda_graph_max_bs"); changed != "true" {
 			t.Error("cuda_graph_max_bs 32 -> 64 not marked changed")
 		}
-		if changed, _ := row("tp_size"); changed != "false" {
-			t.Error("tp_size is the same in both and marked changed")
+		if testid(doc, "config-row").FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return s.AttrOr("data-changed", "") != "true"
+		}).Length() != 0 {
+			t.Error("keys that are the same are listed without ?config=all")
 		}
-		if first := testid(doc, "config-row").First().AttrOr("data-changed", ""); first != "true" {
+		all := b.page(testid(doc, "config-toggle").AttrOr("href", ""), 200)
+		if r := all.Find(`[data-testid="config-row"][data-key="tp_size"]`); r.AttrOr("data-changed", "") != "false" {
+			t.Error("with all keys, tp_size (the same in both) is missing or marked changed")
+		}
+		if first := testid(all, "config-row").First().AttrOr("data-changed", ""); first != "true" {
 			t.Error("changed keys are not listed first")
 		}
 		outcome := testid(doc, "compare-outcome").Text()

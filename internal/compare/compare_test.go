@@ -1,0 +1,114 @@
+package compare_test
+
+import (
+	"testing"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/compare"
+	"launchwatch/internal/store"
+)
+
+// summary builds a template summary from made-up lines, as ingest would.
+func summary(lines ...store.LineTemplate) store.TemplateSummary {
+	for i := range lines {
+		tmpl, noise := classify.LineTemplate(lines[i].Sample)
+		lines[i].Template, lines[i].Noise, lines[i].Hash = tmpl, noise, store.TemplateHash(tmpl)
+		if lines[i].Count == 0 {
+			lines[i].Count = 1
+		}
+	}
+	return store.TemplateSummary{Templates: lines}
+}
+
+func TestNewIn(t *testing.T) {
+	t.Parallel()
+
+	t.Run("RankedBySeverityThenFirstLine", func(t *testing.T) {
+		t.Parallel()
+		a := summary(store.LineTemplate{Sample: "boot: reading settings from /etc/acme.toml", FirstSeq: 1})
+		b := summary(
+			store.LineTemplate{Sample: "boot: reading settings from /etc/other.toml", FirstSeq: 1},
+			store.LineTemplate{Sample: "Compiling:  40%|████      | 4/10", FirstSeq: 2, Count: 900},
+			store.LineTemplate{Sample: "planner: 7 experts idle", FirstSeq: 3, Count: 500},
+			store.LineTemplate{Sample: "WARNING cache dir is not writable", FirstSeq: 4, Severity: store.SeverityWarning},
+			store.LineTemplate{Sample: "  File \"/srv/acme/plan.py\", line 9, in plan", FirstSeq: 5, Severity: store.SeverityError},
+			store.LineTemplate{Sample: "        ^^^^^^^^", FirstSeq: 6, Severity: store.SeverityError, Count: 4},
+			store.LineTemplate{Sample: "KeyError: 'expert_17'", FirstSeq: 7, Severity: store.SeverityError},
+			store.LineTemplate{Sample: "CRITICAL watchdog: worker 3 unresponsive", FirstSeq: 8, Severity: store.SeverityCritical},
+		)
+		heads := []store.AlarmHeadline{{No: 1, Fatal: true, Seq: 7, Text: "KeyError: 'expert_17'"}}
+		got := compare.NewIn(b, heads, a)
+		want := []struct {
+			tier   compare.Tier
+			sample string
+		}{
+			{compare.RootCause, "KeyError: 'expert_17'"},
+			{compare.Critical, "CRITICAL watchdog: worker 3 unresponsive"},
+			{compare.Error, "  File \"/srv/acme/plan.py\", line 9, in plan"},
+			{compare.Warning, "WARNING cache dir is not writable"},
+			{compare.Other, "planner: 7 experts idle"},
+			{compare.Noise, "Compiling:  40%|████      | 4/10"},
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d entries, want %d: %+v", len(got), len(want), got)
+		}
+		for i, w := range want {
+			if got[i].Tier != w.tier || got[i].Sample != w.sample {
+				t.Errorf("entry %d: %s %q, want %s %q", i, got[i].Tier, got[i].Sample, w.tier, w.sample)
+			}
+		}
+		if n := got[len(got)-1]; n.Count != 904 || n.Templates != 2 || n.FirstSeq != 2 {
+			t.Errorf("noise entry: %d lines of %d templates from seq %d, want 904 of 2 from 2", n.Count, n.Templates, n.FirstSeq)
+		}
+	})
+
+	t.Run("HeadlineDroppedByTheCapStillLeads", func(t *testing.T) {
+		t.Parallel()
+		b := summary(store.LineTemplate{Sample: "ERROR something else", FirstSeq: 3, Severity: store.SeverityError})
+		b.Evicted = 12
+		heads := []store.AlarmHeadline{{No: 2, Fatal: true, Seq: 90, Text: "OSError: disk quota exceeded"}}
+		got := compare.NewIn(b, heads, summary())
+		if len(got) != 2 || got[0].Tier != compare.RootCause || got[0].FirstSeq != 90 {
+			t.Fatalf("entries %+v, want the headline first", got)
+		}
+	})
+
+	t.Run("SameErrorInBothIsNotNew", func(t *testing.T) {
+		t.Parallel()
+		line := store.LineTemplate{Sample: "RuntimeError: probe 4 failed", FirstSeq: 2, Severity: store.SeverityError}
+		heads := []store.AlarmHeadline{{No: 1, Fatal: true, Seq: 2, Text: "RuntimeError: probe 9 failed"}}
+		if got := compare.NewIn(summary(line), heads, summary(line)); len(got) != 0 {
+			t.Errorf("entries %+v, want none", got)
+		}
+	})
+}
+
+func TestConfig(t *testing.T) {
+	t.Parallel()
+	changed, same := compare.Config(
+		map[string]string{"tp": "2", "max_len": "4096", "gone": "x"},
+		map[string]string{"tp": "2", "max_len": "65536", "new": "y"})
+	if len(same) != 1 || same[0].Key != "tp" {
+		t.Errorf("same %+v, want tp", same)
+	}
+	var keys []string
+	for _, c := range changed {
+		keys = append(keys, c.Key)
+	}
+	if len(keys) != 3 || keys[0] != "gone" || keys[1] != "max_len" || keys[2] != "new" {
+		t.Errorf("changed %v, want gone, max_len, new", keys)
+	}
+}
+
+func TestNewInHeadlineLeadsItsTier(t *testing.T) {
+	t.Parallel()
+	b := summary(
+		store.LineTemplate{Sample: "Traceback (most recent call last):", FirstSeq: 10, Severity: store.SeverityError},
+		store.LineTemplate{Sample: "OSError: socket closed", FirstSeq: 12, Severity: store.SeverityError},
+	)
+	heads := []store.AlarmHeadline{{No: 1, Seq: 12, Text: "OSError: socket closed"}} // not fatal: the server lives on
+	got := compare.NewIn(b, heads, summary())
+	if len(got) != 2 || got[0].Sample != "OSError: socket closed" || got[0].Tier != compare.Error {
+		t.Errorf("entries %+v, want the alarm's headline first", got)
+	}
+}

@@ -1,0 +1,394 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/classify"
+)
+
+// MaxLineTemplates bounds the template summary of one launch. Over it the
+// least severe templates go first, and of equally severe ones the latest
+// (ordered by severity, then non-noise before noise, then first seq).
+const MaxLineTemplates = 1000
+
+// maxTemplateRevisions: a batch that revises more verdicts than this (a
+// classification rebuilt from every stored line) marks the summary stale
+// instead of reading the text of every revised line again; the next
+// comparison rebuilds it.
+const maxTemplateRevisions = 5000
+
+// maxSample bounds the bytes kept of a template's first line.
+const maxSample = 1000
+
+// Severities of a line template: the highest of its lines.
+const (
+	SeverityOther    = 0
+	SeverityWarning  = 1 // kind warning or WARNING level
+	SeverityError    = 2 // kind error, ERROR level, or part of an alarm
+	SeverityCritical = 3 // CRITICAL or FATAL level
+)
+
+// LineTemplate is one template of a launch's lines (classify.LineTemplate)
+// in the launch's template summary.
+type LineTemplate struct {
+	Hash     int64 // TemplateHash of Template
+	Template string
+	Severity int
+	Noise    bool   // progress bar, caret, separator or blank line
+	FirstSeq int64  // the first line with the template
+	Count    int64  // how many lines had it
+	Sample   string // the text of the first line (at most 1000 bytes)
+}
+
+// TemplateSummary is a launch's lines by template, at most
+// MaxLineTemplates of them.
+type TemplateSummary struct {
+	Templates []LineTemplate
+	// Evicted is how many templates were dropped over the cap: when it is
+	// not zero, a late, unsevere template of the launch may be missing.
+	Evicted int64
+}
+
+// AlarmHeadline is the line an alarm's headline quotes, for ranking
+// comparisons: a fatal alarm's headline is the error to read first.
+type AlarmHeadline struct {
+	No    int
+	Fatal bool
+	Cause *int // the alarm this one is a consequence of; nil for a root cause
+	Seq   int64
+	Text  string // the whole stored line
+}
+
+// TemplateHash is the stable 64-bit hash line_templates keys a template by.
+func TemplateHash(template string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(template)) //nolint:errcheck // a hash never fails to write
+	return int64(h.Sum64())
+}
+
+// LineSeverity is the severity of one stored line from its verdict.
+func LineSeverity(kind, level string, inAlarm bool) int {
+	switch strings.ToUpper(level) {
+	case "CRITICAL", "FATAL", "PANIC", "EMERGENCY", "ALERT":
+		return SeverityCritical
+	}
+	switch lv := strings.ToUpper(level); {
+	case kind == string(classify.KindError) || inAlarm || lv == "ERROR" || lv == "ERR":
+		return SeverityError
+	case kind == string(classify.KindWarning) || lv == "WARNING" || lv == "WARN":
+		return SeverityWarning
+	}
+	return SeverityOther
+}
+
+// templateAcc sums lines into templates by hash.
+type templateAcc map[int64]*LineTemplate
+
+// add counts one line. Configuration dumps are compared key by key, not
+// line by line, and are left out.
+func (m templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
+	if kind == string(classify.KindConfig) {
+		return
+	}
+	tmpl, noise := classify.LineTemplate(text)
+	h := TemplateHash(tmpl)
+	sev := LineSeverity(kind, level, inAlarm)
+	if t, ok := m[h]; ok {
+		t.Count++
+		t.Severity = max(t.Severity, sev)
+		if seq < t.FirstSeq {
+			t.FirstSeq, t.Sample = seq, sample(text)
+		}
+		return
+	}
+	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+}
+
+// keep orders templates by what a summary keeps first: the most severe,
+// messages before noise, the earliest.
+func keep(a, b *LineTemplate) int {
+	return cmp.Or(cmp.Compare(b.Severity, a.Severity), boolOrder(a.Noise, b.Noise),
+		cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Hash, b.Hash))
+}
+
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// prune drops all but the n templates keep puts first and returns how many
+// it dropped.
+func (m templateAcc) prune(n int) int64 {
+	if len(m) <= n {
+		return 0
+	}
+	all := slices.SortedFunc(maps.Values(m), keep)
+	for _, t := range all[n:] {
+		delete(m, t.Hash)
+	}
+	return int64(len(all) - n)
+}
+
+func sample(text string) string {
+	if len(text) <= maxSample {
+		return text
+	}
+	n := maxSample
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n]
+}
+
+// addLineTemplates adds new lines of a launch to its template summary, in
+// the transaction that writes them, and keeps the summary within
+// MaxLineTemplates.
+func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, lines []Line) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	acc := templateAcc{}
+	for i := range lines {
+		l := &lines[i]
+		acc.add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
+	}
+	if len(acc) == 0 {
+		return nil
+	}
+	ts := slices.SortedFunc(maps.Values(acc), keep)
+	n := len(ts)
+	hashes, templates, sevs, noise := make([]int64, n), make([]string, n), make([]int16, n), make([]bool, n)
+	firsts, counts, samples := make([]int64, n), make([]int64, n), make([]string, n)
+	for i, tm := range ts {
+		hashes[i], templates[i], sevs[i], noise[i] = tm.Hash, tm.Template, int16(tm.Severity), tm.Noise
+		firsts[i], counts[i], samples[i] = tm.FirstSeq, tm.Count, tm.Sample
+	}
+	var inserted int64
+	err := t.tx.QueryRow(ctx, `
+		WITH up AS (
+			INSERT INTO line_templates AS t (launch_id, hash, template, severity, noise, first_seq, line_count, sample)
+			SELECT $1, v.* FROM unnest($2::bigint[], $3::text[], $4::smallint[], $5::boolean[], $6::bigint[], $7::bigint[], $8::text[])
+				AS v(hash, template, severity, noise, first_seq, line_count, sample)
+			ON CONFLICT (launch_id, hash) DO UPDATE SET
+				severity = GREATEST(t.severity, excluded.severity),
+				line_count = t.line_count + excluded.line_count,
+				first_seq = LEAST(t.first_seq, excluded.first_seq),
+				sample = CASE WHEN excluded.first_seq < t.first_seq THEN excluded.sample ELSE t.sample END
+			RETURNING (xmax = 0) AS inserted)
+		SELECT count(*) FILTER (WHERE inserted) FROM up`,
+		launchID, hashes, templates, sevs, noise, firsts, counts, samples).Scan(&inserted)
+	if err != nil {
+		return fmt.Errorf("store: add line templates: %w", err)
+	}
+	if inserted == 0 {
+		return nil // no new template: the summary cannot have grown past the cap
+	}
+	_, err = t.tx.Exec(ctx, `
+		WITH gone AS (
+			DELETE FROM line_templates t USING (
+				SELECT hash FROM line_templates WHERE launch_id = $1
+				ORDER BY severity DESC, noise, first_seq, hash OFFSET $2) x
+			WHERE t.launch_id = $1 AND t.hash = x.hash
+			RETURNING 1)
+		UPDATE launches SET templates_evicted = templates_evicted + (SELECT count(*) FROM gone)
+		WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)`, launchID, MaxLineTemplates)
+	if err != nil {
+		return fmt.Errorf("store: trim line templates: %w", err)
+	}
+	return nil
+}
+
+// reviseLineTemplates raises the severity of the templates of lines whose
+// verdicts were revised (a traceback's lines join their alarm once its
+// headline is known). A severity never goes down: a summary holds the
+// worst its lines ever were.
+func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []classify.LineVerdict) error {
+	sev := map[int64]int{}
+	for _, v := range vs {
+		if s := LineSeverity(string(v.Kind), v.Level, v.Alarm != 0); s > SeverityOther {
+			sev[v.Seq] = s
+		}
+	}
+	switch {
+	case len(sev) == 0:
+		return nil
+	case len(vs) > maxTemplateRevisions:
+		if _, err := t.tx.Exec(ctx, `UPDATE launches SET templates_built = false WHERE id = $1`, launchID); err != nil {
+			return fmt.Errorf("store: mark line templates stale: %w", err)
+		}
+		return nil
+	}
+	rows, err := t.tx.Query(ctx, `SELECT seq, kind, text FROM lines WHERE launch_id = $1 AND seq = ANY($2)`,
+		launchID, slices.Collect(maps.Keys(sev)))
+	if err != nil {
+		return fmt.Errorf("store: revise line templates: %w", err)
+	}
+	raised := map[int64]int{}
+	for rows.Next() {
+		var seq int64
+		var kind, text string
+		if err := rows.Scan(&seq, &kind, &text); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: revise line templates: %w", err)
+		}
+		if kind == string(classify.KindConfig) {
+			continue
+		}
+		tmpl, _ := classify.LineTemplate(text)
+		h := TemplateHash(tmpl)
+		raised[h] = max(raised[h], sev[seq])
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: revise line templates: %w", err)
+	}
+	hashes := slices.Collect(maps.Keys(raised))
+	sevs := make([]int16, len(hashes))
+	for i, h := range hashes {
+		sevs[i] = int16(raised[h])
+	}
+	_, err = t.tx.Exec(ctx, `
+		UPDATE line_templates t SET severity = v.severity
+		FROM unnest($2::bigint[], $3::smallint[]) AS v(hash, severity)
+		WHERE t.launch_id = $1 AND t.hash = v.hash AND t.severity < v.severity`, launchID, hashes, sevs)
+	if err != nil {
+		return fmt.Errorf("store: revise line templates: %w", err)
+	}
+	return nil
+}
+
+// LineTemplates returns the template summary of a launch. A launch stored
+// before the summary existed, or whose classification was rebuilt, has
+// none that covers all its lines: it is built here, once, from every stored
+// line (a derived cache, like an index; the launch's row lock keeps ingest
+// out meanwhile).
+func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSummary, error) {
+	var sum TemplateSummary
+	var built bool
+	err := s.pool.QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1`, launchID).
+		Scan(&built, &sum.Evicted)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sum, ErrNotFound
+	}
+	if err != nil {
+		return sum, fmt.Errorf("store: line templates: %w", err)
+	}
+	if !built {
+		if sum.Evicted, err = s.buildLineTemplates(ctx, launchID); err != nil {
+			return sum, err
+		}
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT hash, template, severity, noise, first_seq, line_count, sample
+		FROM line_templates WHERE launch_id = $1`, launchID)
+	if err != nil {
+		return sum, fmt.Errorf("store: line templates: %w", err)
+	}
+	sum.Templates, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LineTemplate, error) {
+		var t LineTemplate
+		var sev int16
+		err := row.Scan(&t.Hash, &t.Template, &sev, &t.Noise, &t.FirstSeq, &t.Count, &t.Sample)
+		t.Severity = int(sev)
+		return t, err
+	})
+	if err != nil {
+		return sum, fmt.Errorf("store: line templates: %w", err)
+	}
+	return sum, nil
+}
+
+// buildLineTemplates replaces the template summary of a launch with one
+// read from all its lines and returns how many templates the cap dropped.
+// Memory stays bounded: the summary is pruned whenever it reaches four
+// times the cap.
+func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, error) {
+	var evicted int64
+	err := s.WithTx(ctx, func(t *Tx) error {
+		var built bool
+		err := t.tx.QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1 FOR UPDATE`, launchID).
+			Scan(&built, &evicted)
+		if err != nil || built {
+			return err // another request built it while this one waited
+		}
+		evicted = 0
+		rows, err := t.tx.Query(ctx, `SELECT seq, kind, level, alarm_no IS NOT NULL, text FROM lines WHERE launch_id = $1`, launchID)
+		if err != nil {
+			return err
+		}
+		acc := templateAcc{}
+		for rows.Next() {
+			var seq int64
+			var kind, level, text string
+			var inAlarm bool
+			if err := rows.Scan(&seq, &kind, &level, &inAlarm, &text); err != nil {
+				rows.Close()
+				return err
+			}
+			acc.add(seq, text, kind, level, inAlarm)
+			if len(acc) >= 4*MaxLineTemplates {
+				evicted += acc.prune(MaxLineTemplates)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		evicted += acc.prune(MaxLineTemplates)
+		if _, err := t.tx.Exec(ctx, `DELETE FROM line_templates WHERE launch_id = $1`, launchID); err != nil {
+			return err
+		}
+		ts := slices.Collect(maps.Values(acc))
+		_, err = t.tx.CopyFrom(ctx, pgx.Identifier{"line_templates"},
+			[]string{"launch_id", "hash", "template", "severity", "noise", "first_seq", "line_count", "sample"},
+			pgx.CopyFromSlice(len(ts), func(i int) ([]any, error) {
+				tm := ts[i]
+				return []any{launchID, tm.Hash, tm.Template, int16(tm.Severity), tm.Noise, tm.FirstSeq, tm.Count, tm.Sample}, nil
+			}))
+		if err != nil {
+			return err
+		}
+		_, err = t.tx.Exec(ctx, `UPDATE launches SET templates_built = true, templates_evicted = $2 WHERE id = $1`, launchID, evicted)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: build line templates: %w", err)
+	}
+	return evicted, nil
+}
+
+// AlarmHeadlines returns the lines quoted by the open and confirmed alarms
+// of a launch (at most 200, in order): what a comparison puts first.
+func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text
+		FROM alarms a JOIN lines l ON l.launch_id = a.launch_id AND l.seq = a.headline_seq
+		WHERE a.launch_id = $1 AND NOT a.withdrawn AND a.state IN ('open', 'confirmed')
+		ORDER BY a.alarm_no LIMIT 200`, launchID)
+	if err != nil {
+		return nil, fmt.Errorf("store: alarm headlines: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AlarmHeadline, error) {
+		var a AlarmHeadline
+		err := row.Scan(&a.No, &a.Fatal, &a.Cause, &a.Seq, &a.Text)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: alarm headlines: %w", err)
+	}
+	return out, nil
+}
