@@ -51,7 +51,10 @@ func TestCorpusMeetsThresholds(t *testing.T) {
 			opt := eval.Options{Detect: detect, Seed: 7}
 			in := cases
 			if env != "" {
-				in = wrapCases(t, cases, env)
+				var err error
+				if in, err = eval.WrapCases(env, cases); err != nil {
+					t.Fatal(err)
+				}
 			}
 			files, err := eval.Evaluate(in, opt)
 			if err != nil {
@@ -70,20 +73,6 @@ func TestCorpusMeetsThresholds(t *testing.T) {
 			}
 		}
 	}
-}
-
-func wrapCases(t *testing.T, cases []eval.Case, env string) []eval.Case {
-	t.Helper()
-	out := make([]eval.Case, len(cases))
-	for i, c := range cases {
-		lines, err := eval.Wrap(env, c.Name, c.Lines)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Lines = lines
-		out[i] = c
-	}
-	return out
 }
 
 // fatalAt is an open fatal alarm whose event spans first..last.
