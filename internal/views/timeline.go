@@ -13,11 +13,16 @@ const (
 	tlTop   = 8
 	tlLane  = 24
 	tlAxis  = 28
-	// tlCol is the width of one mark column: marks (alarms, gaps, notes,
-	// restarts) in the same column are drawn as one, with a count, and
-	// segments of a row closer than this are merged, so a row holds at
-	// most (tlWidth-tlLeft-tlRight)/tlCol shapes however long the log.
-	tlCol = 3
+	// tlCol is the width of a column of a phase row or of gaps (6 px at
+	// the page's usual width): a segment beginning in a column the one
+	// before it reaches is merged into it (with a count), so a row holds
+	// at most (tlWidth-tlLeft-tlRight)/tlCol = 141 segments however long
+	// the log.
+	tlCol = 6
+	// tlMarkCol is the column of point marks (alarms, notes, restarts):
+	// the width of their symbols, so marks in one column, which would be
+	// drawn over each other, are drawn as one with a count (85 a row).
+	tlMarkCol = 10
 	// tlMaxPhaseRows bounds the phase rows; further kinds share the last
 	// row ("other"), so the SVG has at most ~30 rows whatever the log.
 	tlMaxPhaseRows = 26

@@ -89,8 +89,11 @@ func (p TimelineProps) in(t time.Time) bool {
 	return !p.Zoomed || !t.Before(p.Start) && !t.After(p.End)
 }
 
-// col is the mark column of t.
-func (p TimelineProps) col(t time.Time) int { return int((p.xf(t) - tlLeft) / tlCol) }
+// col is the column of a point mark at t.
+func (p TimelineProps) col(t time.Time) int { return int((p.xf(t) - tlLeft) / tlMarkCol) }
+
+// colOf is the column of segments and gaps at x.
+func (p TimelineProps) colOf(x float64) int { return int((x - tlLeft) / tlCol) }
 
 // drawnEnd is where the bar of [a, b] ends, at least 2 units after it begins.
 func (p TimelineProps) drawnEnd(a, b time.Time) float64 { return max(p.xf(b), p.xf(a)+2) }
@@ -136,7 +139,8 @@ func (p TimelineProps) rows(in TimelineInput, axisEnd time.Time) []TimelineRow {
 }
 
 // mergeSegments merges instances that overlap in time (ranks running the
-// same phase at once) or whose bars would touch within a column.
+// same phase at once) or that begin in a column the bar before reaches,
+// so a row has at most one segment per column.
 func (p TimelineProps) mergeSegments(in []TimelineSegment) []TimelineSegment {
 	slices.SortStableFunc(in, func(a, b TimelineSegment) int { return a.Begin.Compare(b.Begin) })
 	var out []TimelineSegment
@@ -147,7 +151,7 @@ func (p TimelineProps) mergeSegments(in []TimelineSegment) []TimelineSegment {
 		}
 		cur := &out[len(out)-1]
 		overlaps := s.Begin.Before(cur.End)
-		if !overlaps && p.xf(s.Begin) >= p.drawnEnd(cur.Begin, cur.End)+1 {
+		if !overlaps && p.colOf(p.xf(s.Begin)) > p.colOf(p.drawnEnd(cur.Begin, cur.End)) {
 			out = append(out, s)
 			continue
 		}
@@ -199,7 +203,7 @@ func (p TimelineProps) labelSegment(live bool, r *TimelineRow, s *TimelineSegmen
 		if s.Count > 1 {
 			s.Label = "×" + itoa(s.Count)
 		}
-		if p.drawnEnd(s.Begin, s.End)-p.xf(s.Begin) < float64(7*len(s.Label)+4) {
+		if p.drawnEnd(s.Begin, s.End)-p.xf(s.Begin) < float64(6*len([]rune(s.Label))+4) {
 			s.Label = ""
 		}
 	}
@@ -310,7 +314,9 @@ func (p TimelineProps) gapColumns(gaps []TimelineGap) []TimelineGap {
 		}
 		if len(out) > 0 {
 			cur := &out[len(out)-1]
-			if p.xf(g.From) < p.drawnEnd(cur.From, cur.To)-0.5 {
+			// Touching gaps stay apart, as long as they begin in
+			// different columns.
+			if p.colOf(p.xf(g.From)) == p.colOf(p.xf(cur.From)) || p.xf(g.From) < p.drawnEnd(cur.From, cur.To)-0.5 {
 				cur.Count++
 				if g.To.After(cur.To) {
 					cur.To = g.To
