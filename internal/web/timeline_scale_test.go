@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,6 +185,51 @@ func TestTimelineScale(t *testing.T) {
 			if href := testid(doc, id).AttrOr("href", ""); href != "" && !strings.Contains(href, "from=0") {
 				t.Errorf("%s link %q forgets the zoom", id, href)
 			}
+		}
+	})
+
+	t.Run("OpenPhaseShowsElapsedOnTheLaunchClockAndExitIsMarked", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		// An old log shipped now keeps its own times: the open phase runs
+		// 30 s on its clock, not the months since it was written.
+		b.postText("/api/v1/launches/old/lines?server=sglang", "[2026-01-05 10:00:00] Load weight begin. avail mem=78.50 GB\n"+
+			"[2026-01-05 10:00:30] Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:10<00:10,  5.0s/it]\n")
+		doc := b.page("/launches/old", 200)
+		if lbl := doc.Find(`[data-phase="weights"] text`).Text(); !strings.HasPrefix(lbl, "30.") || !strings.HasSuffix(lbl, "…") {
+			t.Errorf("open phase label %q, want about 30 s and running", lbl)
+		}
+		b.report("/api/v1/launches/old/exit", `{"code": 3}`, "crashed")
+		doc = b.page("/launches/old", 200)
+		if exit := testid(doc, "timeline-exit"); exit.Length() != 1 || !strings.Contains(exit.Text(), "exit 3") {
+			t.Errorf("exit marker %q", exit.Text())
+		}
+		if lbl := doc.Find(`[data-phase="weights"] text`).Text(); lbl != "30.0s, no end line" {
+			t.Errorf("phase of an exited launch %q", lbl)
+		}
+	})
+
+	t.Run("DecisionInPlaceKeepsTheZoom", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/z/lines?server=sglang", restartingLog(5, 1))
+		form := url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"known"}}
+		req, err := http.NewRequest("POST", b.url+"/launches/z/alarms/2/decide", strings.NewReader(form.Encode()))
+		must(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("HX-Current-URL", b.url+"/launches/z?from=200&to=260")
+		res, err := http.DefaultClient.Do(req)
+		must(t, err)
+		defer res.Body.Close()
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		must(t, err)
+		if res.StatusCode != 200 || !strings.Contains(testid(doc, "timeline-range").Text(), "+3m20s to +4m20s") {
+			t.Errorf("answer %d: the timeline swapped in lost its zoom: %q", res.StatusCode, testid(doc, "timeline-range").Text())
+		}
+		if a := testid(doc, "timeline-alarm"); a.Length() != 1 || a.AttrOr("data-state", "") != "dismissed" {
+			t.Errorf("%d alarm marks in the zoom", a.Length())
 		}
 	})
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"launchwatch/internal/views"
 )
 
@@ -65,6 +67,21 @@ func parseZoom(q url.Values) (zoomQuery, error) {
 		return zoomQuery{}, badParam("to=%s must be after from=%s", t.raw, f.raw)
 	}
 	return z, nil
+}
+
+// pageZoom is the zoom of the page an htmx request came from (its
+// HX-Current-URL), so a timeline swapped in place keeps it; none when that
+// URL has no valid one.
+func pageZoom(c echo.Context) zoomQuery {
+	u, err := url.Parse(c.Request().Header.Get("HX-Current-URL"))
+	if err != nil {
+		return zoomQuery{}
+	}
+	z, err := parseZoom(u.Query())
+	if err != nil {
+		return zoomQuery{}
+	}
+	return z
 }
 
 // set reports whether the page is zoomed.
