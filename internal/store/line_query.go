@@ -32,6 +32,10 @@ type LineFilter struct {
 	// ScanLimit bounds how many seqs one call reads past the cursor when a
 	// filter no index serves is set (Narrowing); 0 is unbounded.
 	ScanLimit int64
+	// InRange keeps only lines with seq in [MinSeq, MaxSeq] (a zoomed
+	// timeline's time range, see SeqRange); an empty range keeps none.
+	InRange        bool
+	MinSeq, MaxSeq int64
 }
 
 // Narrowing reports whether f filters on something no index serves, so a
@@ -93,6 +97,9 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 			w.ScannedTo = f.After + f.ScanLimit
 			q.conds = append(q.conds, "seq <= "+q.arg(w.ScannedTo))
 		}
+	}
+	if f.InRange {
+		q.conds = append(q.conds, "seq >= "+q.arg(f.MinSeq), "seq <= "+q.arg(f.MaxSeq))
 	}
 	if f.ErrorsOnly {
 		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
@@ -234,4 +241,28 @@ func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, lim
 		return nil, fmt.Errorf("store: gaps: %w", err)
 	}
 	return out, nil
+}
+
+// SeqRange returns the seqs of the lines of a time range on the launch
+// clock, for a zoomed log view: first is the earliest line at or after
+// from, last the latest at or before to (a zero to is open). Lines are
+// almost always in time order, so the seqs between them are the range's
+// lines. Both are 0 when no line lies in the range. It is two probes of
+// lines_time_idx.
+func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time) (first, last int64, err error) {
+	if to.IsZero() {
+		to = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	err = s.pool.QueryRow(ctx, `
+		SELECT COALESCE((SELECT seq FROM lines WHERE launch_id = $1 AND ts >= $2 AND ts <= $3
+				ORDER BY ts, seq LIMIT 1), 0),
+			COALESCE((SELECT seq FROM lines WHERE launch_id = $1 AND ts >= $2 AND ts <= $3
+				ORDER BY ts DESC, seq DESC LIMIT 1), 0)`, launchID, from, to).Scan(&first, &last)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: seq range: %w", err)
+	}
+	if first > last {
+		first, last = 0, 0
+	}
+	return first, last, nil
 }

@@ -13,57 +13,105 @@ const (
 	tlTop   = 8
 	tlLane  = 24
 	tlAxis  = 28
+	// tlCol is the width of a column of a phase row or of gaps (6 px at
+	// the page's usual width): a segment beginning in a column the one
+	// before it reaches is merged into it (with a count), so a row holds
+	// at most (tlWidth-tlLeft-tlRight)/tlCol = 141 segments however long
+	// the log.
+	tlCol = 6
+	// tlMarkCol is the column of point marks (alarms, notes, restarts):
+	// the width of their symbols, so marks in one column, which would be
+	// drawn over each other, are drawn as one with a count (85 a row).
+	tlMarkCol = 10
+	// tlMaxPhaseRows bounds the phase rows; further kinds share the last
+	// row ("other"), so the SVG has at most ~30 rows whatever the log.
+	tlMaxPhaseRows = 26
+	// tlTitleMax bounds the text of a title (an alarm's headline).
+	tlTitleMax = 160
 )
 
-// TimelineProps is a launch drawn on its own line times: phases as bars,
-// the ready marker, alarm markers coloured by state, and gaps in which no
-// line was written. Every marker links to its lines.
+// TimelineProps is a launch drawn on its launch clock, laid out by
+// NewTimeline: one row per phase kind with its instances as numbered
+// segments, the ready, exit and restart markers on the axis, alarm, gap
+// and note marks aggregated per column, and the zoom links.
 type TimelineProps struct {
-	Start, End time.Time
-	Phases     []TimelinePhase
+	Origin     time.Time // the launch's first line: ticks and ?from=/?to= count from it
+	Start, End time.Time // the range drawn: the whole launch or the zoom
+	Zoomed     bool
+	Rows       []TimelineRow
 	Ready      *TimelineMark
+	Exit       *TimelineMark
+	Restarts   []TimelineMark
 	Alarms     []TimelineAlarm
 	Gaps       []TimelineGap
-	Live       bool // the launch is still starting or loading: unended phases are running
 	Notes      []TimelineNote
+	Zooms      []TimelineZoom
+	// ZoomBase is the page URL the drag on the axis (static/timeline.js)
+	// adds ?from=&to= to.
+	ZoomBase string
 }
 
-// TimelineNote is an annotation's marker.
+// TimelineRow is one phase kind.
+type TimelineRow struct {
+	Name      string
+	Instances int // how many instances of the kind the launch has
+	Segments  []TimelineSegment
+}
+
+// TimelineSegment is one instance of a phase, or several that overlap in
+// time or fall in the same columns (ranks running the same phase at once).
+type TimelineSegment struct {
+	Name        string
+	First, Last int // instance numbers, from 1 in begin order
+	Count       int
+	Overlapping bool // some instances ran at the same time
+	Begin, End  time.Time
+	Running     bool // the last instance has no end line
+	Done, Total int
+	Href        string
+	Label       string // drawn beside or inside the bar; "" when there is no room
+	Title       string
+}
+
+// TimelineMark is a point on the timeline (ready, exit, a restart).
+type TimelineMark struct {
+	At    time.Time
+	Count int
+	Title string
+	Href  string
+}
+
+// TimelineAlarm is the mark of the alarms in one column.
+type TimelineAlarm struct {
+	No       int // the first alarm's number
+	At       time.Time
+	Count    int
+	State    string // the most pressing state among them
+	Headline string
+	Href     string
+}
+
+// TimelineGap is a stretch with no line (or several in one column).
+type TimelineGap struct {
+	From, To time.Time
+	Count    int
+}
+
+// TimelineNote is the mark of the notes in one column.
 type TimelineNote struct {
 	At     time.Time
+	Count  int
 	Author string
 	Body   string
 	Href   string
 }
 
-// TimelinePhase is one startup phase.
-type TimelinePhase struct {
-	Name       string
-	Begin, End time.Time // End is the timeline's end while the phase runs
-	Running    bool
-	Done       int
-	Total      int
-	Href       string
-}
-
-// TimelineMark is a point on the timeline.
-type TimelineMark struct {
-	At   time.Time
-	Href string
-}
-
-// TimelineAlarm is an alarm's marker.
-type TimelineAlarm struct {
-	No       int
-	At       time.Time
-	State    string
-	Headline string
-	Href     string
-}
-
-// TimelineGap is a stretch with no line.
-type TimelineGap struct {
-	From, To time.Time
+// TimelineZoom is a link to a time range of the launch.
+type TimelineZoom struct {
+	Label   string
+	Href    string
+	Current bool
+	TestID  string
 }
 
 // Tick is an axis label.
@@ -90,7 +138,7 @@ func (p TimelineProps) w(a, b time.Time) string { return fmt1(max(2, p.xf(b)-p.x
 
 func (p TimelineProps) laneY(i int) int { return tlTop + i*tlLane }
 
-func (p TimelineProps) alarmLane() int { return len(p.Phases) }
+func (p TimelineProps) alarmLane() int { return len(p.Rows) }
 
 func (p TimelineProps) noteLane() int { return p.alarmLane() + 1 }
 
@@ -101,10 +149,20 @@ func (p TimelineProps) plotBottom() int {
 	return p.laneY(p.alarmLane() + 1)
 }
 
+// RowCount is how many rows the SVG draws: the phase kinds, alarms and
+// notes.
+func (p TimelineProps) RowCount() int { return (p.plotBottom() - tlTop) / tlLane }
+
 // notePoints is the triangle of a note marker at t.
 func (p TimelineProps) notePoints(t time.Time) string {
 	x, y := p.xf(t), float64(p.laneY(p.noteLane()))
 	return fmt1(x-6) + "," + fmt1(y+18) + " " + fmt1(x+6) + "," + fmt1(y+18) + " " + fmt1(x) + "," + fmt1(y+6)
+}
+
+// restartPoints is the triangle of a restart marker at t, on the axis.
+func (p TimelineProps) restartPoints(t time.Time) string {
+	x, y := p.xf(t), float64(p.plotBottom()+2)
+	return fmt1(x-5) + "," + fmt1(y+8) + " " + fmt1(x+5) + "," + fmt1(y+8) + " " + fmt1(x) + "," + fmt1(y)
 }
 
 // Height is the SVG's height.
@@ -120,25 +178,18 @@ func (p TimelineProps) Ticks() []Tick {
 	var out []Tick
 	for i := range 5 {
 		at := p.Start.Add(span * time.Duration(i) / 4)
-		out = append(out, Tick{X: p.x(at), Label: "+" + Duration(at.Sub(p.Start))})
+		out = append(out, Tick{X: p.x(at), Label: "+" + Duration(at.Sub(p.Origin))})
 	}
 	return out
 }
 
-func fmt1(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
-
-func (p TimelineProps) phaseLabel(ph TimelinePhase) string {
-	d := Duration(ph.End.Sub(ph.Begin))
-	switch {
-	case ph.Running && p.Live && ph.Total > 0:
-		return d + ", " + itoa(ph.Done) + "/" + itoa(ph.Total) + " …"
-	case ph.Running && p.Live:
-		return d + " …"
-	case ph.Running:
-		return d + ", no end line"
-	}
-	return d
+// seconds is t on the launch clock as ?from=/?to= write it: seconds from
+// the first line.
+func (p TimelineProps) seconds(t time.Time) string {
+	return strconv.FormatFloat(t.Sub(p.Origin).Seconds(), 'f', -1, 64)
 }
+
+func fmt1(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 // labelAt places a bar's label after the bar, or inside its end when the
 // bar reaches the right edge.
@@ -153,6 +204,46 @@ func (p TimelineProps) labelAt(t time.Time) (x, anchor string) {
 func (p TimelineProps) labelX(t time.Time) string { x, _ := p.labelAt(t); return x }
 
 func (p TimelineProps) labelAnchor(t time.Time) string { _, a := p.labelAt(t); return a }
+
+// insideLabel reports whether segment s's label is drawn inside its bar
+// (a numbered segment among others) rather than after it.
+func (p TimelineProps) insideLabel(r TimelineRow, s TimelineSegment) bool {
+	return len(r.Segments) > 1 && !s.Running
+}
+
+func (p TimelineProps) midX(s TimelineSegment) string {
+	return fmt1((p.xf(s.Begin) + p.xf(s.End)) / 2)
+}
+
+func rowLabel(r TimelineRow) string {
+	if r.Instances > 1 {
+		return r.Name + " ×" + itoa(r.Instances)
+	}
+	return r.Name
+}
+
+func alarmTitle(a TimelineAlarm) string {
+	t := "alarm " + itoa(a.No) + " (" + a.State + "): " + Plain(a.Headline)
+	if a.Count > 1 {
+		t += " and " + itoa(a.Count-1) + " more here"
+	}
+	return t
+}
+
+func noteTitle(n TimelineNote) string {
+	t := n.Author + ": " + n.Body
+	if n.Count > 1 {
+		t += " and " + itoa(n.Count-1) + " more notes here"
+	}
+	return t
+}
+
+func countSuffix(n int) string {
+	if n > 1 {
+		return " (" + itoa(n) + ")"
+	}
+	return ""
+}
 
 func tickAnchor(i, n int) string {
 	switch i {

@@ -45,17 +45,20 @@ func TestTimeline(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	p := views.TimelineProps{
-		Start: at(0), End: at(100),
+	end := at(100)
+	// The old one-bar-per-instance test, on NewTimeline's input.
+	in := views.TimelineInput{
+		Origin: at(0), Last: at(100), Now: at(100),
 		Phases: []views.TimelinePhase{
-			{Name: "weights", Begin: at(0), End: at(50), Href: "/w"},
-			{Name: "cuda_graph", Begin: at(50), End: at(100), Running: true, Done: 3, Total: 8, Href: "/c"},
+			{Name: "weights", BeginSeq: 1, Begin: at(0), End: &[]time.Time{at(50)}[0], Href: "/w"},
+			{Name: "cuda_graph", BeginSeq: 2, Begin: at(50), Done: 3, Total: 8, Href: "/c"},
 		},
-		Ready:  &views.TimelineMark{At: at(100), Href: "/r"},
+		Ready:  &views.TimelineMark{At: end, Href: "/r"},
 		Alarms: []views.TimelineAlarm{{No: 1, At: at(200), State: "confirmed", Headline: "<boom>", Href: "#alarm-1"}},
 		Gaps:   []views.TimelineGap{{From: at(10), To: at(40)}},
 		Live:   true,
 	}
+	p := views.NewTimeline(in)
 	doc := renderDoc(t, views.Timeline(p))
 	weights := doc.Find(`[data-phase="weights"] rect`)
 	// The plot spans x 130..980: 0..50 s is 130..555.
@@ -74,8 +77,8 @@ func TestTimeline(t *testing.T) {
 	if g := doc.Find(`[data-testid="timeline-gap"]`); g.Length() != 1 || !strings.Contains(g.Text(), "30.0s") {
 		t.Errorf("gap %q", g.Text())
 	}
-	p.Live = false
-	doc = renderDoc(t, views.Timeline(p))
+	in.Live = false
+	doc = renderDoc(t, views.Timeline(views.NewTimeline(in)))
 	if txt := doc.Find(`[data-phase="cuda_graph"] text`).Text(); txt != "50.0s, no end line" {
 		t.Errorf("unended phase of a finished launch %q", txt)
 	}

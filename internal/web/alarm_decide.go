@@ -78,7 +78,8 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	if !htmx {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}
-	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}})
+	// The timeline swapped in keeps the page's zoom.
+	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}, zoom: pageZoom(c)})
 	if err != nil {
 		return err
 	}

@@ -176,6 +176,46 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("DragAcrossTheTimelineZooms", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/r5/lines?server=sglang", restartingLog(5, 2))
+		tab := newBrowser(t)
+		if err := chromedp.Do(tab, chromedp.Navigate(b.url+"/launches/r5"), htmxIdle()); err != nil {
+			t.Fatalf("opening the launch: %v", err)
+		}
+		// A drag from a quarter to half of the plot, as the mouse sends it
+		// (static/timeline.js, loaded under the page's CSP).
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(function () {
+			var svg = document.querySelector('svg.timeline'), box = svg.getBoundingClientRect();
+			function x(f) { return box.left + (130 + 850 * f) / 1000 * box.width; }
+			var y = box.top + box.height - 5;
+			svg.dispatchEvent(new MouseEvent('mousedown', {bubbles: true, button: 0, clientX: x(0.25), clientY: y}));
+			document.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: x(0.5), clientY: y}));
+			document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true, clientX: x(0.5), clientY: y}));
+			return true;
+		})()`)); err != nil {
+			t.Fatal(err)
+		}
+		err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline-range"]`)), htmxIdle())
+		if err != nil {
+			t.Fatalf("the drag did not zoom: %v", err)
+		}
+		search, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.search`))
+		must(t, err)
+		q, err := url.ParseQuery(strings.TrimPrefix(search, "?"))
+		must(t, err)
+		from, _ := strconv.ParseFloat(q.Get("from"), 64)
+		to, _ := strconv.ParseFloat(q.Get("to"), 64)
+		// The launch spans 573 s: a quarter is 143 s, half 287 s.
+		if from < 140 || from > 147 || to < 283 || to > 290 {
+			t.Errorf("zoomed to %s", search)
+		}
+		if first := textOf(t, tab, `[data-testid="log"] [data-testid="log-line"]`); !strings.Contains(first, "10:02:") && !strings.Contains(first, "10:03:") {
+			t.Errorf("the zoomed log starts with %q", first)
+		}
+	})
+
 	t.Run("DismissAndSuppressSimilarThenNoAlarmInTheNextLaunch", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

@@ -39,10 +39,13 @@ type logQuery struct {
 	// invalid is why the query was refused (400): the page shows the form
 	// with this message instead of lines.
 	invalid string
+	// zoom is the timeline's time range: the log shows only its lines.
+	zoom zoomQuery
 }
 
 // parseLogQuery reads ?after=, ?before=, ?errors=1, ?hideconfig=1,
-// ?suppressed=1, ?level=, ?stream=, ?rank=, ?kind=, ?q= and ?re=1. A
+// ?suppressed=1, ?level=, ?stream=, ?rank=, ?kind=, ?q=, ?re=1 and the
+// timeline's ?from= and ?to= (parseZoom). A
 // malformed parameter, a bad regular expression included, is an input
 // error (400), returned with the query read so far so the page can still
 // show the form.
@@ -54,6 +57,9 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 	f.HideSuppressed = f.ErrorsOnly && !lq.showSuppressed
 	lq.filter = f
 	var err error
+	if lq.zoom, err = parseZoom(q); err != nil {
+		return lq, err
+	}
 	if f.After, err = intParam(q, "after", 0, 0, math.MaxInt64); err != nil {
 		return lq, err
 	}
@@ -108,7 +114,8 @@ func (lq logQuery) url(key, cursor string, at int64) string {
 			v.Set(k, "1")
 		}
 	}
-	for k, s := range map[string]string{"level": f.Level, "stream": f.Stream, "rank": f.Rank, "kind": f.Kind, "q": lq.query} {
+	for k, s := range map[string]string{"level": f.Level, "stream": f.Stream, "rank": f.Rank, "kind": f.Kind, "q": lq.query,
+		"from": lq.zoom.from.raw, "to": lq.zoom.to.raw} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -121,5 +128,5 @@ func (lq logQuery) url(key, cursor string, at int64) string {
 // not follow the launch live.
 func (lq logQuery) narrowed() bool {
 	f := lq.filter
-	return f.ErrorsOnly || f.HideConfig || f.Narrowing()
+	return f.ErrorsOnly || f.HideConfig || f.Narrowing() || lq.zoom.set()
 }

@@ -37,7 +37,7 @@ func logProps(l *store.Launch, w store.LineWindow, lq logQuery) views.LogProps {
 		if w.More {
 			p.NextURL = lq.url(l.Key, "after", w.Cursor) + "#log"
 		}
-		if f.After > 0 {
+		if f.After > 0 && (!f.InRange || f.After >= f.MinSeq) {
 			first := f.After + 1
 			if len(lines) > 0 {
 				first = p.From

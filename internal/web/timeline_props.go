@@ -2,6 +2,7 @@ package web
 
 import (
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,6 +30,8 @@ type launchPageData struct {
 	lines       store.LineWindow
 	notes       []store.Annotation
 	audit       []store.AuditEvent // decisions on the launch's alarms
+	zoom        zoomQuery          // the timeline's time range, ?from=&to=
+	now         time.Time          // now on the launch clock
 }
 
 // alarmContextLines is how many lines an alarm card shows around its event.
@@ -122,30 +125,43 @@ func (d *launchPageData) props() views.LaunchProps {
 	return p
 }
 
-func (d *launchPageData) timeline() views.TimelineProps {
-	key := d.launch.Key
-	t := views.TimelineProps{Start: d.first, End: d.last,
-		Live: d.launch.Status == status.Starting || d.launch.Status == status.Loading}
-	if !t.End.After(t.Start) {
-		t.End = t.Start.Add(time.Second)
-	}
+// timelineInput is what the launch's timeline is drawn from: its phases,
+// marks and restarts' reset lines, on the launch clock.
+func (d *launchPageData) timelineInput() views.TimelineInput {
+	l := d.launch
+	key := l.Key
+	in := views.TimelineInput{Origin: d.first, Last: d.last, Now: d.now,
+		Live: l.Status == status.Starting || l.Status == status.Loading}
+	in.From, in.To = d.zoom.resolve(d.first)
 	for _, ph := range d.phases {
-		tp := views.TimelinePhase{Name: ph.Name, Begin: ph.Begin, End: t.End, Running: ph.End == nil,
-			Done: ph.Done, Total: ph.Total, Href: lineHref(key, ph.BeginSeq)}
-		if ph.End != nil {
-			tp.End = *ph.End
-		}
-		t.Phases = append(t.Phases, tp)
+		in.Phases = append(in.Phases, views.TimelinePhase{Name: ph.Name, BeginSeq: ph.BeginSeq, Begin: ph.Begin,
+			End: ph.End, Done: ph.Done, Total: ph.Total, Href: lineHref(key, ph.BeginSeq)})
 	}
 	if d.ready != nil {
-		t.Ready = &views.TimelineMark{At: *d.ready, Href: lineHref(key, *d.launch.ReadySeq)}
+		in.Ready = &views.TimelineMark{At: *d.ready, Href: lineHref(key, *l.ReadySeq)}
+		in.Resets = append(in.Resets, *l.ReadySeq)
+	}
+	if l.ExitCode != nil || l.ExitSignal != nil {
+		// The exit is reported after the last line; on a backfilled log's
+		// clock its report time is no time of the log (see clockTimes).
+		title := "exit"
+		if l.ExitCode != nil {
+			title += " " + strconv.Itoa(*l.ExitCode)
+		}
+		if l.ExitSignal != nil {
+			title += " " + *l.ExitSignal
+		}
+		in.Exit = &views.TimelineMark{At: d.last, Title: title, Href: lineHref(key, l.LastSeq)}
 	}
 	for _, a := range d.alarms {
 		at := d.first
 		if a.FirstTS != nil {
 			at = *a.FirstTS
 		}
-		t.Alarms = append(t.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
+		if a.Fatal {
+			in.Resets = append(in.Resets, a.FirstSeq)
+		}
+		in.Alarms = append(in.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
 			Href: lineHref(key, a.FirstSeq)})
 	}
 	for _, n := range d.notes {
@@ -156,12 +172,30 @@ func (d *launchPageData) timeline() views.TimelineProps {
 		if n.Seq != nil {
 			href = lineHref(key, *n.Seq)
 		}
-		t.Notes = append(t.Notes, views.TimelineNote{At: at, Author: n.Author, Body: n.Body, Href: href})
+		in.Notes = append(in.Notes, views.TimelineNote{At: at, Author: n.Author, Body: n.Body, Href: href})
 	}
 	for _, g := range d.gaps {
-		t.Gaps = append(t.Gaps, views.TimelineGap{From: g.From, To: g.To})
+		in.Gaps = append(in.Gaps, views.TimelineGap{From: g.From, To: g.To})
 	}
+	return in
+}
+
+func (d *launchPageData) timeline() views.TimelineProps {
+	in := d.timelineInput()
+	t := views.NewTimeline(in)
+	t.Zooms = zoomLinks(d.launch.Key, d.zoom, in)
+	t.ZoomBase = "/launches/" + url.PathEscape(d.launch.Key)
 	return t
+}
+
+// clockNow is now on the launch clock of a launch whose last line, at last
+// on its clock, was received at receivedAt: the clock runs on from its
+// last line, whatever the log's own times were (a replayed old log).
+func clockNow(last time.Time, receivedAt *time.Time, now time.Time) time.Time {
+	if receivedAt == nil || now.Before(*receivedAt) {
+		return last
+	}
+	return last.Add(now.Sub(*receivedAt))
 }
 
 func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProps {

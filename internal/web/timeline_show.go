@@ -70,8 +70,19 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
 		return views.LaunchProps{}, err
 	}
+	d.zoom, d.now = lq.zoom, d.last
+	if l.Status == status.Starting || l.Status == status.Loading {
+		d.now = clockNow(d.last, l.LastLineAt, time.Now())
+	}
 	if lq.invalid == "" {
-		if d.lines, err = h.store.FilteredWindow(ctx, l.ID, lq.filter, l.LastSeq); err != nil {
+		lastSeq := l.LastSeq
+		if lq.zoom.set() {
+			if lq, err = h.zoomLog(c, l.ID, lq, d.first); err != nil {
+				return views.LaunchProps{}, err
+			}
+			lastSeq = min(lastSeq, lq.filter.MaxSeq)
+		}
+		if d.lines, err = h.store.FilteredWindow(ctx, l.ID, lq.filter, lastSeq); err != nil {
 			return views.LaunchProps{}, err
 		}
 	}
@@ -97,4 +108,24 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		p.Alarms[i].Reviewer = p.Reviewer
 	}
 	return p, nil
+}
+
+// zoomLog narrows lq to the lines of its zoom's time range (one indexed
+// query for the range's seqs); without after= or before= the window starts
+// at the range's first line.
+func (h *handler) zoomLog(c echo.Context, launchID int64, lq logQuery, origin time.Time) (logQuery, error) {
+	from, to := lq.zoom.resolve(origin)
+	lo, hi, err := h.store.SeqRange(c.Request().Context(), launchID, from, to)
+	if err != nil {
+		return lq, err
+	}
+	f := &lq.filter
+	f.InRange, f.MinSeq, f.MaxSeq = true, lo, hi
+	if lo == 0 {
+		f.MinSeq, f.MaxSeq = 1, 0 // no line in the range
+	}
+	if f.After == 0 && f.Before == 0 && lo > 0 {
+		f.After = lo - 1
+	}
+	return lq, nil
 }
