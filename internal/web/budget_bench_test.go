@@ -1,0 +1,224 @@
+package web_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"launchwatch/internal/corpustest"
+)
+
+// Budgets of the launch page, the log search and compare on a launch of a
+// million lines (issue 11, deliverable 6). They are figures that `make
+// bench` prints, not timed tests: a slow machine reports "over", it does
+// not fail.
+const (
+	budgetLines      = 1_000_000
+	budgetBatch      = 50_000
+	budgetLoads      = 20
+	budgetPageMS     = 150.0 // launch page p95 server time
+	budgetPageKB     = 300.0 // launch page HTML, KB of 1000 bytes
+	budgetSearchMS   = 500.0 // a search over every line, all its pages
+	budgetCompareMS  = 300.0 // compare of two such launches, p95
+	budgetSearchText = "out of memory"
+	budgetSearchRE   = `CUDA (error|out of memory)`
+)
+
+// corpusMix is every line of the shared corpus of real server logs, file
+// after file in name order, read at run time (the corpus is not part of the
+// repository).
+func corpusMix(b *testing.B) []string {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(corpustest.Dir(b), "*.log"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no corpus logs: %v", err)
+	}
+	slices.Sort(files)
+	var lines []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")...)
+	}
+	return lines
+}
+
+// ingestMix posts n lines of the mix, repeated from its line start on, to
+// launch key in text batches of budgetBatch lines, through the ingest API.
+func ingestMix(b *testing.B, bundle *testBundle, key string, mix []string, start, n int) {
+	b.Helper()
+	var body strings.Builder
+	for i := range n {
+		body.WriteString(mix[(start+i)%len(mix)])
+		body.WriteByte('\n')
+		if (i+1)%budgetBatch == 0 || i+1 == n {
+			bundle.postText("/api/v1/launches/"+key+"/lines", body.String())
+			body.Reset()
+		}
+	}
+}
+
+// timedGet fetches path and returns the body and the time from sending the
+// request to reading the last byte of the answer (local HTTP included).
+func timedGet(b *testing.B, base, path string) ([]byte, time.Duration) {
+	b.Helper()
+	start := time.Now()
+	res, err := http.Get(base + path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	elapsed := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: status %d: %.300s", path, res.StatusCode, body)
+	}
+	return body, elapsed
+}
+
+// percentile is the nearest-rank p-th percentile of samples, in ms.
+func percentile(samples []time.Duration, p float64) float64 {
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	i := max(0, int(float64(len(s))*p/100+0.999999)-1)
+	return ms(s[min(i, len(s)-1)])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// msList is durations in whole ms: "266+280+252".
+func msList(ds []time.Duration) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmt.Sprintf("%.0f", ms(d))
+	}
+	return strings.Join(s, "+")
+}
+
+// searchAll runs the log view's search for q over a whole launch, as a
+// user paging through it does: it loads the launch page with the search
+// and follows the log's "next" link until there is none. It returns the
+// total time of the requests (parsing the pages is not counted), the time
+// of each page and the lines that matched.
+func searchAll(b *testing.B, base, key string, q url.Values) (total time.Duration, pages []time.Duration, matched int) {
+	b.Helper()
+	path := "/launches/" + url.PathEscape(key) + "?" + q.Encode()
+	for path != "" {
+		body, took := timedGet(b, base, path)
+		total += took
+		pages = append(pages, took)
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		matched += doc.Find(`[data-testid="log"] [data-testid="log-line"]`).Length() // not the alarm cards' context lines
+		path = ""
+		if next, ok := doc.Find(`[data-testid="log-next"]`).First().Attr("href"); ok {
+			path, _, _ = strings.Cut(next, "#")
+		}
+		if len(pages) > budgetLines/100 {
+			b.Fatalf("search %v: still paging after %d pages", q, len(pages))
+		}
+	}
+	return total, pages, matched
+}
+
+// BenchmarkBudgets builds two launches of a million lines each from the
+// real-log mix (the corpus's lines repeated, posted in batches of 50k lines
+// through the ingest API) and reports the launch page's server time and
+// HTML size, a substring and an RE2 search over every line of a launch,
+// and the compare of the two launches, each against its budget. Setup runs
+// once; one iteration of the loop measures everything.
+func BenchmarkBudgets(b *testing.B) {
+	bundle := setup(b)
+	mix := corpusMix(b)
+	start := time.Now()
+	ingestMix(b, bundle, "budget-a", mix, 0, budgetLines)
+	ingestA := time.Since(start)
+	// The second launch starts elsewhere in the mix so the two differ as
+	// two runs of a fleet do, in order and in what they end with.
+	ingestMix(b, bundle, "budget-b", mix, len(mix)/3, budgetLines)
+	ingestBoth := time.Since(start)
+	for _, key := range []string{"budget-a", "budget-b"} {
+		if got := bundle.launch(key).Counts.Lines; got != budgetLines {
+			b.Fatalf("%s holds %d lines, want %d", key, got, budgetLines)
+		}
+	}
+	fmt.Printf("budgets: %d corpus lines repeated into two launches of %d lines; ingest %s for the first, %s for both (%.0f lines/s)\n",
+		len(mix), budgetLines, ingestA.Round(time.Millisecond), ingestBoth.Round(time.Millisecond),
+		2*budgetLines/ingestBoth.Seconds())
+
+	const pagePath = "/launches/budget-a"
+	const comparePath = "/compare?a=budget-a&b=budget-b"
+	_, firstPage := timedGet(b, bundle.url, pagePath)
+	_, firstCompare := timedGet(b, bundle.url, comparePath)
+	fmt.Printf("budgets: first (cold) loads: launch page %s, compare %s\n",
+		firstPage.Round(time.Millisecond), firstCompare.Round(time.Millisecond))
+
+	var (
+		pageTimes, compareTimes []time.Duration
+		htmlBytes               int
+		search, reSearch        time.Duration
+		searchPages, rePages    []time.Duration
+		searchHits, reHits      int
+	)
+	for b.Loop() {
+		pageTimes, compareTimes = nil, nil
+		for range budgetLoads {
+			body, took := timedGet(b, bundle.url, pagePath)
+			pageTimes = append(pageTimes, took)
+			htmlBytes = len(body)
+		}
+		search, searchPages, searchHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchText}})
+		reSearch, rePages, reHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchRE}, "re": {"1"}})
+		for range budgetLoads {
+			_, took := timedGet(b, bundle.url, comparePath)
+			compareTimes = append(compareTimes, took)
+		}
+	}
+	if searchHits == 0 || reHits == 0 {
+		b.Fatalf("searches matched %d and %d lines; the corpus should hold both", searchHits, reHits)
+	}
+
+	pageP50, pageP95 := percentile(pageTimes, 50), percentile(pageTimes, 95)
+	pageKB := float64(htmlBytes) / 1000
+	cmpP50, cmpP95 := percentile(compareTimes, 50), percentile(compareTimes, 95)
+	b.ReportMetric(pageP50, "page-p50-ms")
+	b.ReportMetric(pageP95, "page-p95-ms")
+	b.ReportMetric(pageKB, "page-html-KB")
+	b.ReportMetric(ms(search), "search-all-ms")
+	b.ReportMetric(float64(len(searchPages)), "search-pages")
+	b.ReportMetric(ms(reSearch), "re-search-all-ms")
+	b.ReportMetric(float64(len(rePages)), "re-search-pages")
+	b.ReportMetric(cmpP50, "compare-p50-ms")
+	b.ReportMetric(cmpP95, "compare-p95-ms")
+
+	verdict := func(name string, figure, budget float64, unit, note string) {
+		v := "within"
+		if figure >= budget {
+			v = "OVER"
+		}
+		fmt.Printf("budget %-16s %9.1f %-2s  budget < %5.0f %-2s  %-6s  %s\n", name, figure, unit, budget, unit, v, note)
+	}
+	fmt.Printf("budgets on a %d-line launch of the real-log mix:\n", budgetLines)
+	verdict("page-p95-ms", pageP95, budgetPageMS, "ms", fmt.Sprintf("launch page, %d loads, p50 %.1f ms", len(pageTimes), pageP50))
+	verdict("page-html-KB", pageKB, budgetPageKB, "KB", fmt.Sprintf("launch page HTML, %d bytes", htmlBytes))
+	verdict("search-all-ms", ms(search), budgetSearchMS, "ms", fmt.Sprintf("q=%q over every line: %d matching lines, pages of %s ms", budgetSearchText, searchHits, msList(searchPages)))
+	verdict("re-search-all-ms", ms(reSearch), budgetSearchMS, "ms", fmt.Sprintf("RE2 %q over every line: %d matching lines, pages of %s ms", budgetSearchRE, reHits, msList(rePages)))
+	verdict("compare-p95-ms", cmpP95, budgetCompareMS, "ms", fmt.Sprintf("compare of two %d-line launches, %d loads, p50 %.1f ms", budgetLines, len(compareTimes), cmpP50))
+}
