@@ -162,6 +162,9 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 		return seqlessLines(ctx, tx, l, lines)
 	}
 	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(a.Seq, b.Seq) })
+	if err := checkSeqRange(l.LastSeq, lines[len(lines)-1].Seq); err != nil {
+		return nil, 0, err
+	}
 	var old []int64
 	for _, ln := range lines {
 		if ln.Seq <= l.LastSeq {
@@ -472,4 +475,25 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.Launch
 	u.Status = status.Of(f)
 	b.lastSeq, b.status = u.LastSeq, u.Status
 	return b.tx.SaveLaunch(ctx, u)
+}
+
+// Bounds on a batch's seqs. A stray seq far beyond the launch's last one
+// leaves a gap that every later batch would fill by reclassifying the whole
+// launch, and one near 2^63 makes every unnumbered batch overflow: both are
+// a shipper's bug, refused with a 400 that says so rather than stored.
+const (
+	maxSeqJump = 1_000_000
+	maxSeq     = 1 << 53 // what a JSON number holds exactly
+)
+
+// checkSeqRange refuses a batch whose highest seq is above maxSeq or more
+// than maxSeqJump beyond the launch's last stored seq.
+func checkSeqRange(last, highest int64) error {
+	switch {
+	case highest > maxSeq:
+		return badRequest("seq %d is above 2^53: numbers lines from 1 up", highest)
+	case highest-last > maxSeqJump:
+		return badRequest("seq %d is more than %d beyond the launch's last line (%d): send the lines in between first, or number them from %d", highest, maxSeqJump, last, last+1)
+	}
+	return nil
 }

@@ -263,14 +263,28 @@ func TestIngestRejectsBadInput(t *testing.T) {
 		})
 	}
 
-	t.Run("UnnumberedLinesCannotOverflowSeq", func(t *testing.T) {
-		b.postText("/api/v1/launches/edge/lines?seq=9223372036854775806", "last\n")
-		r := b.do("POST", "/api/v1/launches/edge/lines", "text/plain", []byte("x\ny\n"))
-		if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), "send explicit seqs") {
-			t.Errorf("got %d %s, want 400", r.status, r.body)
+	// A stray far seq would leave a gap every later batch refills by
+	// reclassifying the launch, and one near 2^63 would make every
+	// unnumbered batch overflow: both are refused, and nothing is stored.
+	t.Run("FarSeqsAreRefused", func(t *testing.T) {
+		for _, tc := range []struct{ ctype, query, body, want string }{
+			{"text/plain", "?seq=9223372036854775806", "last\n", "above 2^53"},
+			{"application/x-ndjson", "", `{"seq": 9223372036854775807, "line": "x"}` + "\n", "above 2^53"},
+			{"text/plain", "?seq=1000002", "far\n", "more than 1000000 beyond the launch's last line (1)"},
+		} {
+			if tc.want != "above 2^53" {
+				b.postText("/api/v1/launches/edge/lines?seq=1", "first\n")
+			}
+			r := b.do("POST", "/api/v1/launches/edge/lines"+tc.query, tc.ctype, []byte(tc.body))
+			if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), tc.want) {
+				t.Errorf("%s %s: got %d %s, want 400 saying %q", tc.ctype, tc.query, r.status, r.body, tc.want)
+			}
 		}
-		if l := b.launch("edge"); l.Counts.Lines != 1 {
-			t.Errorf("line count = %d, want 1", l.Counts.Lines)
+		// The launch keeps its one line and goes on as usual.
+		b.postText("/api/v1/launches/edge/lines?seq=1000001", "near\n")
+		b.postText("/api/v1/launches/edge/lines", "next\n")
+		if got := texts(b.lines("edge")); !slices.Equal(got, []string{"first", "near", "next"}) {
+			t.Errorf("lines = %q", got)
 		}
 	})
 
