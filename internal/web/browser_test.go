@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -108,6 +109,55 @@ func textOf(t *testing.T, tab context.Context, sel string) string {
 
 func TestBrowser(t *testing.T) {
 	t.Parallel()
+
+	t.Run("LoadsAlarmContextAndConfigurationOnDemand", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
+		var args []string
+		for i := range 60 {
+			args = append(args, fmt.Sprintf("key_%02d=%d", i, i))
+		}
+		b.postText("/api/v1/launches/crash-1/lines", "2023-09-03 13:06:49 | INFO | controller | args: Namespace("+strings.Join(args, ", ")+")\n")
+		b.settled("crash-1")
+		tab := newBrowser(t)
+		ctxSel := `[data-testid="alarm-card"] [data-testid="alarm-context"]`
+		err := chromedp.Do(tab,
+			chromedp.Navigate(b.url+"/launches/crash-1"),
+			htmxIdle(),
+			chromedp.Click(chromedp.CSS(ctxSel+` summary`)),
+			chromedp.WaitVisible(chromedp.CSS(ctxSel+` [data-testid="log-line"]`)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("opening the alarm's context: %v", err)
+		}
+		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('`+ctxSel+` [data-testid="log-line"]').length`))
+		if summary := textOf(t, tab, ctxSel+` summary`); err != nil || n < 5 || summary != fmt.Sprintf("context (%d lines)", n) {
+			t.Errorf("the opened context shows %d lines (%v), its summary says %q", n, err, summary)
+		}
+		if link := textOf(t, tab, ctxSel+` [data-testid="alarm-context-link"]`); link != "<missing>" {
+			t.Errorf("the fallback link %q is still there once the lines are loaded", link)
+		}
+		err = chromedp.Do(tab,
+			chromedp.Click(chromedp.CSS(`[data-testid="config"] summary`)),
+			chromedp.Click(chromedp.CSS(`[data-testid="config-all"]`)),
+			chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="config-all"]`)),
+			htmxIdle(),
+		)
+		if err != nil {
+			t.Fatalf("showing the whole configuration: %v", err)
+		}
+		rows, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="config"] tr').length`))
+		if err != nil || rows < 60 {
+			t.Errorf("the whole configuration shows %d rows (%v), want at least 60", rows, err)
+		}
+		// A log line's number is its permalink, relative to the page.
+		href, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#L13 a.no').href`))
+		if want := b.url + "/launches/crash-1?after=0#L13"; err != nil || href != want {
+			t.Errorf("permalink of line 13 %q (%v), want %q", href, err, want)
+		}
+	})
 
 	t.Run("ConfirmAlarmMakesLaunchCrashed", func(t *testing.T) {
 		t.Parallel()

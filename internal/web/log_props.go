@@ -21,7 +21,11 @@ func logProps(l *store.Launch, w store.LineWindow, lq logQuery) views.LogProps {
 	}
 	lines := w.Lines
 	for _, ln := range lines {
-		p.Lines = append(p.Lines, logLine(l.Key, ln))
+		v := logLine(l.Key, ln)
+		// The log view is on the launch's page (and the tail appends to
+		// it): the permalink is relative to it, shorter by the path.
+		v.Href = windowHref(ln.Seq)
+		p.Lines = append(p.Lines, v)
 	}
 	if len(lines) > 0 {
 		p.From, p.To = lines[0].Seq, lines[len(lines)-1].Seq

@@ -64,7 +64,7 @@ func TestLogViewANSI(t *testing.T) {
 	for _, path := range []string{
 		"/launches/ansi?before=1108", "/launches/ansi?before=600", "/launches/ansi?errors=1",
 		"/launches/ansi?q=APIServer", "/launches/ansi?q=" + url.QueryEscape(`ValueError: \w+`) + "&re=1",
-		"/launches/ansi/tail?after=1000", "/compare?a=ansi-good&b=ansi", "/", "/review", "/rules/new?launch=ansi&alarm=1",
+		"/launches/ansi/tail?after=1000", "/launches/ansi/alarms/1/context", "/compare?a=ansi-good&b=ansi", "/", "/review", "/rules/new?launch=ansi&alarm=1",
 	} {
 		b.noEscapes(path, 200)
 	}

@@ -120,6 +120,8 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/", h.launchesIndex)
 	e.GET("/launches/:key", h.timelineShow)
 	e.GET("/launches/:key/tail", h.launchTail)
+	e.GET("/launches/:key/alarms/:no/context", h.alarmContext)
+	e.GET("/launches/:key/config", h.launchConfig)
 	// Browser forms change state: refuse cross-origin posts (CSRF), then
 	// read the form under its size limit.
 	uiForm := func(next echo.HandlerFunc) echo.HandlerFunc { return h.sameOriginForm(readForm(next)) }

@@ -80,7 +80,13 @@ func (h *handler) alarmContexts(c echo.Context, launchID int64, alarms []store.A
 // lineHref is the permalink of a line: a log window that starts a little
 // before it, scrolled to it.
 func lineHref(key string, seq int64) string {
-	return "/launches/" + key + "?after=" + strconv.FormatInt(max(0, seq-21), 10) + "#L" + strconv.FormatInt(seq, 10)
+	return "/launches/" + key + windowHref(seq)
+}
+
+// windowHref is lineHref relative to the launch's page:
+// "?after=SEQ-21#LSEQ".
+func windowHref(seq int64) string {
+	return "?after=" + strconv.FormatInt(max(0, seq-21), 10) + "#L" + strconv.FormatInt(seq, 10)
 }
 
 func (d *launchPageData) props() views.LaunchProps {
@@ -214,6 +220,7 @@ func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProp
 	for _, ln := range context {
 		p.Context = append(p.Context, logLine(key, ln))
 	}
+	p.ContextLines = len(p.Context)
 	return p
 }
 

@@ -50,9 +50,23 @@ func TestTimelineShow(t *testing.T) {
 		if h := card.Find(`[data-testid="alarm-headline"]`).Text(); !strings.Contains(h, "torch.OutOfMemoryError: CUDA out of memory") {
 			t.Errorf("headline %q", h)
 		}
-		if n := card.Find(`[data-testid="log-line"]`).Length(); n < 5 {
-			t.Errorf("alarm card shows %d context lines", n)
+		// The card loads its context lines when opened; without
+		// JavaScript its link shows them in the log view.
+		ctx := card.Find(`[data-testid="alarm-context"]`)
+		if url := ctx.AttrOr("hx-get", ""); url != "/launches/crash-1/alarms/1/context" || ctx.Find(`[data-testid="log-line"]`).Length() != 0 {
+			t.Errorf("alarm context loads from %q, inline lines %d", url, ctx.Find(`[data-testid="log-line"]`).Length())
 		}
+		if href := ctx.Find(`[data-testid="alarm-context-link"]`).AttrOr("href", ""); href != "/launches/crash-1?after=0#L8" {
+			t.Errorf("alarm context fallback link %q", href)
+		}
+		ctxLines := testid(b.page("/launches/crash-1/alarms/1/context", 200), "log-line")
+		if n := ctxLines.Length(); n < 5 || !strings.Contains(ctx.Find("summary").Text(), fmt.Sprintf("(%d lines)", n)) {
+			t.Errorf("alarm context holds %d lines, the card says %q", n, ctx.Find("summary").Text())
+		}
+		if ctxLines.First().AttrOr("id", "") != "" || !strings.HasPrefix(ctxLines.First().Find("a.no").AttrOr("href", ""), "/launches/crash-1?after=") {
+			t.Errorf("context line: id %q, permalink %q", ctxLines.First().AttrOr("id", ""), ctxLines.First().Find("a.no").AttrOr("href", ""))
+		}
+		b.page("/launches/crash-1/alarms/9/context", 404)
 		lines := testid(doc, "log").Find(`[data-testid="log-line"]`)
 		if lines.Length() != 13 {
 			t.Errorf("log shows %d lines, want 13", lines.Length())
@@ -60,13 +74,46 @@ func TestTimelineShow(t *testing.T) {
 		if dump := testid(doc, "log").Find(`[data-testid="config-dump"]`); dump.Length() != 1 || !strings.Contains(dump.Text(), "cuda_graph_max_bs") {
 			t.Errorf("config dump not collapsed into key/values: %q", dump.Text())
 		}
-		last := lines.Last()
-		if last.AttrOr("id", "") != "L13" || last.AttrOr("data-kind", "") != "error" || !last.HasClass("k-error") {
-			t.Errorf("last line: id %q kind %q", last.AttrOr("id", ""), last.AttrOr("data-kind", ""))
+		// A small configuration is shown whole, with no link.
+		if cfg := testid(doc, "config"); cfg.Find("tr").Length() != 5 || cfg.Find(`[data-testid="config-all"]`).Length() != 0 {
+			t.Errorf("configuration of 5 keys shows %d, link %d", cfg.Find("tr").Length(), cfg.Find(`[data-testid="config-all"]`).Length())
 		}
-		if href := last.Find("a.no").AttrOr("href", ""); href != "/launches/crash-1?after=0#L13" {
+		last := lines.Last()
+		if last.AttrOr("id", "") != "L13" || last.AttrOr("data-seq", "") != "13" || !last.HasClass("k-error") {
+			t.Errorf("last line: id %q class %q", last.AttrOr("id", ""), last.AttrOr("class", ""))
+		}
+		// Relative to the launch page: /launches/crash-1?after=0#L13.
+		if href := last.Find("a.no").AttrOr("href", ""); href != "?after=0#L13" {
 			t.Errorf("permalink %q", href)
 		}
+	})
+
+	t.Run("LargeConfigurationShowsItsFirstKeysAndLinksToAll", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var args []string
+		for i := range 60 {
+			args = append(args, fmt.Sprintf("key_%02d=%d", i, i))
+		}
+		b.postText("/api/v1/launches/cfg-1/lines", "2023-09-03 13:06:49 | INFO | controller | args: Namespace("+strings.Join(args, ", ")+")\nINFO done\n")
+		b.settled("cfg-1")
+		cfg := testid(b.page("/launches/cfg-1", 200), "config")
+		all := cfg.Find(`[data-testid="config-all"]`)
+		if n := cfg.Find("tr").Length(); n != views.ConfigInline || all.AttrOr("href", "") != "/launches/cfg-1/config" ||
+			all.AttrOr("hx-get", "") != "/launches/cfg-1/config" || !strings.Contains(cfg.Find("summary").Text(), "(60 keys)") {
+			t.Errorf("configuration shows %d keys inline of %q, links %q", n, cfg.Find("summary").Text(), all.AttrOr("href", ""))
+		}
+		// Without JavaScript the link is a page of its own; htmx gets the
+		// table alone, to swap in.
+		full := testid(b.page("/launches/cfg-1/config", 200), "config")
+		if n := full.Find("tr").Length(); n != 60 || !strings.Contains(full.Text(), "key_59") {
+			t.Errorf("the configuration page shows %d keys", n)
+		}
+		r := b.do("GET", "/launches/cfg-1/config", "", nil, "HX-Request", "true")
+		if body := string(r.body); r.status != 200 || strings.Contains(body, "<html") || strings.Count(body, "<tr>") != 60 {
+			t.Errorf("htmx configuration: %d %.200s", r.status, body)
+		}
+		b.page("/launches/nope/config", 404)
 	})
 
 	t.Run("HealthyLaunchShowsReadyMarkerAndTimeToReady", func(t *testing.T) {
@@ -171,8 +218,8 @@ func TestTimelineShow(t *testing.T) {
 
 		doc = b.page("/launches/big?errors=1", 200)
 		for _, s := range testid(doc, "log").Find(`[data-testid="log-line"]`).EachIter() {
-			if s.AttrOr("data-kind", "") != "error" && !s.HasClass("in-alarm") {
-				t.Errorf("errors only shows line %s of kind %s", s.AttrOr("data-seq", ""), s.AttrOr("data-kind", ""))
+			if !s.HasClass("k-error") && !s.HasClass("in-alarm") {
+				t.Errorf("errors only shows line %s of class %s", s.AttrOr("data-seq", ""), s.AttrOr("class", ""))
 			}
 		}
 		if n := testid(doc, "log").Find(`[data-testid="log-line"]`).Length(); n < 5 {
@@ -188,7 +235,7 @@ func TestTimelineShow(t *testing.T) {
 			t.Errorf("first window link %q forgets suppressed=1", first)
 		}
 		doc = b.page("/launches/big?hideconfig=1&after=1200", 200)
-		if n := testid(doc, "log").Find(`[data-kind="config"]`).Length(); n != 0 {
+		if n := testid(doc, "log").Find(`.k-config`).Length(); n != 0 {
 			t.Errorf("hide config shows %d config lines", n)
 		}
 		if n := testid(doc, "log").Find(`[data-testid="log-line"]`).Length(); n != 12 {

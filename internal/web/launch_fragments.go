@@ -1,0 +1,50 @@
+package web
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/views"
+)
+
+// alarmContext answers GET /launches/{key}/alarms/{no}/context with the
+// alarm's context lines, the rows its card loads when its context is
+// opened (the launch page does not carry them: a page may hold many
+// cards). Their permalinks are absolute.
+func (h *handler) alarmContext(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	no, err := strconv.Atoi(c.Param("no"))
+	if err != nil || no < 1 || no > math.MaxInt32 {
+		return badParam("alarm number %q is not valid", c.Param("no"))
+	}
+	p, err := h.alarmCard(c, key, no)
+	if err != nil {
+		return err
+	}
+	return render(c, 200, views.AlarmContext(p))
+}
+
+// launchConfig answers GET /launches/{key}/config with the launch's whole
+// merged configuration: the table alone for htmx (the launch page swaps it
+// in for its first keys), a page of its own otherwise.
+func (h *handler) launchConfig(c echo.Context) error {
+	key, err := launchKey(c)
+	if err != nil {
+		return err
+	}
+	l, err := h.store.LaunchByKey(c.Request().Context(), key)
+	if err != nil {
+		return err
+	}
+	p := views.LaunchProps{Key: l.Key, Config: sortedKV(l.Config)}
+	c.Response().Header().Add("Vary", "HX-Request")
+	if c.Request().Header.Get("HX-Request") == "true" {
+		return render(c, 200, views.ConfigTable(p.Config))
+	}
+	return render(c, 200, views.LaunchConfig(p))
+}
