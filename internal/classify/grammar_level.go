@@ -255,15 +255,7 @@ func (s *State) consumeLevel(ev *event, p *Prefix, seq int64, t string, m *lineM
 		return blank(ev, 1)
 	}
 	switch {
-	case m.builtin[litTraceback]:
-		ev.St, ev.PrevFile = stFrames, false
-		s.headerSig(ev, t, seq, m)
-		return consumed
-	case isFrameLine(t):
-		ev.St, ev.PrevFile = stFrames, true
-		return consumed
-	case reThread.MatchString(t):
-		ev.St, ev.PrevFile = stFrames, false
+	case s.opensPythonDump(ev, t, seq, m):
 		return consumed
 	case m.ready != nil || len(m.phases) > 0:
 		return ended

@@ -163,22 +163,32 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	s.tryMerge(fb, ev)
 }
 
-// consumeSingle: after a single signature line, a traceback, a logging-error
-// dump, a thread dump or a C++ abort dump may follow.
-func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+// opensPythonDump moves ev into a Python traceback or faulthandler dump
+// when t starts one under the line that opened ev (its header, a first
+// frame, a thread header), and reports whether it did.
+func (s *State) opensPythonDump(ev *event, t string, seq int64, m *lineMatch) bool {
 	switch {
 	case m.builtin[litTraceback]:
 		ev.St, ev.PrevFile = stFrames, false
 		s.headerSig(ev, t, seq, m)
+	case isFrameLine(t):
+		ev.St, ev.PrevFile = stFrames, true
+	case reThread.MatchString(t):
+		ev.St, ev.PrevFile = stFrames, false
+	default:
+		return false
+	}
+	return true
+}
+
+// consumeSingle: after a single signature line, a traceback, a logging-error
+// dump, a thread dump or a C++ abort dump may follow.
+func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	switch {
+	case s.opensPythonDump(ev, t, seq, m):
 		return consumed
 	case m.builtin[litLoggingError]:
 		ev.St, ev.LogErr = stChain, true
-		return consumed
-	case isFrameLine(t):
-		ev.St, ev.PrevFile = stFrames, true
-		return consumed
-	case reThread.MatchString(t):
-		ev.St, ev.PrevFile = stFrames, false
 		return consumed
 	case isCppLine(t):
 		ev.St = stCpp

@@ -331,7 +331,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	switch {
 	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
 		v.Kind = KindWarning
-	case m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]:
+	case isProgressLine(&m):
 		v.Kind = KindProgress
 	}
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -56,9 +55,9 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	no, err := strconv.Atoi(c.Param("no"))
-	if err != nil || no < 1 || no > math.MaxInt32 {
-		return badParam("alarm number %q is not valid", c.Param("no"))
+	no, err := alarmNo(c)
+	if err != nil {
+		return err
 	}
 	if _, err := formText(c); err != nil {
 		return err

@@ -1,9 +1,6 @@
 package web
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/views"
@@ -18,9 +15,9 @@ func (h *handler) alarmContext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	no, err := strconv.Atoi(c.Param("no"))
-	if err != nil || no < 1 || no > math.MaxInt32 {
-		return badParam("alarm number %q is not valid", c.Param("no"))
+	no, err := alarmNo(c)
+	if err != nil {
+		return err
 	}
 	p, err := h.alarmCard(c, key, no)
 	if err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -37,6 +38,15 @@ func launchKey(c echo.Context) (string, error) {
 		return "", badParam("launch key %q is not valid: use 1 to 200 letters, digits and . _ : @ + = -, starting with a letter or digit", c.Param("key"))
 	}
 	return key, nil
+}
+
+// alarmNo reads the alarm number of the route's {no}.
+func alarmNo(c echo.Context) (int, error) {
+	no, err := strconv.Atoi(c.Param("no"))
+	if err != nil || no < 1 || no > math.MaxInt32 {
+		return 0, badParam("alarm number %q is not valid", c.Param("no"))
+	}
+	return no, nil
 }
 
 // launchAttrs reads server, host, name, tz and label.K=V query parameters.
