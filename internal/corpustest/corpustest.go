@@ -20,7 +20,7 @@ func Dir(t testing.TB) string {
 		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
 	}
 	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("corpus not found (set LAUNCHWATCH_CORPUS): %v", err)
+		t.Fatalf("corpus not found: clone beside shared/ (../shared/corpus) or set LAUNCHWATCH_CORPUS: %v", err)
 	}
 	return dir
 }
