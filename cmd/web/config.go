@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"launchwatch/internal/auth"
 	"launchwatch/internal/cliflag"
 	"launchwatch/internal/ingest"
 )
@@ -33,6 +35,13 @@ type config struct {
 	SettleAfter     time.Duration
 	LokiLaunchLabel string
 	PublicURL       string
+	// Accounts and tokens (README "Accounts and tokens").
+	BootstrapToken       string
+	AuthProxyHeader      string
+	AuthProxyTrusted     string
+	AuthProxyDefaultRole string
+	SessionTTL           time.Duration
+	MetricsAddr          string
 }
 
 const usageHeader = `Usage: web [flags]
@@ -54,7 +63,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, usageHeader)
-		cliflag.PrintDefaults(out, fs, "database-url") // its default may hold a password
+		cliflag.PrintDefaults(out, fs, "database-url", "bootstrap-token") // their defaults are secrets
 	}
 	envOr := func(name, def string) string {
 		if v := getenv(name); v != "" {
@@ -86,6 +95,14 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
+	bootstrap, err := secretEnv(getenv, "LAUNCHWATCH_BOOTSTRAP_TOKEN")
+	if err != nil {
+		return c, err
+	}
+	sessionTTL, err := envDuration(getenv, "LAUNCHWATCH_SESSION_TTL", 7*24*time.Hour)
+	if err != nil {
+		return c, err
+	}
 	fs.StringVar(&c.Addr, "addr", envOr("LAUNCHWATCH_ADDR", "127.0.0.1:8080"), "listen `address` (host:port; port 0 picks a free one) [LAUNCHWATCH_ADDR]")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
 	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
@@ -98,6 +115,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&c.SettleAfter, "settle-after", settle, "a fatal alarm whose event could still change (a retry line may withdraw it) counts for the status and `wait` this `duration` after the launch's last line at the latest [LAUNCHWATCH_SETTLE_AFTER]")
 	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", ingest.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
 	fs.StringVar(&c.PublicURL, "public-url", envOr("LAUNCHWATCH_PUBLIC_URL", ""), "`URL` people and shippers reach the server at (https://launchwatch.example.com): other Host headers get 421, and only this origin may post forms or open websockets; empty accepts the loopback names when --addr is a loopback address, and any host (with a warning) on all interfaces [LAUNCHWATCH_PUBLIC_URL]")
+	fs.StringVar(&c.BootstrapToken, "bootstrap-token", bootstrap, "make sure an admin-scoped API token with exactly this `secret` exists at start (compose, CI, scripts); a changed secret revokes the old one [LAUNCHWATCH_BOOTSTRAP_TOKEN or LAUNCHWATCH_BOOTSTRAP_TOKEN_FILE]")
+	fs.StringVar(&c.AuthProxyHeader, "auth-proxy-header", envOr("LAUNCHWATCH_AUTH_PROXY_HEADER", ""), "`header` a reverse proxy sets to the signed-in user's e-mail (X-Forwarded-Email for oauth2-proxy); honoured only from --auth-proxy-trusted [LAUNCHWATCH_AUTH_PROXY_HEADER]")
+	fs.StringVar(&c.AuthProxyTrusted, "auth-proxy-trusted", envOr("LAUNCHWATCH_AUTH_PROXY_TRUSTED", ""), "comma-separated `CIDRs` the reverse proxy connects from, e.g. 10.0.0.0/8,127.0.0.1/32 [LAUNCHWATCH_AUTH_PROXY_TRUSTED]")
+	fs.StringVar(&c.AuthProxyDefaultRole, "auth-proxy-default-role", envOr("LAUNCHWATCH_AUTH_PROXY_DEFAULT_ROLE", "viewer"), "`role` of a user the proxy names for the first time: viewer, reviewer or admin [LAUNCHWATCH_AUTH_PROXY_DEFAULT_ROLE]")
+	fs.DurationVar(&c.SessionTTL, "session-ttl", sessionTTL, "how long a browser sign-in lasts [LAUNCHWATCH_SESSION_TTL]")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", envOr("LAUNCHWATCH_METRICS_ADDR", ""), "serve /metrics without authentication on this separate listen `address` (host:port); on the main address it needs a read token [LAUNCHWATCH_METRICS_ADDR]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -136,6 +159,24 @@ func (c config) validate() error {
 	if _, err := c.publicURL(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := c.proxyTrusted(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AuthProxyHeader != "" && c.AuthProxyTrusted == "" {
+		errs = append(errs, errors.New("--auth-proxy-header needs --auth-proxy-trusted: the header is honoured only from the proxy's addresses"))
+	}
+	if c.AuthProxyHeader != "" && !headerNamePattern.MatchString(c.AuthProxyHeader) {
+		errs = append(errs, fmt.Errorf("--auth-proxy-header must be a header name, got %q", c.AuthProxyHeader))
+	}
+	if _, err := auth.ParseRole(c.AuthProxyDefaultRole); err != nil {
+		errs = append(errs, fmt.Errorf("--auth-proxy-default-role: %w", err))
+	}
+	if c.SessionTTL < time.Minute {
+		errs = append(errs, fmt.Errorf("--session-ttl must be at least 1m, got %s", c.SessionTTL))
+	}
+	if c.BootstrapToken != "" && !auth.LooksLikeSecret(c.BootstrapToken) {
+		errs = append(errs, errors.New("--bootstrap-token must be one word of at most 512 characters"))
+	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))
 	}
@@ -155,6 +196,30 @@ func (c config) publicURL() (*url.URL, error) {
 	}
 	return u, nil
 }
+
+// proxyTrusted parses --auth-proxy-trusted: CIDRs, or single addresses.
+func (c config) proxyTrusted() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(c.AuthProxyTrusted, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("--auth-proxy-trusted: %q is not a CIDR or an address", s)
+		}
+		out = append(out, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// headerNamePattern is an HTTP header name (RFC 9110 token).
+var headerNamePattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 
 // lokiLabelPattern is a valid Loki (Prometheus) label name.
 var lokiLabelPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

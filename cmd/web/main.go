@@ -21,6 +21,7 @@ import (
 
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
+	"launchwatch/internal/metrics"
 	"launchwatch/internal/pgserver"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
@@ -129,13 +130,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	defer func() { stopListening(); <-settling }()
 
+	if err := ensureBootstrapToken(ctx, st, cfg.BootstrapToken, time.Now(), log); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	publicURL, _ := cfg.publicURL() // validated by parseConfig
+	publicURL, _ := cfg.publicURL()  // validated by parseConfig
+	trusted, _ := cfg.proxyTrusted() // validated by parseConfig
+	mets := metrics.New(st, hub.Subscribers, log)
 	wcfg := web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
-		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String()}
+		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String(), Metrics: mets,
+		Auth: web.AuthConfig{SessionTTL: cfg.SessionTTL, ProxyHeader: cfg.AuthProxyHeader, ProxyTrusted: trusted,
+			ProxyDefaultRole: cfg.AuthProxyDefaultRole}}
 	if !wcfg.ChecksHosts() {
 		log.Warn("no --public-url: any Host header is answered, so a web page can reach this server through DNS rebinding; set --public-url (LAUNCHWATCH_PUBLIC_URL) to the URL people use",
 			slog.String("addr", ln.Addr().String()))
@@ -159,6 +167,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		shownURL = publicURL.String()
 	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", shownURL))
+	if err := printSetupLink(ctx, st, baseURL(publicURL, ln.Addr().String()), time.Now(), stdout, log); err != nil {
+		return err
+	}
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, mets, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 
 	select {
 	case err := <-serveErr:

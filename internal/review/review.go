@@ -25,6 +25,9 @@ type Decision struct {
 	Verdict   string // Confirm or Dismiss
 	Actor     string // the reviewer's name
 	Reason    string // why; required to dismiss
+	// MayHideConfirmed is set for admins: only they may dismiss an alarm a
+	// person confirmed.
+	MayHideConfirmed bool
 }
 
 // InvalidError lists what is wrong with a decision, per form field.
@@ -42,6 +45,12 @@ func (e *InvalidError) Error() string {
 
 // Validate trims the decision's text and checks it; the same rules serve
 // the HTML form and any future API.
+// ForbiddenError is a change the actor's role may not make: answered 403
+// with its reason.
+type ForbiddenError struct{ Reason string }
+
+func (e *ForbiddenError) Error() string { return "review: forbidden: " + e.Reason }
+
 func (d *Decision) Validate() error {
 	d.Actor, d.Reason = strings.TrimSpace(d.Actor), strings.TrimSpace(d.Reason)
 	f := map[string]string{}
@@ -99,6 +108,11 @@ func Decide(ctx context.Context, st *store.Store, d Decision) (string, error) {
 		prev, err := tx.SetAlarmDecision(ctx, l.ID, d.AlarmNo, state, d.Actor, d.Reason)
 		if err != nil {
 			return err
+		}
+		if prev == "confirmed" && state == "dismissed" && !d.MayHideConfirmed {
+			// Checked under the launch's lock, so no decision slips between
+			// a check and the change; the transaction rolls back.
+			return &ForbiddenError{Reason: "this alarm was confirmed by a person: only an admin may dismiss it"}
 		}
 		err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
 			Subject: Subject(d.LaunchKey, d.AlarmNo),

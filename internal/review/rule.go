@@ -34,6 +34,28 @@ type RuleDraft struct {
 	FromAlarmNo    int
 	Override       bool   // hide confirmed alarms anyway
 	OverrideReason string // required with Override
+	// Admin is set when the author is an admin: only admins make rules for
+	// all launches or rules that hide confirmed alarms.
+	Admin bool
+}
+
+// checkRole refuses what only an admin may do: a rule for all launches,
+// one that hides confirmed alarms, or a change to such a rule (old, when
+// editing one).
+func (d *RuleDraft) checkRole(old *store.Rule) error {
+	switch {
+	case d.Admin:
+		return nil
+	case d.Scope == "all":
+		return &ForbiddenError{Reason: "a rule for all launches needs an admin: scope it to a server or a label"}
+	case d.Override:
+		return &ForbiddenError{Reason: "only an admin may make a rule that hides confirmed alarms"}
+	case old != nil && old.Scope == "all":
+		return &ForbiddenError{Reason: "this rule covers all launches: only an admin may change it"}
+	case old != nil && old.OverrideReason != nil:
+		return &ForbiddenError{Reason: "this rule may hide confirmed alarms: only an admin may change it"}
+	}
+	return nil
 }
 
 var scopeServer = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
@@ -197,6 +219,9 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 	if err := d.Validate(); err != nil {
 		return 0, nil, err
 	}
+	if err := d.checkRole(nil); err != nil {
+		return 0, nil, err
+	}
 	p, err := matchRule(ctx, st, d, 0)
 	if err != nil {
 		return 0, nil, err
@@ -242,13 +267,23 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 // SetRuleEnabled enables or disables a rule, recording who did it and,
 // when given, why. Disabling re-opens the alarms it suppressed that no
 // person decided on; enabling suppresses the open alarms it matches again.
-func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor, reason string) error {
+// Only an admin may switch a rule for all launches or one that hides
+// confirmed alarms.
+func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor, reason string, admin bool) error {
 	actor, reason = strings.TrimSpace(actor), strings.TrimSpace(reason)
 	if actor == "" || utf8.RuneCountInString(actor) > 80 || strings.ContainsAny(actor, "\x00\n\r") {
 		return &InvalidError{Fields: map[string]string{"name": "enter your name: every rule change records who made it"}}
 	}
 	if utf8.RuneCountInString(reason) > 1000 {
 		return &InvalidError{Fields: map[string]string{"reason": "a reason is at most 1000 characters"}}
+	}
+	old, err := st.RuleByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	d := RuleDraft{Admin: admin}
+	if err := d.checkRole(&old); err != nil {
+		return err
 	}
 	return st.WithTx(ctx, func(tx *store.Tx) error {
 		if err := tx.SetRuleEnabled(ctx, id, enabled); err != nil {
@@ -351,6 +386,9 @@ func UpdateRule(ctx context.Context, st *store.Store, id int64, d RuleDraft) (*P
 	}
 	old, err := st.RuleByID(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.checkRole(&old); err != nil {
 		return nil, err
 	}
 	p, err := matchRule(ctx, st, d, 0)

@@ -31,3 +31,5 @@ func Time(t *time.Time) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -234,7 +234,7 @@ func firstLog(curl string) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div class=\"empty\" data-testid=\"first-log\"><h2>No launches yet</h2><p>Ship the log of a server launch and it appears here, classified as it arrives. From a file:</p><pre class=\"cmd\" data-testid=\"curl-line\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div class=\"empty\" data-testid=\"first-log\"><h2>No launches yet</h2><p>Ship the log of a server launch and it appears here, classified as it arrives. Shippers need an API token with the <code>ingest</code> scope: an admin makes one on <a href=\"/admin/tokens\">API tokens</a> (or the server's <code>--bootstrap-token</code>); put it in <code>LAUNCHWATCH_TOKEN</code>. From a file:</p><pre class=\"cmd\" data-testid=\"curl-line\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

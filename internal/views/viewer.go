@@ -41,7 +41,9 @@ func ViewerOf(ctx context.Context) Viewer {
 var roleRank = map[string]int{"viewer": 1, "reviewer": 2, "admin": 3}
 
 // Can reports whether the viewer's role includes role.
-func (v Viewer) Can(role string) bool { return roleRank[v.Role] >= roleRank[role] && roleRank[role] > 0 }
+func (v Viewer) Can(role string) bool {
+	return roleRank[v.Role] >= roleRank[role] && roleRank[role] > 0
+}
 
 // CSRFField is the hidden field every state-changing form carries.
 func CSRFField() templ.Component {

@@ -50,7 +50,7 @@ func TestConsequenceIsDecidedWithItsCause(t *testing.T) {
 		t.Errorf("the consequence's card does not name its cause: %q", c.Text())
 	}
 
-	res := b.postForm("/launches/eng-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}, "reason": {"KV cache too small"}}, false)
+	res := b.postForm("/launches/eng-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "reason": {"KV cache too small"}}, false)
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("confirm: %d", res.StatusCode)
 	}

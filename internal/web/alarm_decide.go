@@ -3,49 +3,19 @@ package web
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/auth"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
 
-// reviewerCookie remembers the name a reviewer typed, until accounts exist.
-const reviewerCookie = "lw_reviewer"
-
-// setReviewer remembers the reviewer's name for a year. The name is
-// escaped: a cookie value cannot hold most characters a name may have
-// (net/http would drop them).
-func setReviewer(c echo.Context, name string) {
-	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: url.PathEscape(strings.TrimSpace(name)), Path: "/",
-		MaxAge: int((365 * 24 * time.Hour).Seconds()), SameSite: http.SameSiteLaxMode, HttpOnly: true})
-}
-
-// reviewerName is the name the reviewer cookie remembers, "" when there
-// is none or it does not hold a name (not UTF-8, control characters, too
-// long): a malformed cookie is ignored, never an error.
-func reviewerName(c echo.Context) string {
-	ck, err := c.Cookie(reviewerCookie)
-	if err != nil {
-		return ""
-	}
-	name, err := url.PathUnescape(ck.Value)
-	if err != nil || !utf8.ValidString(name) || len(name) > 320 ||
-		strings.ContainsFunc(name, unicode.IsControl) {
-		return ""
-	}
-	return name
-}
-
 // alarmDecide answers POST /launches/{key}/alarms/{no}/decide with the form
-// fields verdict (confirm or dismiss), name and reason. From htmx it answers
+// fields verdict (confirm or dismiss) and reason, attributed to the
+// signed-in user. From htmx it answers
 // the alarm's card, and out of band the launch's status, facts and
 // timeline, to swap in place;
 // a plain form post is redirected back to the alarm. An invalid decision
@@ -63,7 +33,7 @@ func (h *handler) alarmDecide(c echo.Context) error {
 		return err
 	}
 	d := review.Decision{LaunchKey: key, AlarmNo: no, Verdict: c.FormValue("verdict"),
-		Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
+		Actor: actorName(c), Reason: c.FormValue("reason"), MayHideConfirmed: principalOf(c).level == auth.Admin}
 	htmx := c.Request().Header.Get("HX-Request") == "true"
 	_, err = review.Decide(c.Request().Context(), h.store, d)
 	var invalid *review.InvalidError
@@ -73,7 +43,6 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	setReviewer(c, d.Actor)
 	if !htmx {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}
@@ -81,9 +50,6 @@ func (h *handler) alarmDecide(c echo.Context) error {
 	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}, zoom: pageZoom(c)})
 	if err != nil {
 		return err
-	}
-	for i := range p.Alarms {
-		p.Alarms[i].Reviewer = d.Actor // the cookie set above is not in this request
 	}
 	return render(c, http.StatusOK, views.DecisionAnswer(p, no))
 }
@@ -110,7 +76,7 @@ func (h *handler) alarmCard(c echo.Context, key string, no int) (views.AlarmProp
 // is wrong: the card for htmx, the whole page for a plain form post.
 func (h *handler) renderInvalidDecision(c echo.Context, d review.Decision, invalid *review.InvalidError, htmx bool) error {
 	fill := func(a *views.AlarmProps) {
-		a.Reviewer, a.ReasonDraft, a.Errors = d.Actor, d.Reason, invalid.Fields
+		a.ReasonDraft, a.Errors = d.Reason, invalid.Fields
 	}
 	if htmx {
 		card, err := h.alarmCard(c, d.LaunchKey, d.AlarmNo)

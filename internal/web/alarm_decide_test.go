@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,11 +13,26 @@ import (
 
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
+	"launchwatch/internal/web/webtest"
 )
 
-// postForm posts a form as a browser would (same origin), optionally as htmx.
+// postForm posts a form as a browser would (same origin), optionally as
+// htmx, signed in as the test server's admin with the page's CSRF token
+// unless cookies say otherwise (a cookie named lw_session replaces the
+// admin's session; the form's csrf_token, when set, is kept).
 func (b *testBundle) postForm(path string, form url.Values, htmx bool, cookies ...*http.Cookie) *http.Response {
 	b.t.Helper()
+	session := webtest.AdminSession
+	for _, c := range cookies {
+		if c.Name == "lw_session" {
+			session = c.Value
+		}
+	}
+	if form.Get("csrf_token") == "" && session != "" {
+		form = maps.Clone(form)
+		form.Set("csrf_token", b.csrfToken(session))
+	}
+	cookies = append([]*http.Cookie{{Name: "lw_session", Value: session}}, cookies...)
 	req, err := http.NewRequest("POST", b.url+path, strings.NewReader(form.Encode()))
 	if err != nil {
 		b.t.Fatal(err)
@@ -26,8 +42,12 @@ func (b *testBundle) postForm(path string, form url.Values, htmx bool, cookies .
 	if htmx {
 		req.Header.Set("HX-Request", "true")
 	}
-	for _, c := range cookies {
-		req.AddCookie(c)
+	seen := map[string]bool{}
+	for i := len(cookies) - 1; i >= 0; i-- { // the last cookie of a name wins
+		if c := cookies[i]; !seen[c.Name] {
+			seen[c.Name] = true
+			req.AddCookie(c)
+		}
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Do(req)
@@ -68,18 +88,9 @@ func TestAlarmDecide(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
-		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
+		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false)
 		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/launches/crash-1#alarm-1" {
 			t.Fatalf("answer %d, Location %q", res.StatusCode, res.Header.Get("Location"))
-		}
-		var remembered *http.Cookie
-		for _, c := range res.Cookies() {
-			if c.Name == "lw_reviewer" {
-				remembered = c
-			}
-		}
-		if remembered == nil || remembered.Value != "ada" {
-			t.Fatalf("reviewer cookie %+v", remembered)
 		}
 		if st := b.launch("crash-1").Status; st != "crashed" {
 			t.Errorf("status %q after confirming the fatal alarm, want crashed", st)
@@ -95,21 +106,16 @@ func TestAlarmDecide(t *testing.T) {
 		if len(audit) != 1 || audit[0].Actor != "ada" || audit[0].Action != "alarm.confirm" || audit[0].Detail["from"] != "open" {
 			t.Errorf("audit %+v", audit)
 		}
-		// The page shows the decision and prefills the remembered name.
-		req, _ := http.NewRequest("GET", b.url+"/launches/crash-1", nil)
-		req.AddCookie(remembered)
-		page, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		// The page shows the decision by the signed-in user.
+		if body := string(b.do("GET", "/launches/crash-1", "", nil).body); !strings.Contains(body, "confirmed by <strong>ada</strong>") {
+			t.Errorf("page lacks the decision")
 		}
-		body := readBody(t, page)
-		page.Body.Close()
-		if !strings.Contains(body, "confirmed by <strong>ada</strong>") || !strings.Contains(body, `value="ada"`) {
-			t.Errorf("page lacks the decision or the remembered name")
-		}
-		// A second decision: the card keeps the history of both.
+		// A second decision by another reviewer: the card keeps the history
+		// of both. Dismissing what a person confirmed needs an admin, so bob
+		// is one.
+		bob := &http.Cookie{Name: "lw_session", Value: b.srv.Session(t, "bob", "admin")}
 		res = b.postForm("/launches/crash-1/alarms/1/decide",
-			url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"it was a drill"}}, false)
+			url.Values{"verdict": {"dismiss"}, "reason": {"it was a drill"}}, false, bob)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("second decision: %d", res.StatusCode)
 		}
@@ -125,7 +131,7 @@ func TestAlarmDecide(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 		res := b.postForm("/launches/crash-1/alarms/1/decide",
-			url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"injected <b>test</b> fault"}}, true)
+			url.Values{"verdict": {"dismiss"}, "reason": {"injected <b>test</b> fault"}}, true)
 		body := readBody(t, res)
 		if res.StatusCode != 200 {
 			t.Fatalf("answer %d: %s", res.StatusCode, body)
@@ -162,20 +168,20 @@ func TestAlarmDecide(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
-		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"bob"}}, true)
+		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}}, true)
 		body := readBody(t, res)
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "say why this is not a real failure") || !strings.Contains(body, `value="bob"`) {
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "say why this is not a real failure") {
 			t.Errorf("dismiss without reason: %d %s", res.StatusCode, body)
 		}
-		res = b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false)
+		res = b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"maybe"}}, false)
 		body = readBody(t, res)
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "enter your name") || !strings.Contains(body, "<html") {
-			t.Errorf("confirm without name, no JS: %d", res.StatusCode)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "<html") {
+			t.Errorf("an unknown verdict without JS: %d", res.StatusCode)
 		}
 		if a := b.alarm("crash-1", 1); a.State != "open" {
 			t.Errorf("an invalid decision changed the alarm: %+v", a)
 		}
-		res = b.postForm("/launches/crash-1/alarms/9/decide", url.Values{"verdict": {"confirm"}, "name": {"x"}}, false)
+		res = b.postForm("/launches/crash-1/alarms/9/decide", url.Values{"verdict": {"confirm"}}, false)
 		if res.StatusCode != 404 {
 			t.Errorf("unknown alarm: %d", res.StatusCode)
 		}
@@ -186,9 +192,11 @@ func TestAlarmDecide(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 		req, _ := http.NewRequest("POST", b.url+"/launches/crash-1/alarms/1/decide",
-			strings.NewReader("verdict=confirm&name=mallory"))
+			strings.NewReader("verdict=confirm"))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		req.AddCookie(&http.Cookie{Name: "lw_session", Value: webtest.AdminSession})
+		req.Header.Set("X-CSRF-Token", b.csrfToken(webtest.AdminSession))
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -203,40 +211,34 @@ func TestAlarmDecide(t *testing.T) {
 	})
 }
 
-// TestReviewerNameIsRememberedWhole: a name with letters beyond ASCII or
-// quotes comes back from the cookie as typed, so the next decision records
-// the same person.
-func TestReviewerNameIsRememberedWhole(t *testing.T) {
+// TestDecisionsAreAttributedToTheSignedInUser: the decision records the
+// signed-in user's name whole (letters beyond ASCII, quotes), and a name
+// typed in the form counts for nothing.
+func TestDecisionsAreAttributedToTheSignedInUser(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 	for _, name := range []string{"Zoë Müller", `ada "the reviewer"; ok`, "李雷"} {
-		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {name}}, false)
+		session := &http.Cookie{Name: "lw_session", Value: b.srv.Session(t, name, "reviewer")}
+		res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"mallory"}}, false, session)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("decide: %d", res.StatusCode)
 		}
-		var remembered *http.Cookie
-		for _, c := range res.Cookies() {
-			if c.Name == "lw_reviewer" {
-				remembered = c
-			}
+		if a := b.alarm("crash-1", 1); a.DecidedBy == nil || *a.DecidedBy != name {
+			t.Errorf("decided by %v, want %q", a.DecidedBy, name)
 		}
-		if remembered == nil {
-			t.Fatalf("%q: no reviewer cookie", name)
-		}
-		req, _ := http.NewRequest("GET", b.url+"/launches/crash-1", nil)
-		req.AddCookie(remembered)
-		page, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := goquery.NewDocumentFromReader(page.Body)
-		page.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := testid(doc, "reviewer-name").First().AttrOr("value", ""); got != name {
-			t.Errorf("name %q is prefilled as %q", name, got)
-		}
+	}
+	// A reviewer cannot dismiss what a person confirmed; an admin can.
+	session := &http.Cookie{Name: "lw_session", Value: b.srv.Session(t, "rita", "reviewer")}
+	res := b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "reason": {"drill"}}, false, session)
+	if body := readBody(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "only an admin may dismiss it") {
+		t.Errorf("a reviewer dismissing a confirmed alarm: %d %s", res.StatusCode, body)
+	}
+	if a := b.alarm("crash-1", 1); a.State != "confirmed" {
+		t.Errorf("the refused dismissal changed the alarm: %+v", a)
+	}
+	res = b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "reason": {"drill"}}, false)
+	if res.StatusCode != http.StatusSeeOther || b.alarm("crash-1", 1).State != "dismissed" {
+		t.Errorf("an admin dismissing a confirmed alarm: %d", res.StatusCode)
 	}
 }

@@ -22,7 +22,7 @@ func (h *handler) annotationCreate(c echo.Context) error {
 	if _, err := formText(c); err != nil {
 		return err
 	}
-	n := review.Note{LaunchKey: key, Author: c.FormValue("name"), Body: c.FormValue("body")}
+	n := review.Note{LaunchKey: key, Author: actorName(c), Body: c.FormValue("body")}
 	if s := strings.TrimSpace(c.FormValue("seq")); s != "" {
 		if n.Seq, err = strconv.ParseInt(s, 10, 64); err != nil || n.Seq < 1 {
 			return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: "the line must be a line number"}
@@ -40,6 +40,5 @@ func (h *handler) annotationCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setReviewer(c, n.Author)
 	return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#"+review.NoteAnchor(id))
 }

@@ -15,7 +15,7 @@ func TestAnnotationCreate(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 		res := b.postForm("/launches/crash-1/annotations",
-			url.Values{"seq": {"7"}, "name": {"ada"}, "body": {"graph capture <starts> here"}}, false)
+			url.Values{"seq": {"7"}, "body": {"graph capture <starts> here"}}, false)
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/launches/crash-1#note-") {
 			t.Fatalf("add note: %d %q", res.StatusCode, res.Header.Get("Location"))
 		}
@@ -28,7 +28,7 @@ func TestAnnotationCreate(t *testing.T) {
 		if mark.Length() != 1 || !strings.Contains(mark.Text(), "ada: graph capture") {
 			t.Errorf("timeline note marker: %d %q", mark.Length(), mark.Text())
 		}
-		res = b.postForm("/launches/crash-1/annotations", url.Values{"name": {"ada"}, "body": {" "}}, false)
+		res = b.postForm("/launches/crash-1/annotations", url.Values{"body": {" "}}, false)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(readBody(t, res), "write a note") {
 			t.Errorf("empty note: %d", res.StatusCode)
 		}

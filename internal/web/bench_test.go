@@ -29,7 +29,9 @@ func BenchmarkIngestText(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
-		res, err := http.Post(bundle.url+"/api/v1/launches/bench/lines?server=sglang", "text/plain", bytes.NewReader(payload))
+		req, _ := http.NewRequest("POST", bundle.url+"/api/v1/launches/bench/lines?server=sglang", bytes.NewReader(payload))
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := http.DefaultClient.Do(authorize(req))
 		if err != nil {
 			b.Fatal(err)
 		}

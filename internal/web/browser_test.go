@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"launchwatch/internal/web/webtest"
 )
 
 // chromiumPath is Debian's Chromium, which the browser tests drive.
@@ -58,7 +61,31 @@ func newBrowser(t *testing.T) context.Context {
 	if err := chromedp.Do(tab); err != nil {
 		t.Fatalf("starting Chromium: %v", err)
 	}
+	// Signed in as every test server's admin (webtest.AdminSession).
+	signInAs(t, tab, webtest.AdminSession)
 	return tab
+}
+
+// signInAs sets the browser's session cookie for the test servers'
+// hosts; "" signs out.
+func signInAs(t *testing.T, tab context.Context, session string) {
+	t.Helper()
+	var err error
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		if session == "" {
+			_, err = chromedp.Call(tab, network.DeleteCookies, network.DeleteCookiesParams{Name: "lw_session", Domain: host})
+		} else {
+			httpOnly := true
+			_, err = chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: "lw_session", Value: session,
+				Domain: host, Path: "/", HTTPOnly: &httpOnly})
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("setting the session cookie: %v", err)
+	}
 }
 
 // saveScreenshot keeps what the browser showed when a test failed, outside
@@ -163,7 +190,7 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang&host=gpu-node-7&label.team=inference", crashingLog)
-		b.postForm("/launches/crash-1/annotations", url.Values{"seq": {"7"}, "name": {"ada"},
+		b.postForm("/launches/crash-1/annotations", url.Values{"seq": {"7"},
 			"body": {"cuda_graph_max_bs raised from 32 to 64"}}, false)
 		b.settled("crash-1")
 		tab := newBrowser(t)
@@ -186,7 +213,6 @@ func TestBrowser(t *testing.T) {
 		}
 		err = chromedp.Do(tab,
 			htmxIdle(),
-			chromedp.SendKeys(alarmCard+` [data-testid="reviewer-name"]`, "ada"),
 			htmxIdle(),
 			chromedp.Click(alarmCard+` [data-testid="confirm"]`),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="confirmed"]`)),
@@ -278,7 +304,6 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(b.url+"/launches/ok-1"),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="alarm-card"][data-state="open"]`)),
 			htmxIdle(),
-			chromedp.SendKeys(card+` [data-testid="reviewer-name"]`, "ada"),
 			chromedp.SendKeys(card+` [data-testid="reason"]`, "optional kernel probe, harmless"),
 			htmxIdle(),
 			chromedp.Click(card+` [data-testid="dismiss"]`),
@@ -339,7 +364,6 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(b.url+"/review"),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="review-group"].focused`)),
 			htmxIdle(),
-			chromedp.SendKeys(`[data-testid="review-group"][data-fingerprint="`+b.alarm("ok-1", 1).Fingerprint+`"] input[name="name"]`, "ada"),
 			htmxIdle(),
 			chromedp.Click(chromedp.CSS(`h1`)),
 			chromedp.KeyEvent("j"),

@@ -75,7 +75,8 @@ func ingestMix(b *testing.B, bundle *testBundle, key string, mix []string, start
 func timedGet(b *testing.B, base, path string) ([]byte, time.Duration) {
 	b.Helper()
 	start := time.Now()
-	res, err := http.Get(base + path)
+	req, _ := http.NewRequest("GET", base+path, nil)
+	res, err := http.DefaultClient.Do(authorize(req))
 	if err != nil {
 		b.Fatal(err)
 	}

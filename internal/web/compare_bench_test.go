@@ -57,7 +57,8 @@ func BenchmarkCompareLarge(b *testing.B) {
 		}
 	}
 	get := func() {
-		res, err := http.Get(bundle.url + "/compare?a=big-1&b=big-2")
+		req, _ := http.NewRequest("GET", bundle.url+"/compare?a=big-1&b=big-2", nil)
+		res, err := http.DefaultClient.Do(authorize(req))
 		if err != nil {
 			b.Fatal(err)
 		}

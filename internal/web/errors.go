@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"launchwatch/internal/ingest"
+	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -35,6 +37,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 	status, msg := http.StatusInternalServerError, "internal error"
 	var inputErr *ingest.InputError
 	var httpErr *echo.HTTPError
+	var forbidden *review.ForbiddenError
 	switch {
 	case errors.As(err, &inputErr):
 		status, msg = inputErr.Status, inputErr.Message
@@ -48,6 +51,18 @@ func (h *handler) handleError(err error, c echo.Context) {
 		if m, ok := httpErr.Message.(string); ok && m != "" {
 			msg = m
 		}
+		if status == http.StatusUnauthorized {
+			if wantsHTML(c) && c.Request().Method == http.MethodGet {
+				// A person opening a page is sent to sign in and back.
+				if err := c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI())); err != nil {
+					h.log.Debug("writing error response", slog.String("error", err.Error()))
+				}
+				return
+			}
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="launchwatch", Basic realm="launchwatch"`)
+		}
+	case errors.As(err, &forbidden):
+		status, msg = http.StatusForbidden, forbidden.Reason
 	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
 		// The client went away; there is nobody to answer.
 		return

@@ -25,7 +25,7 @@ type liveClient struct {
 func (b *testBundle) dialLive(key string, after int64, header http.Header) *liveClient {
 	b.t.Helper()
 	url := "ws" + strings.TrimPrefix(b.url, "http") + fmt.Sprintf("/api/v1/launches/%s/live?after=%d", key, after)
-	ws, res, err := websocket.DefaultDialer.Dial(url, header)
+	ws, res, err := websocket.DefaultDialer.Dial(url, adminHeader(header))
 	if err != nil {
 		status := 0
 		if res != nil {
@@ -114,7 +114,7 @@ func TestLaunchLive(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		url := "ws" + strings.TrimPrefix(b.url, "http") + "/api/v1/launches/x/live"
-		_, res, err := websocket.DefaultDialer.Dial(url, http.Header{"Origin": {"https://evil.example"}})
+		_, res, err := websocket.DefaultDialer.Dial(url, adminHeader(http.Header{"Origin": {"https://evil.example"}}))
 		if err == nil || res == nil || res.StatusCode != http.StatusForbidden {
 			t.Errorf("dial from a foreign origin: err %v, response %v; want 403", err, res)
 		}
@@ -125,7 +125,7 @@ func TestLaunchesLive(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	url := "ws" + strings.TrimPrefix(b.url, "http") + "/api/v1/live"
-	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	ws, _, err := websocket.DefaultDialer.Dial(url, adminHeader(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,12 @@ const launchesPerPage = 50
 var allStatuses = []string{status.Starting, status.Loading, status.Ready, status.Alarm, status.Crashed,
 	status.Exited, status.Silent}
 
-// firstLogCurl is the command an empty installation suggests.
-const firstLogCurl = `curl --data-binary @x.log -H 'Content-Type: text/plain' 'http://127.0.0.1:8080/api/v1/launches/demo/lines?server=sglang'`
+// firstLogCurl is the command an empty installation suggests, on the URL
+// the browser is on, with a token from the tokens page.
+func firstLogCurl(serverURL string) string {
+	return `curl --data-binary @x.log -H 'Content-Type: text/plain' -H "Authorization: Bearer $LAUNCHWATCH_TOKEN" '` +
+		serverURL + `/api/v1/launches/demo/lines?server=sglang'`
+}
 
 // launchesIndex answers GET /: the launches, filtered and paged.
 func (h *handler) launchesIndex(c echo.Context) error {
@@ -49,7 +53,7 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.LaunchesProps{Filter: f, Total: total, Statuses: allStatuses, CurlLine: firstLogCurl}
+	p := views.LaunchesProps{Filter: f, Total: total, Statuses: allStatuses, CurlLine: firstLogCurl(h.serverURL(c))}
 	if total == 0 && !f.Active() {
 		p.Empty = true
 		return render(c, 200, views.Launches(p))

@@ -16,7 +16,7 @@ func TestLaunchesLiveHearsOfALaunchCreatedByAHeartbeat(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	url := "ws" + strings.TrimPrefix(b.url, "http") + "/api/v1/live"
-	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	ws, _, err := websocket.DefaultDialer.Dial(url, adminHeader(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

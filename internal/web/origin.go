@@ -143,19 +143,3 @@ func (h *handler) sameOriginWebsocket(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	return origin == "" || h.hosts.allowsOrigin(origin, r.Host)
 }
-
-// sameOriginForm refuses a cross-origin form post (CSRF): the standard
-// library's check (Sec-Fetch-Site, then Origin against Host) and then the
-// Origin, when a browser sent one, against the server's own origin.
-func (h *handler) sameOriginForm(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if err := h.crossOrigin.Check(r); err != nil {
-			return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !h.hosts.allowsOrigin(origin, r.Host) {
-			return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
-		}
-		return next(c)
-	}
-}

@@ -25,7 +25,7 @@ func (h *handler) reviewDecide(c echo.Context) error {
 	if fp == "" || len(fp) > 200 {
 		return badParam("fingerprint is missing")
 	}
-	d := review.Decision{Verdict: c.FormValue("verdict"), Actor: c.FormValue("name"), Reason: c.FormValue("reason")}
+	d := review.Decision{Verdict: c.FormValue("verdict"), Actor: actorName(c), Reason: c.FormValue("reason")}
 	// One alarm of the group, read before the decision: a bulk dismissal
 	// is offered as one rule made from it.
 	first, err := h.store.OpenAlarmsWithFingerprint(c.Request().Context(), fp, 1)
@@ -49,7 +49,6 @@ func (h *handler) reviewDecide(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setReviewer(c, d.Actor)
 	q := url.Values{"decided": {strconv.Itoa(n)}, "verdict": {d.Verdict}}
 	if d.Verdict == review.Dismiss && len(first) == 1 {
 		q.Set("rule_launch", first[0].LaunchKey)

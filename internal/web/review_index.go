@@ -44,7 +44,7 @@ func (h *handler) reviewPage(c echo.Context) (views.ReviewProps, error) {
 	if err != nil {
 		return views.ReviewProps{}, err
 	}
-	p := views.ReviewProps{Reviewer: reviewerName(c)}
+	p := views.ReviewProps{}
 	for _, g := range groups {
 		refs, err := h.store.OpenAlarmsWithFingerprint(ctx, g.Fingerprint, reviewExamples)
 		if err != nil {

@@ -30,11 +30,11 @@ func TestReview(t *testing.T) {
 			t.Errorf("false alarm group: %s alarms: %q", n, group.Text())
 		}
 
-		res := b.postForm("/review/decide", url.Values{"fingerprint": {fp}, "verdict": {"dismiss"}, "name": {"ada"}}, false)
+		res := b.postForm("/review/decide", url.Values{"fingerprint": {fp}, "verdict": {"dismiss"}}, false)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(readBody(t, res), "say why") {
 			t.Errorf("bulk dismiss without reason: %d", res.StatusCode)
 		}
-		res = b.postForm("/review/decide", url.Values{"fingerprint": {fp}, "verdict": {"dismiss"}, "name": {"ada"},
+		res = b.postForm("/review/decide", url.Values{"fingerprint": {fp}, "verdict": {"dismiss"},
 			"reason": {"optional probe"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("bulk dismiss: %d %s", res.StatusCode, readBody(t, res))

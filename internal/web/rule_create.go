@@ -32,7 +32,11 @@ func (h *handler) ruleCreate(c echo.Context) error {
 // and preview (422), or back to the rule on /rules.
 func ruleSaved(c echo.Context, p views.RuleFormProps, d review.RuleDraft, id int64, pv *review.Preview, err error) error {
 	var invalid *review.InvalidError
+	var forbidden *review.ForbiddenError
 	switch {
+	case errors.As(err, &forbidden):
+		p.Errors = map[string]string{"scope": forbidden.Reason}
+		return render(c, http.StatusForbidden, views.RuleForm(p))
 	case errors.As(err, &invalid):
 		p.Errors = invalid.Fields
 		if pv != nil {
@@ -42,6 +46,5 @@ func ruleSaved(c echo.Context, p views.RuleFormProps, d review.RuleDraft, id int
 	case err != nil:
 		return err
 	}
-	setReviewer(c, d.Author)
 	return c.Redirect(http.StatusSeeOther, "/rules#rule-"+strconv.FormatInt(id, 10))
 }

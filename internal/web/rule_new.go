@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/auth"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -52,11 +53,8 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	}
 	p := views.RuleFormProps{Matcher: v.Get("matcher"), Pattern: v.Get("pattern"), Scope: v.Get("scope"),
 		ServerValue: v.Get("server_value"), LabelValue: v.Get("label_value"), Expiry: v.Get("expiry"),
-		ExpiryDays: v.Get("expiry_days"), Reason: v.Get("reason"), Author: v.Get("name"), FromLaunch: v.Get("launch"),
+		ExpiryDays: v.Get("expiry_days"), Reason: v.Get("reason"), Author: actorName(c), FromLaunch: v.Get("launch"),
 		Override: v.Get("override") == "1", OverrideReason: v.Get("override_reason")}
-	if p.Author == "" {
-		p.Author = reviewerName(c)
-	}
 	if p.FromLaunch != "" {
 		no, err := strconv.Atoi(v.Get("alarm"))
 		if err != nil || no < 1 || no > math.MaxInt32 {
@@ -94,7 +92,7 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	}
 	d := review.RuleDraft{Matcher: p.Matcher, Pattern: p.Pattern, Scope: p.Scope, Reason: p.Reason, Author: p.Author,
 		Expiry: p.Expiry, FromLaunchKey: p.FromLaunch, FromAlarmNo: p.FromAlarm, Override: p.Override,
-		OverrideReason: p.OverrideReason}
+		OverrideReason: p.OverrideReason, Admin: principalOf(c).level == auth.Admin}
 	if n, err := strconv.Atoi(strings.TrimSpace(p.ExpiryDays)); err == nil && n != 0 {
 		d.ExpiryDays = n
 	} else { // 0 would mean the default to Validate, not what was typed

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/auth"
 	"launchwatch/internal/review"
 )
 
@@ -23,8 +24,8 @@ func (h *handler) ruleToggle(c echo.Context) error {
 		return err
 	}
 	enabled := c.FormValue("enabled") == "1"
-	name := c.FormValue("name")
-	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, name, c.FormValue("reason"))
+	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, actorName(c), c.FormValue("reason"),
+		principalOf(c).level == auth.Admin)
 	var invalid *review.InvalidError
 	if errors.As(err, &invalid) {
 		return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: cmp.Or(invalid.Fields["name"], invalid.Fields["reason"])}
@@ -32,6 +33,5 @@ func (h *handler) ruleToggle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setReviewer(c, name)
 	return c.Redirect(http.StatusSeeOther, "/rules#rule-"+strconv.FormatInt(id, 10))
 }

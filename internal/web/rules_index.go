@@ -24,7 +24,7 @@ func (h *handler) rulesIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.RulesProps{Reviewer: reviewerName(c)}
+	p := views.RulesProps{}
 	now := time.Now()
 	for _, r := range rules {
 		row := views.RuleRow{ID: r.ID, Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, Author: r.Author,

@@ -40,7 +40,7 @@ func TestRules(t *testing.T) {
 		b.postText("/api/v1/launches/ok-2/lines?server=sglang", falseAlarmLog)
 		b.postText("/api/v1/launches/vllm-1/lines?server=vllm", falseAlarmLog)
 		res := b.postForm("/launches/ok-1/alarms/1/decide",
-			url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"optional probe, harmless"}}, false)
+			url.Values{"verdict": {"dismiss"}, "reason": {"optional probe, harmless"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("dismiss: %d", res.StatusCode)
 		}
@@ -51,7 +51,6 @@ func TestRules(t *testing.T) {
 			form.Get("reason") != "optional probe, harmless" || form.Get("matcher") != "template" {
 			t.Fatalf("form not prefilled from the alarm: %v", form)
 		}
-		form.Set("name", "ada")
 		form.Set("preview", "1")
 		doc := b.page("/rules/new?"+form.Encode(), 200)
 		if o, d := testid(doc, "preview-open").Text(), testid(doc, "preview-dismissed").Text(); o != "1" || d != "1" {
@@ -125,7 +124,7 @@ func TestRules(t *testing.T) {
 
 		// Disabling re-opens what it suppressed; the person's dismissal stays.
 		id := row.AttrOr("data-rule", "")
-		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"0"}, "name": {"ada"}}, false)
+		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"0"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("disable: %d", res.StatusCode)
 		}
@@ -143,7 +142,7 @@ func TestRules(t *testing.T) {
 			t.Errorf("disabling touched a person's decision: %+v", a)
 		}
 		// Enabling it again suppresses them again; the why is recorded and shown.
-		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"1"}, "name": {"ada"},
+		res = b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {"1"},
 			"reason": {"the probe is noisy again"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("enable: %d", res.StatusCode)
@@ -164,10 +163,10 @@ func TestRules(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
 		b.postText("/api/v1/launches/crash-2/lines?server=sglang", crashingLog)
-		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
+		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false)
 
 		form := url.Values{"matcher": {"substring"}, "pattern": {"CUDA out of memory"}, "scope": {"all"},
-			"expiry": {"never"}, "reason": {"OOMs are noise"}, "name": {"bob"}}
+			"expiry": {"never"}, "reason": {"OOMs are noise"}}
 		res := b.postForm("/rules", form, false)
 		body := readBody(t, res)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "would hide 1 confirmed alarm") ||
@@ -204,7 +203,7 @@ func TestRules(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		res := b.postForm("/rules", url.Values{"matcher": {"regex"}, "pattern": {"("}, "scope": {"label"},
-			"label_value": {"team"}, "name": {"bob"}}, false)
+			"label_value": {"team"}}, false)
 		body := readBody(t, res)
 		if res.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("invalid rule: %d", res.StatusCode)
@@ -222,9 +221,9 @@ func TestRules(t *testing.T) {
 		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
 		b.postText("/api/v1/launches/vllm-1/lines?server=vllm", falseAlarmLog)
 		b.postText("/api/v1/launches/crash-1/lines?server=sglang", crashingLog)
-		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false)
+		b.postForm("/launches/crash-1/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false)
 		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"server"},
-			"server_value": {"sglang"}, "reason": {"probe noise"}, "name": {"ada"}, "expiry": {"days"}, "expiry_days": {"7"}}, false)
+			"server_value": {"sglang"}, "reason": {"probe noise"}, "expiry": {"days"}, "expiry_days": {"7"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("save: %d", res.StatusCode)
 		}
@@ -245,12 +244,12 @@ func TestRules(t *testing.T) {
 		}
 
 		res = b.postForm("/rules/"+id, url.Values{"matcher": {"regex"}, "pattern": {"CUDA out of memory|probe"},
-			"scope": {"all"}, "reason": {"probe noise"}, "name": {"bob"}}, false)
+			"scope": {"all"}, "reason": {"probe noise"}}, false)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(readBody(t, res), "would hide 1 confirmed") {
 			t.Fatalf("an edit hiding a confirmed alarm: %d", res.StatusCode)
 		}
 		res = b.postForm("/rules/"+id, url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"},
-			"scope": {"server"}, "server_value": {"vllm"}, "reason": {"probe noise on vLLM only"}, "name": {"bob"}}, false)
+			"scope": {"server"}, "server_value": {"vllm"}, "reason": {"probe noise on vLLM only"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("edit: %d %s", res.StatusCode, readBody(t, res))
 		}
@@ -279,7 +278,7 @@ func TestRules(t *testing.T) {
 		b := setup(t)
 		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
 		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"all"},
-			"reason": {"probe noise"}, "name": {"ada"}}, false)
+			"reason": {"probe noise"}}, false)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("save: %d", res.StatusCode)
 		}
@@ -317,7 +316,7 @@ func TestRules(t *testing.T) {
 		}
 		// Disabling and enabling an expired rule does not bring it back in force.
 		for _, enabled := range []string{"0", "1"} {
-			if res := b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {enabled}, "name": {"ada"}}, false); res.StatusCode != http.StatusSeeOther {
+			if res := b.postForm("/rules/"+id+"/toggle", url.Values{"enabled": {enabled}}, false); res.StatusCode != http.StatusSeeOther {
 				t.Fatalf("toggle enabled=%s: %d", enabled, res.StatusCode)
 			}
 		}
@@ -331,7 +330,7 @@ func TestRules(t *testing.T) {
 			// A rule for vLLM is not stale after 50 SGLang launches, and is
 			// after 50 vLLM launches without a hit.
 			res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"some vllm noise"}, "scope": {"server"},
-				"server_value": {"vllm"}, "reason": {"vllm noise"}, "name": {"ada"}}, false)
+				"server_value": {"vllm"}, "reason": {"vllm noise"}}, false)
 			if res.StatusCode != http.StatusSeeOther {
 				t.Fatalf("save the vllm rule: %d", res.StatusCode)
 			}
@@ -358,7 +357,7 @@ func TestUIMalformedInputIs4xx(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.postText("/api/v1/launches/ok-1/lines?server=sglang&label.team=infra", falseAlarmLog)
-	rule := url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"all"}, "reason": {"r"}, "name": {"ada"}}
+	rule := url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"all"}, "reason": {"r"}}
 	with := func(k, v string) url.Values {
 		f := url.Values{}
 		for key, vs := range rule {
@@ -383,16 +382,16 @@ func TestUIMalformedInputIs4xx(t *testing.T) {
 		path string
 		form url.Values
 	}{
-		{"/launches/ok-1/annotations", url.Values{"body": {"\xff"}, "name": {"ada"}}},
+		{"/launches/ok-1/annotations", url.Values{"body": {"\xff"}}},
 		{"/launches/ok-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"\xff"}, "reason": {"x"}}},
-		{"/launches/ok-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"\xff"}}},
+		{"/launches/ok-1/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "reason": {"\xff"}}},
 		{"/rules", with("pattern", "a\x00")},
 		{"/rules", with("reason", "r\x00")},
 		{"/rules", with("reason", "\xff")},
-		{"/rules", url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"label"}, "label_value": {"a=\x00"}, "reason": {"r"}, "name": {"ada"}}},
+		{"/rules", url.Values{"matcher": {"template"}, "pattern": {"a"}, "scope": {"label"}, "label_value": {"a=\x00"}, "reason": {"r"}}},
 		{"/rules", with("alarm", "99999999999")},
 		{"/rules", with("expiry_days", "0")}, // not silently 30 days
-		{"/review/decide", url.Values{"verdict": {"dismiss"}, "name": {"ada"}, "reason": {"r"}, "fingerprint": {"\x00"}}},
+		{"/review/decide", url.Values{"verdict": {"dismiss"}, "reason": {"r"}, "fingerprint": {"\x00"}}},
 	} {
 		if f.path == "/rules" && f.form.Get("alarm") != "" {
 			f.form.Set("launch", "ok-1")
@@ -415,7 +414,7 @@ func TestRuleSaveSeesEveryStoredAlarm(t *testing.T) {
 		return fmt.Sprintf("[2026-11-29 11:00:00] INFO step %d\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\nKeyError: 'k%d'\n", i, i)
 	}
 	b.postText("/api/v1/launches/old/lines?server=sglang", keyError(0))
-	if res := b.postForm("/launches/old/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}}, false); res.StatusCode != http.StatusSeeOther {
+	if res := b.postForm("/launches/old/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("confirm: %d", res.StatusCode)
 	}
 	var sb strings.Builder

@@ -4,6 +4,7 @@
 package web
 
 import (
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"launchwatch/internal/auth"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
@@ -46,6 +48,11 @@ type Config struct {
 	// names (localhost, 127.x, [::1]) with its port; one specific address
 	// accepts itself; all interfaces (0.0.0.0, ::) or "" checks no host.
 	ListenAddr string
+	// Auth is how people and tokens sign in (auth.go).
+	Auth AuthConfig
+	// Metrics are the server's Prometheus metrics, for cmd/web to serve
+	// on a separate listener too (--metrics-addr); nil makes its own.
+	Metrics *metrics.Metrics
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -75,7 +82,58 @@ type handler struct {
 	checkHosts  bool
 	crossOrigin *http.CrossOriginProtection
 	upgrader    websocket.Upgrader
+	// policies is what each route needs, by "METHOD /path" (auth.go).
+	policies map[string]routePolicy
+	authState
+	logins *auth.LoginLimiter
+	hasher auth.Hasher
 }
+
+// router registers each route with its access policy, so no route exists
+// without one.
+type router struct {
+	e *echo.Echo
+	h *handler
+}
+
+func (r router) add(method, path string, need auth.Level, fn echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.h.policies[method+" "+path] = routePolicy{need: need}
+	r.e.Add(method, path, fn, mw...)
+}
+
+// static serves files, to anyone.
+func (r router) static(prefix string, fsys fs.FS) {
+	before := map[string]bool{}
+	for _, rt := range r.e.Routes() {
+		before[rt.Method+" "+rt.Path] = true
+	}
+	r.e.StaticFS(prefix, fsys)
+	for _, rt := range r.e.Routes() {
+		if k := rt.Method + " " + rt.Path; !before[k] {
+			r.h.policies[k] = routePolicy{need: auth.Public}
+		}
+	}
+}
+
+// mustCoverAll panics at start when a route was registered without a
+// policy: a route nobody thought about must not be open.
+func (r router) mustCoverAll() {
+	for _, rt := range r.e.Routes() {
+		if _, ok := r.h.policies[rt.Method+" "+rt.Path]; !ok {
+			panic("web: route " + rt.Method + " " + rt.Path + " has no access policy")
+		}
+	}
+}
+
+// addForm registers a browser form route: the form is read under its size
+// limit, then its CSRF token checked.
+func (r router) addForm(method, path string, need auth.Level, fn echo.HandlerFunc) {
+	r.h.policies[method+" "+path] = routePolicy{need: need, form: true}
+	r.e.Add(method, path, fn, readForm, r.h.checkCSRFForm)
+}
+
+// now is the server's time (injected in tests).
+func (h *handler) now() time.Time { return h.pipe.Clock().Now() }
 
 // New returns the echo instance serving all routes.
 func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
@@ -94,8 +152,14 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.MaxConcurrentIngest <= 0 {
 		cfg.MaxConcurrentIngest = DefaultMaxConcurrentIngest
 	}
-	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache()}
-	h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
+	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache(),
+		policies: map[string]routePolicy{}, logins: auth.NewLoginLimiter(loginBurst, loginEvery),
+		hasher: auth.Hasher{Cost: cfg.Auth.PasswordCost}}
+	h.touched = map[int64]time.Time{}
+	h.metrics = cfg.Metrics
+	if h.metrics == nil {
+		h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
+	}
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
@@ -113,46 +177,66 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, HandleError: true,
 		LogValuesFunc: h.logRequest,
 	}))
+	e.Use(h.authenticate)
 
-	e.GET("/healthz", h.healthz)
-	e.GET("/readyz", h.readyz)
-	e.StaticFS("/static", static.FS)
-	e.GET("/", h.launchesIndex)
-	e.GET("/launches/:key", h.timelineShow)
-	e.GET("/launches/:key/tail", h.launchTail)
-	e.GET("/launches/:key/alarms/:no/context", h.alarmContext)
-	e.GET("/launches/:key/config", h.launchConfig)
-	// Browser forms change state: refuse cross-origin posts (CSRF), then
-	// read the form under its size limit.
-	uiForm := func(next echo.HandlerFunc) echo.HandlerFunc { return h.sameOriginForm(readForm(next)) }
-	e.POST("/launches/:key/alarms/:no/decide", h.alarmDecide, uiForm)
-	e.POST("/launches/:key/annotations", h.annotationCreate, uiForm)
-	e.GET("/rules", h.rulesIndex)
-	e.GET("/rules/new", h.ruleNew)
-	e.GET("/rules/preview", h.rulePreview)
-	e.POST("/rules", h.ruleCreate, uiForm)
-	e.POST("/rules/:id/toggle", h.ruleToggle, uiForm)
-	e.GET("/rules/:id/edit", h.ruleEdit)
-	e.POST("/rules/:id", h.ruleUpdate, uiForm)
-	e.GET("/review", h.reviewIndex)
-	e.POST("/review/decide", h.reviewDecide, uiForm)
-	e.GET("/compare", h.compareShow)
+	r := router{e: e, h: h}
+	r.add("GET", "/healthz", auth.Public, h.healthz)
+	r.add("GET", "/readyz", auth.Public, h.readyz)
+	r.static("/static", static.FS)
+	r.add("GET", "/login", auth.Public, h.loginShow)
+	r.add("POST", "/login", auth.Public, h.loginCreate, readForm)
+	r.addForm("POST", "/logout", auth.Read, h.logout)
+	r.add("GET", "/setup", auth.Public, h.setupShow)
+	r.add("POST", "/setup", auth.Public, h.setupCreate, readForm)
 
-	api := e.Group("/api/v1")
-	api.POST("/launches/:key/lines", h.ingestRoute("native", h.linesIngest))
-	api.POST("/launches/:key/heartbeat", h.launchHeartbeat)
-	api.POST("/launches/:key/health", h.launchHealth)
-	api.POST("/launches/:key/exit", h.launchExit)
-	api.GET("/launches/:key/lines", h.linesList)
-	api.GET("/launches", h.launchesList)
-	api.GET("/launches/:key", h.launchShow)
-	api.GET("/launches/:key/live", h.launchLive)
-	api.GET("/live", h.launchesLive)
+	r.add("GET", "/", auth.Read, h.launchesIndex)
+	r.add("GET", "/launches/:key", auth.Read, h.timelineShow)
+	r.add("GET", "/launches/:key/tail", auth.Read, h.launchTail)
+	r.add("GET", "/launches/:key/alarms/:no/context", auth.Read, h.alarmContext)
+	r.add("GET", "/launches/:key/config", auth.Read, h.launchConfig)
+	r.addForm("POST", "/launches/:key/alarms/:no/decide", auth.Review, h.alarmDecide)
+	r.addForm("POST", "/launches/:key/annotations", auth.Review, h.annotationCreate)
+	r.add("GET", "/rules", auth.Read, h.rulesIndex)
+	r.add("GET", "/rules/new", auth.Review, h.ruleNew)
+	r.add("GET", "/rules/preview", auth.Review, h.rulePreview)
+	r.addForm("POST", "/rules", auth.Review, h.ruleCreate)
+	r.addForm("POST", "/rules/:id/toggle", auth.Review, h.ruleToggle)
+	r.add("GET", "/rules/:id/edit", auth.Review, h.ruleEdit)
+	r.addForm("POST", "/rules/:id", auth.Review, h.ruleUpdate)
+	r.add("GET", "/review", auth.Read, h.reviewIndex)
+	r.addForm("POST", "/review/decide", auth.Review, h.reviewDecide)
+	r.add("GET", "/compare", auth.Read, h.compareShow)
+
+	r.add("GET", "/admin/users", auth.Admin, h.usersIndex)
+	r.addForm("POST", "/admin/users", auth.Admin, h.userCreate)
+	r.addForm("POST", "/admin/users/:id", auth.Admin, h.userUpdate)
+	r.add("GET", "/admin/tokens", auth.Admin, h.tokensIndex)
+	r.addForm("POST", "/admin/tokens", auth.Admin, h.tokenCreateForm)
+	r.addForm("POST", "/admin/tokens/:id/revoke", auth.Admin, h.tokenRevokeForm)
+	r.add("GET", "/audit", auth.Admin, h.auditIndex)
+
+	r.add("POST", "/api/v1/launches/:key/lines", auth.Ingest, h.ingestRoute("native", h.linesIngest))
+	r.add("POST", "/api/v1/launches/:key/heartbeat", auth.Ingest, h.launchHeartbeat)
+	r.add("POST", "/api/v1/launches/:key/health", auth.Ingest, h.launchHealth)
+	r.add("POST", "/api/v1/launches/:key/exit", auth.Ingest, h.launchExit)
+	r.add("GET", "/api/v1/launches/:key/lines", auth.Read, h.linesList)
+	r.add("GET", "/api/v1/launches", auth.Read, h.launchesList)
+	r.add("GET", "/api/v1/launches/:key", auth.LaunchStatus, h.launchShow)
+	r.add("GET", "/api/v1/launches/:key/live", auth.LaunchStatus, h.launchLive)
+	r.add("GET", "/api/v1/live", auth.Read, h.launchesLive)
+	r.add("POST", "/api/v1/launches/:key/alarms/:no/decision", auth.Review, h.apiDecision)
+	r.add("GET", "/api/v1/rules", auth.Read, h.apiRulesList)
+	r.add("POST", "/api/v1/rules", auth.Review, h.apiRuleCreate)
+	r.add("PATCH", "/api/v1/rules/:id", auth.Review, h.apiRuleUpdate)
+	r.add("GET", "/api/v1/tokens", auth.Admin, h.apiTokensList)
+	r.add("POST", "/api/v1/tokens", auth.Admin, h.apiTokenCreate)
+	r.add("DELETE", "/api/v1/tokens/:id", auth.Admin, h.apiTokenRevoke)
 
 	// Shipper protocols: Grafana Loki's push API and OTLP/HTTP logs.
-	e.POST("/loki/api/v1/push", h.ingestRoute("loki", h.lokiPush))
-	e.POST("/v1/logs", h.ingestRoute("otlp", h.otlpLogs))
-	e.POST("/otlp/v1/logs", h.ingestRoute("otlp", h.otlpLogs))
-	e.GET("/metrics", echo.WrapHandler(h.metrics.Handler()))
+	r.add("POST", "/loki/api/v1/push", auth.Ingest, h.ingestRoute("loki", h.lokiPush))
+	r.add("POST", "/v1/logs", auth.Ingest, h.ingestRoute("otlp", h.otlpLogs))
+	r.add("POST", "/otlp/v1/logs", auth.Ingest, h.ingestRoute("otlp", h.otlpLogs))
+	r.add("GET", "/metrics", auth.Read, echo.WrapHandler(h.metrics.Handler()))
+	r.mustCoverAll()
 	return e
 }

@@ -149,7 +149,7 @@ func TestPinoLokiClient(t *testing.T) {
 	needClients(t)
 	b := setup(t)
 	const n = 40
-	runNode(t, []string{"LOKI_URL=" + b.url, "LAUNCH=pino-launch"}, "pino-loki.js", fmt.Sprint(n))
+	runNode(t, []string{"LOKI_URL=" + b.url, "LOKI_TOKEN=" + b.srv.NewToken(t, "ingest"), "LAUNCH=pino-launch"}, "pino-loki.js", fmt.Sprint(n))
 	lines := b.waitLines("pino-launch", n, 10*time.Second)
 	want := make([]string, n)
 	for i := range want {
@@ -180,7 +180,7 @@ func TestOTelLogsClient(t *testing.T) {
 	b := setup(t)
 	proxy := lossyProxy(t, b.url, 1)
 	const n = 150 // three export batches of at most 64
-	runNode(t, []string{"OTLP_URL=" + proxy + "/v1/logs", "LAUNCH=otel-launch"}, "otel-logs.js", fmt.Sprint(n))
+	runNode(t, []string{"OTLP_URL=" + proxy + "/v1/logs", "OTLP_TOKEN=" + b.srv.NewToken(t, "ingest"), "LAUNCH=otel-launch"}, "otel-logs.js", fmt.Sprint(n))
 	want := make([]string, n)
 	for i := range want {
 		want[i] = fmt.Sprintf("otel line %d", i)
@@ -236,13 +236,13 @@ source s_tail { file(%q follow-freq(0.1) flags(no-parse)); };
 destination d_http {
   http(url(%q)
        method("POST")
-       headers("Content-Type: application/x-ndjson")
+       headers("Content-Type: application/x-ndjson" "Authorization: Bearer %s")
        body('$(format-json --scope none line=${MESSAGE} ts=${ISODATE})')
        delimiter("\n") batch-lines(50) batch-timeout(200) timeout(10)
        response-action(400 => drop));
 };
 log { source(s_tail); destination(d_http); flags(flow-control); };
-`, logFile, proxy+"/api/v1/launches/sng-launch/lines?server=sglang&host=gpu-sng")
+`, logFile, proxy+"/api/v1/launches/sng-launch/lines?server=sglang&host=gpu-sng", b.srv.NewToken(t, "ingest"))
 	confFile := filepath.Join(dir, "syslog-ng.conf")
 	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

@@ -329,7 +329,15 @@ func TestMetrics(t *testing.T) {
 	body, _ := otlpRequest(map[string]string{"launchwatch.launch": "m3"}, "x").MarshalProto()
 	b.do("POST", "/v1/logs", "application/x-protobuf", body)
 
-	res, err := http.Get(b.url + "/metrics")
+	if r := b.do("GET", "/metrics", "", nil, "Authorization", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("/metrics without a token: %d, want 401", r.status)
+	}
+	if r := b.do("GET", "/metrics", "", nil, "Authorization", "Bearer "+b.srv.NewToken(t, "ingest")); r.status != http.StatusForbidden {
+		t.Errorf("/metrics with an ingest token: %d, want 403", r.status)
+	}
+	req, _ := http.NewRequest("GET", b.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+b.srv.NewToken(t, "read"))
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +380,7 @@ func TestIngestOverload(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", pr)
 		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
+		res, err := http.DefaultClient.Do(authorize(req))
 		if err != nil {
 			done <- 0
 			return

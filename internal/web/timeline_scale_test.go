@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"launchwatch/internal/web/webtest"
 )
 
 // restartingLog is a synthetic SGLang launch (written for this test) that
@@ -213,13 +215,15 @@ func TestTimelineScale(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.postText("/api/v1/launches/z/lines?server=sglang", restartingLog(5, 1))
-		form := url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"known"}}
+		form := url.Values{"verdict": {"dismiss"}, "reason": {"known"}}
 		req, err := http.NewRequest("POST", b.url+"/launches/z/alarms/2/decide", strings.NewReader(form.Encode()))
 		must(t, err)
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 		req.Header.Set("HX-Request", "true")
 		req.Header.Set("HX-Current-URL", b.url+"/launches/z?from=200&to=260")
+		req.AddCookie(&http.Cookie{Name: "lw_session", Value: webtest.AdminSession})
+		req.Header.Set("X-CSRF-Token", b.csrfToken(webtest.AdminSession))
 		res, err := http.DefaultClient.Do(req)
 		must(t, err)
 		defer res.Body.Close()

@@ -103,10 +103,6 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
-	p.Reviewer = reviewerName(c)
-	for i := range p.Alarms {
-		p.Alarms[i].Reviewer = p.Reviewer
-	}
 	return p, nil
 }
 

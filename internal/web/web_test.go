@@ -3,8 +3,10 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,6 +24,7 @@ type testBundle struct {
 	t     testing.TB
 	url   string
 	store *store.Store
+	srv   *webtest.Server
 }
 
 func setup(t testing.TB) *testBundle {
@@ -31,7 +34,7 @@ func setup(t testing.TB) *testBundle {
 func setupWith(t testing.TB, cfg web.Config) *testBundle {
 	t.Helper()
 	srv := webtest.Start(t, cfg)
-	return &testBundle{t: t, url: srv.URL, store: srv.Store}
+	return &testBundle{t: t, url: srv.URL, store: srv.Store, srv: srv}
 }
 
 // testWriter sends a server's log to t.Log.
@@ -57,7 +60,14 @@ func (b *testBundle) do(method, path, contentType string, body []byte, headers .
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	// Requests act as the server's admin token unless the test gives its
+	// own Authorization ("" for none: an anonymous request).
+	req.Header.Set("Authorization", "Bearer "+webtest.AdminToken)
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Authorization" && headers[i+1] == "" {
+			req.Header.Del("Authorization")
+			continue
+		}
 		if headers[i] == "Host" {
 			req.Host = headers[i+1]
 			continue
@@ -199,4 +209,37 @@ func texts(lines []lineView) []string {
 		out[i] = l.Text
 	}
 	return out
+}
+
+// csrfToken is the CSRF token the pages of a session carry (their
+// csrf-token meta), read as a browser would.
+func (b *testBundle) csrfToken(session string) string {
+	b.t.Helper()
+	r := b.do("GET", "/rules", "", nil, "Authorization", "", "Cookie", "lw_session="+session)
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindSubmatch(r.body)
+	if r.status != 200 || m == nil {
+		b.t.Fatalf("no CSRF token on /rules for the session (%d)", r.status)
+	}
+	return html.UnescapeString(string(m[1]))
+}
+
+// authorize makes req act as the test server's admin token.
+func authorize(req *http.Request) *http.Request {
+	req.Header.Set("Authorization", "Bearer "+webtest.AdminToken)
+	return req
+}
+
+// adminHeader is a header that acts as the test server's admin token, for
+// websocket dials.
+func adminHeader(h http.Header) http.Header {
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if _, ok := h["Authorization"]; !ok {
+		h.Set("Authorization", "Bearer "+webtest.AdminToken)
+	} else if h.Get("Authorization") == "" {
+		h.Del("Authorization")
+	}
+	return h
 }

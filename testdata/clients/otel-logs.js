@@ -1,6 +1,6 @@
 // Emits log records with the OpenTelemetry logs SDK and exports them with
 // the OTLP/HTTP (JSON) exporter.
-// Usage: OTLP_URL=http://127.0.0.1:PORT/v1/logs LAUNCH=key node otel-logs.js COUNT
+// Usage: OTLP_URL=http://127.0.0.1:PORT/v1/logs OTLP_TOKEN=lw_… LAUNCH=key node otel-logs.js COUNT
 'use strict';
 const { SeverityNumber } = require('@opentelemetry/api-logs');
 const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
@@ -8,7 +8,10 @@ const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http');
 const { resourceFromAttributes } = require('@opentelemetry/resources');
 
 const count = Number(process.argv[2] || 10);
-const exporter = new OTLPLogExporter({ url: process.env.OTLP_URL });
+const exporter = new OTLPLogExporter({
+  url: process.env.OTLP_URL,
+  headers: { Authorization: `Bearer ${process.env.OTLP_TOKEN}` },
+});
 const provider = new LoggerProvider({
   resource: resourceFromAttributes({
     'launchwatch.launch': process.env.LAUNCH,

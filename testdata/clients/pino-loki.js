@@ -1,5 +1,6 @@
 // Logs lines with pino through the pino-loki transport to a Loki push URL.
-// Usage: LOKI_URL=http://127.0.0.1:PORT LAUNCH=key node pino-loki.js COUNT
+// Usage: LOKI_URL=http://127.0.0.1:PORT LOKI_TOKEN=lw_… LAUNCH=key node pino-loki.js COUNT
+// The token goes as the password of HTTP Basic, as Loki clients send it.
 // The lines go out in two bursts a second apart, so more than one push
 // carries them; closing the transport pushes what is left.
 'use strict';
@@ -12,7 +13,7 @@ const transport = pino.transport({
     host: process.env.LOKI_URL,
     labels: { launch: process.env.LAUNCH, server: 'vllm' },
     headers: { 'X-Scope-OrgID': 'team-a' },
-    basicAuth: { username: 'u', password: 'p' },
+    basicAuth: { username: 'launchwatch', password: process.env.LOKI_TOKEN },
     batching: { interval: 0.3 },
   },
 });

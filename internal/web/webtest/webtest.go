@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
+	"launchwatch/internal/auth"
 	"launchwatch/internal/clock"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
@@ -27,12 +30,79 @@ type Server struct {
 	Hub     *live.Hub
 	Handler *httptest.Server
 	Clock   clock.Clock // the server's clock: a *clock.Fake given WithClock, else the wall clock
+	// Token is an admin-scoped API token of the server (AdminToken), as
+	// cmd/web makes from --bootstrap-token.
+	Token string
+}
+
+// AdminToken is the secret of every test server's admin token.
+const AdminToken = "lw_test-admin-token-for-every-test-server"
+
+// AdminName and AdminSession are every test server's admin user and the
+// secret of a session it has: browser tests send it as the session cookie
+// (cookies do not tell ports apart, so one cookie serves every test
+// server on 127.0.0.1).
+const (
+	AdminName     = "ada"
+	AdminSession  = "lw_test-admin-session-for-every-test-server"
+	AdminPassword = "admin-password"
+)
+
+// NewToken makes an API token with scope ("ingest", "read", "review",
+// "admin") and returns its secret.
+func (s *Server) NewToken(t testing.TB, scope string) string {
+	t.Helper()
+	secret := auth.NewSecret()
+	_, err := s.Store.CreateToken(context.Background(), store.Token{Name: scope + "-" + secret[3:9], Scope: scope,
+		CreatedBy: "test", CreatedAt: time.Now()}, auth.HashSecret(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// NewUser makes a user with role ("viewer", "reviewer", "admin") and
+// password, and returns it.
+func (s *Server) NewUser(t testing.TB, name, role, password string) store.User {
+	t.Helper()
+	hash, err := auth.Hasher{Cost: bcrypt.MinCost}.Hash(password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Store.CreateUser(context.Background(), store.User{Name: name, Role: role, PasswordHash: hash}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Session signs a new user with role in (as the sign-in page does after
+// checking the password) and returns the session cookie's value, for
+// browser tests that are not about signing in.
+func (s *Server) Session(t testing.TB, name, role string) string {
+	t.Helper()
+	u := s.NewUser(t, name, role, "password-of-"+name)
+	secret := auth.NewSecret()
+	now := time.Now()
+	if err := s.Store.CreateSession(context.Background(), auth.HashSecret(secret), u.ID, now, now.Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	return secret
 }
 
 // Option configures a test server.
 type Option func(*options)
 
-type options struct{ pipe []ingest.Option }
+type options struct {
+	pipe       []ingest.Option
+	noAccounts bool
+}
+
+// WithoutAccounts starts a server with no user and no token, as a fresh
+// installation is before its first admin.
+func WithoutAccounts() Option {
+	return func(o *options) { o.noAccounts = true }
+}
 
 // WithClock runs the server (its ingest and its settler) on c, so a test
 // moves time by hand instead of sleeping.
@@ -77,8 +147,25 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 	if cfg.ListenAddr == "" {
 		cfg.ListenAddr = srv.Listener.Addr().String()
 	}
+	if cfg.Auth.PasswordCost == 0 {
+		cfg.Auth.PasswordCost = bcrypt.MinCost // tests make many users
+	}
 	srv.Config.Handler = web.New(cfg, st, pipe, log)
+	s := &Server{URL: srv.URL, DBURL: dbURL, Store: st, Hub: hub, Handler: srv, Clock: pipe.Clock()}
+	if !o.noAccounts {
+		s.Token = AdminToken
+		if _, err := st.EnsureBootstrapToken(context.Background(), auth.HashSecret(AdminToken), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		u := s.NewUser(t, AdminName, "admin", AdminPassword)
+		// The session outlives any fake clock a test moves forward.
+		now := time.Now()
+		if err := st.CreateSession(context.Background(), auth.HashSecret(AdminSession), u.ID, now, now.AddDate(100, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv.Start()
+	s.URL = srv.URL
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()
@@ -86,7 +173,7 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		<-listening
 		<-settling
 	})
-	return &Server{URL: srv.URL, DBURL: dbURL, Store: st, Hub: hub, Handler: srv, Clock: pipe.Clock()}
+	return s
 }
 
 // logWriter sends the server's log to t.Log.
