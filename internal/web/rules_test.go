@@ -264,7 +264,7 @@ func TestRules(t *testing.T) {
 		}
 		n, _ := strconv.ParseInt(id, 10, 64)
 		audit, err := b.store.AuditFor(context.Background(), review.RuleSubject(n))
-		if err != nil || len(audit) != 2 || audit[1].Action != "rule.update" || audit[1].Actor != "bob" {
+		if err != nil || len(audit) != 2 || audit[1].Action != "rule.update" || audit[1].Actor != "ada" {
 			t.Errorf("audit %+v %v", audit, err)
 		}
 		doc = b.page("/rules", 200)
