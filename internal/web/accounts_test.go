@@ -378,3 +378,123 @@ func TestCSRF(t *testing.T) {
 		t.Errorf("an API decision by cookie without CSRF token: %d", r.status)
 	}
 }
+
+// TestRulesAPI: rules as code, with the form's checks: a blinding pattern
+// is 422 with the reason, a reviewer cannot make a rule for all launches
+// (403), a scoped one is 201 with its id, a preview saves nothing, and
+// PATCH disables it and sets its expiry.
+func TestRulesAPI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/ra-1/lines?server=sglang", falseAlarmLog)
+	reviewer := b.srv.NewToken(t, "review")
+	r := b.do("POST", "/api/v1/rules", "application/json", []byte(`{"matcher":"regex","pattern":".*","scope":"all","reason":"quiet"}`))
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(errorMessage(t, r), "matches every line") &&
+		!strings.Contains(errorMessage(t, r), "empty string") {
+		t.Errorf(".* rule: %d %s, want 422 with the reason", r.status, r.body)
+	}
+	r = b.do("POST", "/api/v1/rules", "application/json", []byte(`{"matcher":"substring","pattern":"probe kernel","scope":"all","reason":"noise"}`),
+		"Authorization", "Bearer "+reviewer)
+	if r.status != http.StatusForbidden || !strings.Contains(errorMessage(t, r), "needs an admin") {
+		t.Errorf("a reviewer's rule for all launches: %d %s, want 403", r.status, r.body)
+	}
+	body := `{"matcher":"substring","pattern":"probe kernel","scope":"server","scope_value":"sglang","reason":"noise","expiry":"days","expiry_days":7`
+	pv := b.apiJSON("POST", "/api/v1/rules", reviewer, body+`,"preview":true}`, 200)
+	if p, _ := pv["preview"].(map[string]any); p["open"] != float64(1) {
+		t.Errorf("preview %v, want the one open alarm", pv)
+	}
+	if b.alarm("ra-1", 1).State != "open" {
+		t.Fatal("a preview changed an alarm")
+	}
+	made := b.apiJSON("POST", "/api/v1/rules", reviewer, body+`}`, 201)
+	id := jsonID(made)
+	if rule, _ := made["rule"].(map[string]any); rule["author"] != "token:"+tokenName(t, b, reviewer) {
+		t.Errorf("rule %v, want it attributed to the token", made)
+	}
+	if b.alarm("ra-1", 1).State != "suppressed" {
+		t.Errorf("the rule did not suppress the open alarm")
+	}
+	patched := b.apiJSON("PATCH", "/api/v1/rules/"+id, reviewer, `{"enabled":false,"reason":"checking"}`, 200)
+	if patched["enabled"] != false || b.alarm("ra-1", 1).State != "open" {
+		t.Errorf("disable: %v, alarm %s", patched, b.alarm("ra-1", 1).State)
+	}
+	patched = b.apiJSON("PATCH", "/api/v1/rules/"+id, reviewer, `{"expiry":"never"}`, 200)
+	if patched["expires_at"] != nil {
+		t.Errorf("expiry never: %v", patched)
+	}
+	if r := b.do("PATCH", "/api/v1/rules/"+id, "application/json", []byte(`{}`)); r.status != http.StatusBadRequest {
+		t.Errorf("an empty patch: %d, want 400", r.status)
+	}
+	if r := b.do("PATCH", "/api/v1/rules/9999", "application/json", []byte(`{"enabled":true}`)); r.status != http.StatusNotFound {
+		t.Errorf("patching an unknown rule: %d, want 404", r.status)
+	}
+	list := b.do("GET", "/api/v1/rules", "", nil, "Authorization", "Bearer "+b.srv.NewToken(t, "read"))
+	if list.status != 200 || !strings.Contains(string(list.body), `"pattern":"probe kernel"`) {
+		t.Errorf("rules list: %d %s", list.status, list.body)
+	}
+}
+
+// tokenName is the name of the token with this secret.
+func tokenName(t *testing.T, b *testBundle, secret string) string {
+	t.Helper()
+	tok, err := b.store.TokenBySecret(context.Background(), auth.HashSecret(secret), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.Name
+}
+
+// TestDecisionAPI: a review token decides an alarm through the API; the
+// decision is the token's; a read token cannot; a dismissal needs a reason;
+// dismissing a confirmed alarm needs an admin.
+func TestDecisionAPI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/da-1/lines?server=sglang", crashingLog)
+	reviewer := b.srv.NewToken(t, "review")
+	path := "/api/v1/launches/da-1/alarms/1/decision"
+	if r := b.do("POST", path, "application/json", []byte(`{"verdict":"confirm"}`), "Authorization", "Bearer "+b.srv.NewToken(t, "read")); r.status != http.StatusForbidden {
+		t.Errorf("a read token deciding: %d, want 403", r.status)
+	}
+	if r := b.do("POST", path, "application/json", []byte(`{"verdict":"dismiss"}`), "Authorization", "Bearer "+reviewer); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("a dismissal without reason: %d, want 422", r.status)
+	}
+	got := b.apiJSON("POST", path, reviewer, `{"verdict":"confirm","reason":"real OOM"}`, 200)
+	if got["state"] != "confirmed" || got["status"] != "crashed" {
+		t.Errorf("decision answer %v", got)
+	}
+	if a := b.alarm("da-1", 1); a.DecidedBy == nil || *a.DecidedBy != "token:"+tokenName(t, b, reviewer) {
+		t.Errorf("decided by %v", a.DecidedBy)
+	}
+	if r := b.do("POST", path, "application/json", []byte(`{"verdict":"dismiss","reason":"drill"}`), "Authorization", "Bearer "+reviewer); r.status != http.StatusForbidden {
+		t.Errorf("a reviewer dismissing a confirmed alarm: %d, want 403", r.status)
+	}
+	b.apiJSON("POST", path, webtest.AdminToken, `{"verdict":"dismiss","reason":"drill"}`, 200)
+	if r := b.do("POST", "/api/v1/launches/da-1/alarms/7/decision", "application/json", []byte(`{"verdict":"confirm"}`)); r.status != http.StatusNotFound {
+		t.Errorf("an unknown alarm: %d, want 404", r.status)
+	}
+}
+
+// TestAuditLog: the admin's /audit shows decisions and token events,
+// filtered by user and subject; nothing can edit the log.
+func TestAuditLog(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.postText("/api/v1/launches/au-1/lines?server=sglang", crashingLog)
+	b.postForm("/launches/au-1/alarms/1/decide", url.Values{"verdict": {"confirm"}}, false)
+	b.apiJSON("POST", "/api/v1/tokens", webtest.AdminToken, `{"name":"shipper","scope":"ingest"}`, 201)
+	doc := b.page("/audit?user=ada", 200)
+	if rows := testid(doc, "audit").Find("tbody tr"); rows.Length() != 1 || !strings.Contains(rows.Text(), "alarm.confirm") {
+		t.Errorf("audit for ada: %q", rows.Text())
+	}
+	doc = b.page("/audit?subject=token:", 200)
+	if rows := testid(doc, "audit").Find("tbody tr"); !strings.Contains(rows.Text(), "token.create") || strings.Contains(rows.Text(), "alarm.confirm") {
+		t.Errorf("audit for tokens: %q", rows.Text())
+	}
+	ctx := context.Background()
+	for _, sql := range []string{`UPDATE audit_events SET actor = 'mallory'`, `DELETE FROM audit_events`, `TRUNCATE audit_events`} {
+		if _, err := b.store.Pool().Exec(ctx, sql); err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s: %v, want refused", sql, err)
+		}
+	}
+}
