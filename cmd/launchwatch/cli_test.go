@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"launchwatch/internal/store/storetest"
+	"launchwatch/internal/web/webtest"
 )
 
 // cliBin is cmd/launchwatch built once; webBin is cmd/web, for the tests
@@ -36,6 +37,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	defer os.RemoveAll(dir)
+	webtest.AuthorizeDefaultClient()
 	storetest.Main(m)
 }
 
@@ -60,7 +62,9 @@ func cleanEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	// The CLI acts as the test servers' admin token, and a server the
+	// tests start as a process makes that token (--bootstrap-token).
+	return append(env, "LAUNCHWATCH_TOKEN="+webtest.AdminToken, "LAUNCHWATCH_BOOTSTRAP_TOKEN="+webtest.AdminToken)
 }
 
 // storedTexts returns the text of every stored line of a launch, in order.

@@ -22,7 +22,7 @@ func TestLiveAcrossWebProcesses(t *testing.T) {
 	defer wa.stop(t)
 	defer wb.stop(t)
 
-	cb, err := client.New(b, "")
+	cb, err := client.New(b, webtest.AdminToken)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,6 +52,7 @@ func printSetupLink(ctx context.Context, st *store.Store, base string, now time.
 		return fmt.Errorf("setup link: %w", err)
 	}
 	if !made {
+		log.Info("accounts exist: sign in at the login page", slog.String("url", base+"/login"))
 		return nil
 	}
 	link := base + "/setup?token=" + url.QueryEscape(secret)

@@ -167,8 +167,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		shownURL = publicURL.String()
 	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("url", shownURL))
-	if err := printSetupLink(ctx, st, baseURL(publicURL, ln.Addr().String()), time.Now(), stdout, log); err != nil {
-		return err
+	// A stop signal during start must not turn into a failed exit here.
+	if err := printSetupLink(context.WithoutCancel(ctx), st, baseURL(publicURL, ln.Addr().String()), time.Now(), stdout, log); err != nil {
+		log.Error("making the first-start setup link", slog.String("error", err.Error()))
 	}
 	if cfg.MetricsAddr != "" {
 		stopMetrics, err := serveMetrics(cfg.MetricsAddr, mets, log)

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"launchwatch/internal/web/webtest"
 )
 
 // webBin is cmd/web built once for the tests that run it as a process.
@@ -31,6 +33,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building cmd/web: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	webtest.AuthorizeDefaultClient() // requests act as the bootstrap token
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -50,7 +53,8 @@ type webProcess struct {
 func startWeb(t *testing.T, dataDir string) *webProcess {
 	t.Helper()
 	cmd := exec.Command(webBin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json")
-	cmd.Env = envWithout("DATABASE_URL", "DATABASE_URL_FILE", "LAUNCHWATCH_ADDR", "LAUNCHWATCH_DATA_DIR")
+	cmd.Env = append(envWithout("DATABASE_URL", "DATABASE_URL_FILE", "LAUNCHWATCH_ADDR", "LAUNCHWATCH_DATA_DIR"),
+		"LAUNCHWATCH_BOOTSTRAP_TOKEN="+webtest.AdminToken)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +260,8 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	}
 	defer conn.Close()
 	body := "first half\nsecond half\n"
-	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
-		strings.TrimPrefix(web.url, "http://"), len(body), body[:11])
+	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
+		strings.TrimPrefix(web.url, "http://"), webtest.AdminToken, len(body), body[:11])
 	time.Sleep(200 * time.Millisecond) // let the server start reading the request
 	if err := web.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

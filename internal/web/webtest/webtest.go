@@ -6,6 +6,7 @@ package webtest
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -182,4 +183,22 @@ type logWriter struct{ t testing.TB }
 func (w logWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// AuthorizeDefaultClient makes the requests of http.DefaultClient (and
+// http.Get, http.Post) act as AdminToken when they carry no Authorization
+// of their own: for test binaries whose tests are not about access
+// (command-line tests read launches with plain http.Get).
+func AuthorizeDefaultClient() {
+	http.DefaultTransport = adminTransport{http.DefaultTransport}
+}
+
+type adminTransport struct{ next http.RoundTripper }
+
+func (a adminTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+AdminToken)
+	}
+	return a.next.RoundTrip(r)
 }
