@@ -19,7 +19,7 @@ CREATE INDEX incidents_created_at_idx ON incidents (created_at DESC);
 -- Who added a launch to an incident, and when.
 ALTER TABLE incident_launches
     ADD COLUMN added_by text        NOT NULL DEFAULT '',
-    ADD COLUMN added_at timestamptz NOT NULL DEFAULT now();
+    ADD COLUMN added_at timestamptz NOT NULL DEFAULT clock_timestamp(); -- distinct within a transaction: the order keys were given
 CREATE INDEX incident_launches_launch_idx ON incident_launches (launch_id);
 
 -- Every status an incident took, with who set it and when; the first row

@@ -35,7 +35,7 @@ func (v *View) Entries() []Entry {
 	for i, s := range v.Statuses {
 		text := "status " + s.Status
 		if i == 0 {
-			text = "incident opened (" + s.Status + ")"
+			text = "opened (" + s.Status + ")"
 		}
 		out = append(out, Entry{At: s.At, Kind: "status", Text: text, Actor: s.Actor})
 	}

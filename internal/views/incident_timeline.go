@@ -95,6 +95,29 @@ func (p IncidentTimelineProps) triangle(t time.Time, i int) string {
 	return fmt1(x-6) + "," + fmt1(y) + " " + fmt1(x+6) + "," + fmt1(y) + " " + fmt1(x) + "," + fmt1(y+10)
 }
 
+// labelX and labelAnchor put a status label after its mark, or before it
+// near the right edge, where it would be cut.
+func (p IncidentTimelineProps) labelX(t time.Time) string {
+	if p.nearRight(t) {
+		return fmt1(p.xf(t) - 4)
+	}
+	return fmt1(p.xf(t) + 4)
+}
+
+func (p IncidentTimelineProps) labelAnchor(t time.Time) string {
+	if p.nearRight(t) {
+		return "end"
+	}
+	return "start"
+}
+
+func (p IncidentTimelineProps) nearRight(t time.Time) bool { return p.xf(t) > itWidth-itRight-90 }
+
+// fits reports whether a bar is wide enough for its label inside.
+func (p IncidentTimelineProps) fits(b ITBar) bool {
+	return p.xf(b.To)-p.xf(b.From) > float64(7*len([]rune(b.Label))+6)
+}
+
 // ITTick is a labelled time on the axis.
 type ITTick struct {
 	X     string
