@@ -59,6 +59,35 @@ func TestIncidentPages(t *testing.T) {
 		}
 	})
 
+	t.Run("FromSelectedLaunches", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.crashAndGood()
+		list := b.page("/", 200)
+		form := testid(list, "incident-select")
+		if action, _ := form.Attr("action"); action != "/incidents/new" {
+			t.Fatalf("selection form posts to %q", action)
+		}
+		var keys []string
+		testid(list, "pick-launch").Each(func(_ int, s *goquery.Selection) {
+			if f, _ := s.Attr("form"); f == "incident-select" {
+				v, _ := s.Attr("value")
+				keys = append(keys, v)
+			}
+		})
+		if len(keys) != 2 {
+			t.Fatalf("selectable launches %v", keys)
+		}
+		doc := b.page("/incidents/new?launch=crash-1&launch=good-1&launch=crash-1", 200)
+		if n := testid(doc, "incident-new-launch").Length(); n != 2 {
+			t.Errorf("the form holds %d launches, want 2", n)
+		}
+		if res := b.postForm("/incidents", url.Values{"title": {" "}, "launch": {"crash-1"}}, false); res.StatusCode != 422 ||
+			!strings.Contains(readBody(t, res), "title: is required") {
+			t.Errorf("an untitled incident: %d", res.StatusCode)
+		}
+	})
+
 	t.Run("NoteEditHistoryAndActions", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
