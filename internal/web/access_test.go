@@ -44,6 +44,14 @@ var routeNeeds = map[string]string{
 	"GET /api/v1/rules": "read", "POST /api/v1/rules": "review", "PATCH /api/v1/rules/:id": "review",
 	"GET /api/v1/tokens": "admin", "POST /api/v1/tokens": "admin", "DELETE /api/v1/tokens/:id": "admin",
 
+	"GET /incidents": "read", "GET /incidents/new": "read", "POST /incidents": "review", "GET /incidents/:id": "read",
+	"POST /incidents/:id": "review", "POST /incidents/:id/launches": "review", "POST /incidents/:id/notes": "review",
+	"POST /incidents/:id/notes/:note": "review", "POST /incidents/:id/actions": "review",
+	"POST /incidents/:id/actions/:item": "review", "GET /incidents/:id/postmortem": "read",
+	"GET /incidents/:id/postmortem.md": "read",
+	"POST /api/v1/incidents": "review", "GET /api/v1/incidents": "read", "GET /api/v1/incidents/:id": "read",
+	"PATCH /api/v1/incidents/:id": "review", "POST /api/v1/incidents/:id/notes": "review",
+
 	"POST /loki/api/v1/push": "ingest", "POST /v1/logs": "ingest", "POST /otlp/v1/logs": "ingest",
 	"GET /metrics": "read",
 }

@@ -422,6 +422,12 @@ func TestRulesAPI(t *testing.T) {
 	if patched["expires_at"] != nil {
 		t.Errorf("expiry never: %v", patched)
 	}
+	if r := b.do("POST", "/api/v1/rules", "application/json", []byte(`{"matcher":"substring","pattern":"probe\u0000","scope":"server","scope_value":"sglang","reason":"x"}`)); r.status != http.StatusBadRequest {
+		t.Errorf("a NUL in a rule: %d, want 400", r.status)
+	}
+	if r := b.do("POST", "/api/v1/rules", "text/plain", []byte(body+`}`)); r.status != http.StatusUnsupportedMediaType {
+		t.Errorf("a rule sent as text/plain: %d, want 415", r.status)
+	}
 	if r := b.do("PATCH", "/api/v1/rules/"+id, "application/json", []byte(`{}`)); r.status != http.StatusBadRequest {
 		t.Errorf("an empty patch: %d, want 400", r.status)
 	}

@@ -29,7 +29,7 @@ func (h *handler) apiDecision(c echo.Context) error {
 		return err
 	}
 	var req decisionRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeTextJSON(c, &req); err != nil {
 		return err
 	}
 	d := review.Decision{LaunchKey: key, AlarmNo: no, Verdict: req.Verdict, Actor: actorName(c), Reason: req.Reason,

@@ -1,49 +1,48 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
+	"reflect"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 )
 
-// maxAPIJSONBytes bounds the body of the API's small JSON requests
-// (tokens, rules, decisions).
-const maxAPIJSONBytes = 64 << 10
-
-// decodeJSON reads a small JSON object body into v: unknown fields, wrong
-// types, trailing data and NUL characters (which PostgreSQL text cannot
-// hold) are a 400 that says which.
-func decodeJSON(c echo.Context, v any) error {
-	data, err := io.ReadAll(io.LimitReader(c.Request().Body, maxAPIJSONBytes+1))
-	if err != nil {
-		return badParam("reading body: %v", err)
+// decodeTextJSON is decodeJSON for bodies whose strings all go into
+// PostgreSQL text (tokens, rules, decisions): a NUL character anywhere is
+// a 400, never a database error.
+func decodeTextJSON(c echo.Context, v any) error {
+	if err := decodeJSON(c, v); err != nil {
+		return err
 	}
-	if len(data) > maxAPIJSONBytes {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "a JSON request body is at most 64 KiB")
-	}
-	if bytes.Contains(bytes.ToLower(data), []byte(`\u0000`)) {
-		return badParam("the body holds a NUL character")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return badParam("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
-		}
-		return badParam("body is not the expected JSON object: %v", err)
-	}
-	if dec.More() {
-		return badParam("body holds more than one JSON value")
+	if hasNUL(reflect.ValueOf(v)) {
+		return badParam("the body holds a NUL character, which text cannot hold")
 	}
 	return nil
+}
+
+// hasNUL reports whether a decoded request holds a NUL in any string.
+func hasNUL(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && hasNUL(v.Elem())
+	case reflect.String:
+		return strings.ContainsRune(v.String(), 0)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if hasNUL(v.Field(i)) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if hasNUL(v.Index(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fieldErrorsBody is a 422 answer: a summary and the reason per field.

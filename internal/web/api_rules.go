@@ -101,7 +101,7 @@ func (h *handler) apiRulesList(c echo.Context) error {
 // only an admin may do.
 func (h *handler) apiRuleCreate(c echo.Context) error {
 	var req ruleRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeTextJSON(c, &req); err != nil {
 		return err
 	}
 	d := req.draft(c)
@@ -154,7 +154,7 @@ func (h *handler) apiRuleUpdate(c echo.Context) error {
 		return err
 	}
 	var req rulePatch
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeTextJSON(c, &req); err != nil {
 		return err
 	}
 	if req.Enabled == nil && req.Expiry == "" && req.ExpiryDays == nil {

@@ -103,7 +103,7 @@ func (h *handler) createToken(c echo.Context, req tokenRequest) (store.Token, st
 // "token", shown this once; 422 with the reasons.
 func (h *handler) apiTokenCreate(c echo.Context) error {
 	var req tokenRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeTextJSON(c, &req); err != nil {
 		return err
 	}
 	t, secret, errs, err := h.createToken(c, req)

@@ -23,7 +23,10 @@ const attackJS = `async function attack(base, csrf) {
     ["/api/v1/rules", '{"matcher":"substring","pattern":"probe kernel","scope":"all","reason":"forged"}'],
   ];
   for (const [p, body] of targets) {
-    const headers = {"Content-Type": "text/plain"};
+    // A page of another origin can only send simple requests (text/plain);
+    // Launchwatch's own page sends JSON to the JSON API.
+    const json = csrf && p.indexOf("/lines") < 0 && p.indexOf("/exit") < 0;
+    const headers = {"Content-Type": json ? "application/json" : "text/plain"};
     if (csrf) headers["X-CSRF-Token"] = csrf;
     try {
       const res = await fetch(base + p, {method: "POST", mode: csrf ? "same-origin" : "no-cors",
