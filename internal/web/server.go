@@ -148,6 +148,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	api.GET("/launches/:key", h.launchShow)
 	api.GET("/launches/:key/live", h.launchLive)
 	api.GET("/live", h.launchesLive)
+	api.GET("/export/alarms.jsonl", h.exportAlarms)
 
 	// Shipper protocols: Grafana Loki's push API and OTLP/HTTP logs.
 	e.POST("/loki/api/v1/push", h.ingestRoute("loki", h.lokiPush))
