@@ -60,7 +60,7 @@ func Layout(title string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, " · Launchwatch</title><link rel=\"stylesheet\" href=\"/static/app.css\"><script src=\"/static/htmx.min.js\" defer></script></head><body><header class=\"top\"><a class=\"brand\" href=\"/\">Launchwatch</a> <a href=\"/\">Launches</a> <a href=\"/review\">Review</a> <a href=\"/rules\">Rules</a></header><main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, " · Launchwatch</title><link rel=\"stylesheet\" href=\"/static/app.css\"><script src=\"/static/htmx.min.js\" defer></script></head><body><header class=\"top\"><a class=\"brand\" href=\"/\">Launchwatch</a> <a href=\"/\">Launches</a> <a href=\"/review\">Review</a> <a href=\"/rules\">Rules</a> <a href=\"/problems\">Problems</a> <a href=\"/quality\">Quality</a></header><main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -73,21 +73,7 @@ func (b *testBundle) exportAll(q url.Values) ([]export.Record, int) {
 func TestExportAlarmsJSONL(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.postText("/api/v1/launches/oom-1/lines?server=sglang&label.team=infra", exportOOM)
-	b.postText("/api/v1/launches/oom-2/lines?server=sglang", exportOOM)
-	b.postText("/api/v1/launches/probe-1/lines?server=vllm", exportProbe)
-	b.postText("/api/v1/launches/open-1/lines?server=vllm", exportOOM)
-	for _, k := range []string{"oom-1", "oom-2", "probe-1", "open-1"} {
-		b.settled(k)
-	}
-	b.postForm("/launches/oom-1/alarms/1/decide", url.Values{"verdict": {"confirm"}, "name": {"ada"}, "reason": {"tp=8 needs more memory"}}, false)
-	b.postForm("/launches/oom-2/alarms/1/decide", url.Values{"verdict": {"dismiss"}, "name": {"bob"}, "reason": {"a test of the OOM path"}}, false)
-	res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"(sizing probe)"}, "scope": {"server"},
-		"server_value": {"vllm"}, "reason": {"the sizing probe runs out of memory on purpose"}, "name": {"cy"},
-		"expiry": {"days"}, "expiry_days": {"30"}}, false)
-	if res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("rule: %d %s", res.StatusCode, readBody(t, res))
-	}
+	seedDecisions(t, b)
 
 	t.Run("EveryDecidedAlarmOnePerPage", func(t *testing.T) {
 		recs, pages := b.exportAll(url.Values{"limit": {"1"}})

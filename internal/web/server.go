@@ -137,6 +137,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.GET("/review", h.reviewIndex)
 	e.POST("/review/decide", h.reviewDecide, uiForm)
 	e.GET("/compare", h.compareShow)
+	e.GET("/quality", h.qualityIndex)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.ingestRoute("native", h.linesIngest))
