@@ -138,6 +138,9 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.POST("/review/decide", h.reviewDecide, uiForm)
 	e.GET("/compare", h.compareShow)
 	e.GET("/quality", h.qualityIndex)
+	e.GET("/problems", h.problemsIndex)
+	e.GET("/problems/:fp", h.problemShow)
+	e.POST("/problems/:fp/decide", h.problemDecide, uiForm)
 
 	api := e.Group("/api/v1")
 	api.POST("/launches/:key/lines", h.ingestRoute("native", h.linesIngest))
