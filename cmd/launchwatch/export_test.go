@@ -224,3 +224,28 @@ func TestExportCorpusThenEval(t *testing.T) {
 		t.Errorf("eval summary\n got %s\nwant %s\n%s", last, want, out)
 	}
 }
+
+// TestExportUsage: bad usage is 2, an unreachable server 4, a refused
+// filter 1 with the server's message.
+func TestExportUsage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"export"}, 2, "Usage: launchwatch export corpus"},
+		{[]string{"export", "nope"}, 2, "Usage: launchwatch export corpus"},
+		{[]string{"export", "corpus"}, 2, "Usage: launchwatch export corpus DIR"},
+		{[]string{"export", "corpus", "--help"}, 0, "--since"},
+		{[]string{"export", "alarms", "--url", "http://" + freeAddr(t)}, 4, "cannot reach"},
+	} {
+		if code, out := cli(t, c.args...); code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d\n%s", c.args, code, out)
+		}
+	}
+	srv := webtest.Start(t, web.Config{})
+	if code, out := cli(t, "export", "alarms", "--url", srv.URL, "--since", "last tuesday"); code != 1 || !strings.Contains(out, "since") {
+		t.Errorf("bad --since: exit %d\n%s", code, out)
+	}
+}
