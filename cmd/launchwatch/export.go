@@ -171,6 +171,11 @@ Then 'launchwatch eval DIR' scores the classifier against the team's own decisio
 	written, skipped := 0, 0
 	for _, key := range keys {
 		name, ok, err := exportCase(ctx, c, key, dir, names)
+		if errors.Is(err, errNoCase) {
+			skipped++
+			fmt.Fprintf(stderr, "skipped %s: %v\n", key, err)
+			continue
+		}
 		if err != nil {
 			return exitFor(stderr, fmt.Errorf("launch %s: %w", key, err))
 		}
@@ -182,7 +187,7 @@ Then 'launchwatch eval DIR' scores the classifier against the team's own decisio
 		written++
 		fmt.Fprintf(stdout, "%s.log %s\n", name, key)
 	}
-	fmt.Fprintf(stdout, "wrote %d reviewed launches to %s (%d skipped: open alarms)\n", written, dir, skipped)
+	fmt.Fprintf(stdout, "wrote %d reviewed launches to %s (%d skipped)\n", written, dir, skipped)
 	return exitOK
 }
 
@@ -220,6 +225,9 @@ func decidedLaunches(ctx context.Context, c *client.Client, q url.Values) ([]str
 	return keys, <-done
 }
 
+// errNoCase: the launch cannot be written as a case; it is skipped.
+var errNoCase = errors.New("cannot be a case")
+
 // exportCase writes one launch as a case; ok is false when it is not
 // reviewed (open alarms). names holds the stems already used.
 func exportCase(ctx context.Context, c *client.Client, key, dir string, names map[string]bool) (string, bool, error) {
@@ -245,7 +253,9 @@ func exportCase(ctx context.Context, c *client.Client, key, dir string, names ma
 	}
 	log, label, err := export.BuildCase(facts, lines, c.LaunchURL(key))
 	if err != nil {
-		return "", false, err
+		// A launch whose lines no longer hold an alarm (retention dropped
+		// them) is no case; the others still are.
+		return "", false, fmt.Errorf("%w: %v", errNoCase, err)
 	}
 	name := export.CaseName(key)
 	for i := 2; names[name]; i++ {
