@@ -49,8 +49,11 @@ var routeNeeds = map[string]string{
 	"POST /incidents/:id/notes/:note": "review", "POST /incidents/:id/actions": "review",
 	"POST /incidents/:id/actions/:item": "review", "GET /incidents/:id/postmortem": "read",
 	"GET /incidents/:id/postmortem.md": "read",
-	"POST /api/v1/incidents": "review", "GET /api/v1/incidents": "read", "GET /api/v1/incidents/:id": "read",
+	"POST /api/v1/incidents":           "review", "GET /api/v1/incidents": "read", "GET /api/v1/incidents/:id": "read",
 	"PATCH /api/v1/incidents/:id": "review", "POST /api/v1/incidents/:id/notes": "review",
+
+	"GET /quality": "read", "GET /problems": "read", "GET /problems/:fp": "read", "POST /problems/:fp/decide": "review",
+	"GET /api/v1/export/alarms.jsonl": "read",
 
 	"POST /loki/api/v1/push": "ingest", "POST /v1/logs": "ingest", "POST /otlp/v1/logs": "ingest",
 	"GET /metrics": "read",

@@ -1,8 +1,8 @@
 package web
 
 import (
-	"reflect"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 

@@ -250,6 +250,12 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	r.add("PATCH", "/api/v1/incidents/:id", auth.Review, h.incidentAPIUpdate)
 	r.add("POST", "/api/v1/incidents/:id/notes", auth.Review, h.incidentAPINoteCreate)
 
+	r.add("GET", "/quality", auth.Read, h.qualityIndex)
+	r.add("GET", "/problems", auth.Read, h.problemsIndex)
+	r.add("GET", "/problems/:fp", auth.Read, h.problemShow)
+	r.addForm("POST", "/problems/:fp/decide", auth.Review, h.problemDecide)
+	r.add("GET", "/api/v1/export/alarms.jsonl", auth.Read, h.exportAlarms)
+
 	// Shipper protocols: Grafana Loki's push API and OTLP/HTTP logs.
 	r.add("POST", "/loki/api/v1/push", auth.Ingest, h.ingestRoute("loki", h.lokiPush))
 	r.add("POST", "/v1/logs", auth.Ingest, h.ingestRoute("otlp", h.otlpLogs))

@@ -1,0 +1,206 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/review"
+	"launchwatch/internal/store"
+	"launchwatch/internal/views"
+)
+
+const (
+	maxProblems      = 200
+	maxProblemAlarms = 200
+)
+
+// fingerprintPattern is what classify.Fingerprint makes: hex.
+var fingerprintPattern = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
+
+func problemHref(fp string) string { return "/problems/" + url.PathEscape(fp) }
+
+// problemFingerprint reads the route's {fp}.
+func problemFingerprint(c echo.Context) (string, error) {
+	fp := c.Param("fp")
+	if !fingerprintPattern.MatchString(fp) {
+		return "", badParam("%q is not a problem's fingerprint", clipParam(fp))
+	}
+	return fp, nil
+}
+
+func clipParam(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// problemsIndex answers GET /problems?open=1&server=S: alarms grouped by
+// fingerprint across launches, the most recently seen first.
+func (h *handler) problemsIndex(c echo.Context) error {
+	q := c.QueryParams()
+	f := store.ProblemFilter{OpenOnly: q.Get("open") == "1", Server: strings.ToLower(strings.TrimSpace(q.Get("server"))),
+		Limit: maxProblems}
+	if f.Server != "" && !serverPattern.MatchString(f.Server) {
+		return badParam("server %q is not valid: use a short name such as sglang, vllm or tgi", clipParam(f.Server))
+	}
+	ps, err := h.store.Problems(c.Request().Context(), h.pipe.Clock().Now(), f)
+	if err != nil {
+		return err
+	}
+	p := views.ProblemsProps{OpenOnly: f.OpenOnly, Server: f.Server}
+	for _, pr := range ps {
+		p.Problems = append(p.Problems, problemRow(pr))
+	}
+	return render(c, http.StatusOK, views.Problems(p))
+}
+
+func problemRow(p store.Problem) views.ProblemRow {
+	return views.ProblemRow{Fingerprint: p.Fingerprint, Href: problemHref(p.Fingerprint), Kind: p.Kind,
+		Template: p.Template, Headline: p.Headline, Fatal: p.Fatal, Alarms: p.Alarms, Launches: p.Launches,
+		Open: p.Open, Confirmed: p.Confirmed, Dismissed: p.Dismissed, Suppressed: p.Suppressed,
+		FirstSeen: p.FirstSeen, LastSeen: p.LastSeen, Trend: p.Trend}
+}
+
+func problemAlarms(as []store.ProblemAlarm) []views.ProblemAlarm {
+	out := make([]views.ProblemAlarm, len(as))
+	for i, a := range as {
+		v := views.ProblemAlarm{LaunchKey: a.LaunchKey, Href: "/launches/" + a.LaunchKey + "#alarm-" + strconv.Itoa(a.No),
+			LaunchStatus: a.LaunchStatus, Server: a.Server, No: a.No, State: a.State, Fatal: a.Fatal,
+			Headline: a.Headline, SeenAt: a.SeenAt}
+		if a.DecidedBy != nil {
+			v.Decision = "by " + *a.DecidedBy
+			if a.Reason != nil {
+				v.Decision += ": " + *a.Reason
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// problemPage reads a problem's page: its facts, headlines and alarms.
+func (h *handler) problemPage(c echo.Context, fp string) (views.ProblemProps, error) {
+	ctx := c.Request().Context()
+	pr, err := h.store.Problem(ctx, h.pipe.Clock().Now(), fp)
+	if err != nil {
+		return views.ProblemProps{}, err
+	}
+	heads, err := h.store.ProblemHeadlines(ctx, fp, 50)
+	if err != nil {
+		return views.ProblemProps{}, err
+	}
+	alarms, err := h.store.ProblemAlarms(ctx, fp, false, maxProblemAlarms+1)
+	if err != nil {
+		return views.ProblemProps{}, err
+	}
+	p := views.ProblemProps{Problem: problemRow(pr), Actor: actorName(c)}
+	if len(alarms) > maxProblemAlarms {
+		alarms, p.Truncated = alarms[:maxProblemAlarms], true
+	}
+	p.Alarms = problemAlarms(alarms)
+	for _, hc := range heads {
+		p.Headlines = append(p.Headlines, views.ProblemHeadline{Headline: hc.Headline, Alarms: hc.Alarms})
+	}
+	return p, nil
+}
+
+// addPreview lists the open alarms a decision would decide.
+func (h *handler) addPreview(c echo.Context, p *views.ProblemProps, fp string) error {
+	open, err := h.store.ProblemAlarms(c.Request().Context(), fp, true, review.MaxProblemDecision+1)
+	if err != nil {
+		return err
+	}
+	pv := &views.ProblemPreview{}
+	if len(open) > review.MaxProblemDecision {
+		open, pv.Truncated = open[:review.MaxProblemDecision], true
+	}
+	pv.Open = problemAlarms(open)
+	for _, a := range open {
+		pv.Refs = append(pv.Refs, review.AlarmRef(a.LaunchKey, a.No))
+	}
+	p.Preview = pv
+	return nil
+}
+
+// problemShow answers GET /problems/{fp}: the problem's launches and
+// headlines, and its decision form; with verdict= and reason= (the
+// form's Preview) it lists the open alarms the decision would decide.
+func (h *handler) problemShow(c echo.Context) error {
+	fp, err := problemFingerprint(c)
+	if err != nil {
+		return err
+	}
+	p, err := h.problemPage(c, fp)
+	if err != nil {
+		return err
+	}
+	q := c.QueryParams()
+	if k, err := strconv.Atoi(q.Get("decided")); err == nil && k >= 0 {
+		if v := q.Get("verdict"); v == review.Confirm || v == review.Dismiss {
+			p.Done = strconv.Itoa(k) + " alarm(s) " + v + "ed."
+		}
+	}
+	if q.Get("preview") == "" {
+		return render(c, http.StatusOK, views.Problem(p))
+	}
+	// Validate what the preview can know; the name is the request's own.
+	d := review.Decision{Verdict: q.Get("verdict"), Reason: q.Get("reason"), Actor: "preview"}
+	p.Verdict, p.Reason = d.Verdict, d.Reason
+	var invalid *review.InvalidError
+	if err := d.Validate(); errors.As(err, &invalid) {
+		p.Errors = invalid.Fields
+		return render(c, http.StatusUnprocessableEntity, views.Problem(p))
+	}
+	if err := h.addPreview(c, &p, fp); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.Problem(p))
+}
+
+// problemDecide answers POST /problems/{fp}/decide (verdict, reason, and
+// alarm=KEY/NO for each previewed alarm): the verdict for those of them
+// still open, attributed to the request's user, then back to the problem.
+func (h *handler) problemDecide(c echo.Context) error {
+	fp, err := problemFingerprint(c)
+	if err != nil {
+		return err
+	}
+	form, err := formText(c)
+	if err != nil {
+		return err
+	}
+	refs := form["alarm"]
+	if len(refs) > review.MaxProblemDecision {
+		return badParam("at most %d alarms per decision", review.MaxProblemDecision)
+	}
+	previewed := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		previewed[r] = true
+	}
+	d := review.Decision{Verdict: form.Get("verdict"), Reason: form.Get("reason"), Actor: actorName(c)}
+	n, err := review.DecideProblem(c.Request().Context(), h.store, fp, previewed, d)
+	var invalid *review.InvalidError
+	if errors.As(err, &invalid) {
+		p, err := h.problemPage(c, fp)
+		if err != nil {
+			return err
+		}
+		p.Verdict, p.Reason, p.Errors = d.Verdict, d.Reason, invalid.Fields
+		if err := h.addPreview(c, &p, fp); err != nil {
+			return err
+		}
+		return render(c, http.StatusUnprocessableEntity, views.Problem(p))
+	}
+	if err != nil {
+		return err
+	}
+	q := url.Values{"decided": {strconv.Itoa(n)}, "verdict": {d.Verdict}}
+	return c.Redirect(http.StatusSeeOther, problemHref(fp)+"?"+q.Encode())
+}
