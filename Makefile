@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test lint bench build postgres chromium clients generate screenshot clean
+.PHONY: run test test-deps lint bench build postgres chromium clients generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -13,9 +13,16 @@ build:
 run: postgres build
 	./bin/web $(ARGS)
 
-## test: every test, against real PostgreSQL (a throwaway cluster unless TEST_DATABASE_URL is set)
-test: postgres chromium clients
-	$(GO) test -count=1 -timeout 20m ./...
+## test: every test under the race detector, against real PostgreSQL (a throwaway cluster unless
+## TEST_DATABASE_URL is set); its prerequisites install what the tests drive (go test installs nothing)
+test: test-deps
+	$(GO) test $(RACE) -count=1 -timeout 20m ./...
+
+# RACE is the race detector, on by default (CI runs make test); RACE= turns it off
+RACE ?= -race
+
+## test-deps: PostgreSQL, Chromium and the real log shippers the tests drive
+test-deps: postgres chromium clients
 
 ## lint: gofmt, go vet and staticcheck must be clean
 lint:

@@ -26,13 +26,17 @@ func runShip(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	attrs := addAttrFlags(fs)
 	launch := fs.String("launch", "", "launch `KEY` the lines belong to (required)")
 	once := fs.Bool("once", false, "upload the file as it is now and exit, instead of following it")
-	statePath := fs.String("state-file", "", "where to remember what the server has acknowledged (default: in the user cache directory)")
+	statePath := fs.String("state-file", "", "where to remember what the server has acknowledged (default: one per server, launch and file, in the user cache directory)")
 	verbose := fs.Bool("v", false, "log every batch")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch ship FILE --launch KEY [flags]",
 		`Ships a log file to Launchwatch like "tail -F": everything already in it, then every
 line appended, across rotation and truncation. Each line's number is its seq, so a
 restart (after Ctrl-C, a crash or a reboot) resumes where the server's acknowledgement
-stopped: nothing is lost, nothing is stored twice. When the server cannot be reached
+stopped: nothing is lost, nothing is stored twice. A file is known by its inode and its
+first bytes: a truncated file, even one written again past its old size, is shipped from
+its start under the next seqs, like a rotated one. At start the server is asked which
+lines it holds: one that lacks some (another server, a reset one) gets them from the file
+again. --once says how many lines were sent and stored. When the server cannot be reached
 the lines wait and are retried with backoff; a heartbeat every few seconds tells the
 server the shipper is alive while the launch prints nothing.`,
 		`  launchwatch ship /var/log/sglang.log --launch llama70b-tp8-0412 --server sglang
@@ -65,13 +69,13 @@ server the shipper is alive while the launch prints nothing.`,
 		return exitUnreachable
 	}
 	if *statePath == "" {
-		if *statePath, err = defaultStatePath(*launch, path); err != nil {
+		if *statePath, err = defaultStatePath(c.BaseURL(), *launch, path); err != nil {
 			fmt.Fprintln(stderr, "launchwatch ship:", err)
 			return exitFailed
 		}
 	}
 	log := newCLILogger(stderr, *verbose)
-	err = shipper.Follow(ctx, c, shipper.FollowConfig{
+	res, err := shipper.Follow(ctx, c, shipper.FollowConfig{
 		Path: path, StatePath: *statePath, Once: *once, Log: log,
 		Sender: shipper.SenderConfig{Launch: *launch, Attrs: attrs.values(), Log: log},
 	})
@@ -85,14 +89,17 @@ server the shipper is alive while the launch prints nothing.`,
 		return exitFailed
 	}
 	if *once {
-		fmt.Fprintf(stdout, "shipped %s to %s\n", pos[0], c.LaunchURL(*launch))
+		fmt.Fprintf(stdout, "shipped %s to %s: %d lines sent, %d stored (%d the server held already)\n",
+			pos[0], c.LaunchURL(*launch), res.Sent, res.Stored, res.Sent-res.Stored)
 	}
 	return exitOK
 }
 
-// defaultStatePath is a state file per launch and file in the user's cache
-// directory, so following the same file for the same launch resumes.
-func defaultStatePath(launch, path string) (string, error) {
+// defaultStatePath is a state file per server, launch and file in the
+// user's cache directory, so following the same file for the same launch
+// to the same server resumes, and shipping it to another server does not
+// take that server's progress for this one's.
+func defaultStatePath(server, launch, path string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
@@ -101,6 +108,6 @@ func defaultStatePath(launch, path string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(path))
+	sum := sha256.Sum256([]byte(server + "\x00" + path))
 	return filepath.Join(dir, fmt.Sprintf("ship-%s-%s.json", launch, hex.EncodeToString(sum[:6]))), nil
 }

@@ -253,24 +253,45 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
 	web := startWeb(t, publicTempDir(t))
 
-	// Send the head and half the body of a batch, then SIGTERM, then the rest.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(web.url, "http://"))
+	// Send the head of a batch asking to continue: the server's 100
+	// Continue says its handler is reading the body, so the request is in
+	// flight. Then half the body, SIGTERM, and the rest once the server
+	// stopped listening (it is draining then).
+	addr := strings.TrimPrefix(web.url, "http://")
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	answers := bufio.NewReader(conn)
 	body := "first half\nsecond half\n"
-	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
-		strings.TrimPrefix(web.url, "http://"), webtest.AdminToken, len(body), body[:11])
-	time.Sleep(200 * time.Millisecond) // let the server start reading the request
+	fmt.Fprintf(conn, "POST /api/v1/launches/drain/lines HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n",
+		addr, webtest.AdminToken, len(body))
+	if res, err := http.ReadResponse(answers, nil); err != nil || res.StatusCode != http.StatusContinue {
+		t.Fatalf("want 100 Continue before the body: %v, %v\n%s", res, err, web.logs)
+	}
+	if _, err := io.WriteString(conn, body[:11]); err != nil {
+		t.Fatal(err)
+	}
 	if err := web.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the server is draining now
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			break // the listener is closed: the server is draining
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("cmd/web still accepts connections 30s after SIGTERM")
+		}
+		time.Sleep(10 * time.Millisecond) // polling for the listener to close, not ordering
+	}
 	if _, err := io.WriteString(conn, body[11:]); err != nil {
 		t.Fatal(err)
 	}
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	res, err := http.ReadResponse(answers, nil)
 	if err != nil {
 		t.Fatalf("reading the answer of the in-flight request: %v\n%s", err, web.logs)
 	}

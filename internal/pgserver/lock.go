@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrInUse is returned (wrapped) by Start when another live process already manages the cluster,
@@ -23,7 +24,7 @@ func lockCluster(clusterDir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgserver: open lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockOwn(f, path); err != nil {
 		b, _ := os.ReadFile(path)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
@@ -36,4 +37,25 @@ func lockCluster(clusterDir string) (*os.File, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// flockOwn takes the flock. When the file names this very process, the
+// lock it released (a Stop before this Start) may still be held by a
+// child another goroutine forked and has not exec'd yet: the child's copy
+// of the descriptor keeps the flock until exec closes it (close-on-exec).
+// That lasts moments, so it is tried again for a while (under -race on a
+// busy machine, tests that restart a cluster met it).
+func flockOwn(f *os.File, path string) error {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		b, _ := os.ReadFile(path)
+		if strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

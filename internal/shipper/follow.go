@@ -8,10 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"launchwatch/internal/client"
@@ -30,17 +28,27 @@ type FollowConfig struct {
 	Log       *slog.Logger
 }
 
+// Result is what a Follow sent.
+type Result struct {
+	Sent   int64 // lines posted and acknowledged (each counted once, however often retried)
+	Stored int64 // of those, the lines the server did not hold yet
+}
+
 // maxLineBytes is where a line without a newline is cut into pieces; the
 // server keeps 64 KiB of a line anyway.
 const maxLineBytes = 4 << 20
 
 // Follow ships the file at cfg.Path like `tail -F`: from where the last run
 // stopped (or the start), then every line appended, across rotation (the
-// name now points to a new file) and truncation. Seq is the line number,
-// counted on across rotations. It returns when ctx ends, or with Once at
-// the end of the file; everything acknowledged is recorded in the state
-// file, so a restart resumes with nothing lost or doubled.
-func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
+// name now points to a new file) and truncation (the file's first bytes
+// changed or it shrank), whose new content is numbered after the old one.
+// Seq is the line number, counted on across rotations and truncations. At
+// start the server is asked what it holds, so a server that holds less than
+// the state file says gets what the file still has. It returns when ctx
+// ends, or with Once at the end of the file; everything acknowledged is
+// recorded in the state file, so a restart resumes with nothing lost or
+// doubled.
+func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
 	}
@@ -52,13 +60,13 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
 	}
 	st, err := LoadState(cfg.StatePath)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	if st.Launch != "" && st.Launch != cfg.Sender.Launch {
-		return fmt.Errorf("state file %s belongs to launch %q, not %q: use another --state-file", cfg.StatePath, st.Launch, cfg.Sender.Launch)
+		return Result{}, fmt.Errorf("state file %s belongs to launch %q, not %q: use another --state-file", cfg.StatePath, st.Launch, cfg.Sender.Launch)
 	}
-	f := &follower{cfg: cfg, c: c, q: NewQueue(), state: st}
-	f.state.Launch, f.state.Path = cfg.Sender.Launch, cfg.Path
+	f := &follower{cfg: cfg, c: c, q: NewQueue(), state: st, acks: make(chan struct{}, 1)}
+	f.state.Server, f.state.Launch, f.state.Path = c.BaseURL(), cfg.Sender.Launch, cfg.Path
 	cfg.Sender.OnAck = f.acked
 	sender := NewSender(c, f.q, cfg.Sender)
 
@@ -84,48 +92,72 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) error {
 		defer grace.Stop()
 	}
 	sendErr := <-sent
+	f.mu.Lock()
+	res := f.res
+	f.mu.Unlock()
 	if readErr != nil {
-		return readErr
+		return res, readErr
 	}
 	if sendErr != nil && !errors.Is(sendErr, context.Canceled) {
-		return sendErr
+		return res, sendErr
 	}
-	return nil
+	return res, nil
 }
 
 // follower reads the file and keeps, for every line in flight, where it
 // ends, so an acknowledgement can be turned into a file offset.
 type follower struct {
-	cfg FollowConfig
-	c   *client.Client
-	q   *Queue
+	cfg  FollowConfig
+	c    *client.Client
+	q    *Queue
+	acks chan struct{} // signalled after each acknowledgement
+	// skipThrough: lines numbered up to it are not sent, the server holds
+	// them. Only the reader uses it.
+	skipThrough int64
 
 	mu       sync.Mutex
-	state    State       // acknowledged progress
+	state    State       // acknowledged progress in the content being read
+	head     []byte      // that content's first bytes, for the state's fingerprint
 	inflight []linePlace // lines queued, oldest first
 	saveErr  error
+	res      Result
 }
 
 type linePlace struct {
-	seq      int64
-	dev, ino uint64
-	end      int64 // offset just after the line
+	seq int64
+	end int64 // offset just after the line
 }
 
 // acked records that every line up to seq is stored, in the state file.
-func (f *follower) acked(seq int64) {
+func (f *follower) acked(seq int64, lines int, ack client.Ack) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.res.Sent += int64(lines)
+	f.res.Stored += int64(ack.Accepted)
 	i := 0
 	for i < len(f.inflight) && f.inflight[i].seq <= seq {
 		i++
 	}
-	if i == 0 {
-		return
+	if i > 0 {
+		last := f.inflight[i-1]
+		f.inflight = append(f.inflight[:0:0], f.inflight[i:]...)
+		f.record(last)
 	}
-	last := f.inflight[i-1]
-	f.inflight = append(f.inflight[:0:0], f.inflight[i:]...)
-	f.state.Seq, f.state.Dev, f.state.Ino, f.state.Offset = last.seq, last.dev, last.ino, last.end
+	select {
+	case f.acks <- struct{}{}:
+	default:
+	}
+}
+
+// record saves that the server holds every line up to p. Call with f.mu
+// held.
+func (f *follower) record(p linePlace) {
+	f.state.Seq, f.state.Offset = p.seq, p.end
+	f.state.Head, f.state.HeadLen = headSum(f.head), len(f.head)
+	f.save()
+}
+
+func (f *follower) save() {
 	if err := f.state.Save(f.cfg.StatePath); err != nil && f.saveErr == nil {
 		f.saveErr = err
 		f.cfg.Log.Error("cannot save the state file; a restart may send lines again (never loses them)",
@@ -133,157 +165,46 @@ func (f *follower) acked(seq int64) {
 	}
 }
 
-// openFile is the file being read.
-type openFile struct {
-	f        *os.File
-	dev, ino uint64
-	offset   int64 // read position
-	partial  []byte
-	restart  bool // opened at its start although the state was about another file or place
-}
-
-func fileID(fi os.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), st.Ino
-	}
-	return 0, 0
-}
-
-func (f *follower) open(resume bool) (*openFile, error) {
-	file, err := os.Open(f.cfg.Path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return nil, err
-	}
-	of := &openFile{f: file}
-	of.dev, of.ino = fileID(fi)
+// begin makes of, read from its start with its lines numbered after base,
+// the content the state is about. Every line of the previous content must
+// be acknowledged: the state then says which content any later seq the
+// server holds belongs to.
+func (f *follower) begin(of *openFile, base int64) {
 	f.mu.Lock()
-	st := f.state
-	f.mu.Unlock()
-	if resume && st.Ino != 0 && (st.Ino != of.ino || st.Dev != of.dev) {
-		// Rotated while no shipper ran: finish the file the state is about
-		// if it is still beside the new one (server.log.1); the loop moves
-		// on to the new file at its end, as for a rotation seen live.
-		if old := findRotated(f.cfg.Path, st.Dev, st.Ino); old != nil {
-			file.Close()
-			file = old
-			if fi, err = file.Stat(); err != nil {
-				file.Close()
-				return nil, err
-			}
-			of = &openFile{f: file}
-			of.dev, of.ino = fileID(fi)
-			f.cfg.Log.Info("resuming the rotated file first", slog.String("path", file.Name()))
-		}
-	}
-	if resume && st.Ino == of.ino && st.Dev == of.dev && fi.Size() >= st.Offset {
-		if _, err := file.Seek(st.Offset, io.SeekStart); err != nil {
-			file.Close()
-			return nil, err
-		}
-		of.offset = st.Offset
-		return of, nil
-	}
-	of.restart = resume && (st.Offset > 0 || st.Ino != 0)
-	return of, nil
+	defer f.mu.Unlock()
+	f.head = nil
+	f.state.Dev, f.state.Ino, f.state.Base = of.dev, of.ino, base
+	f.state.Head, f.state.HeadLen, f.state.Offset, f.state.Seq = "", 0, 0, base
+	f.save()
 }
 
-// lastStored is the last seq the server stored for the launch (0 if it
-// does not exist), asked a few times.
-func (f *follower) lastStored(ctx context.Context) (int64, error) {
-	var err error
-	for attempt := range 5 {
-		var l *client.Launch
-		l, err = f.c.Launch(ctx, f.cfg.Sender.Launch)
-		switch {
-		case err == nil:
-			return l.LastSeq, nil
-		case errors.Is(err, client.ErrNotFound):
-			return 0, nil
-		case !client.Retryable(err):
-			return 0, err
+// awaitAcked waits until every queued line is acknowledged; false if ctx
+// ended first.
+func (f *follower) awaitAcked(ctx context.Context) bool {
+	for {
+		f.mu.Lock()
+		n := len(f.inflight)
+		f.mu.Unlock()
+		if n == 0 {
+			return true
 		}
-		if !sleep(ctx, time.Duration(attempt+1)*time.Second) {
-			break
+		select {
+		case <-ctx.Done():
+			return false
+		case <-f.acks:
 		}
 	}
-	return 0, err
-}
-
-// findRotated opens the rotated copy of path (server.log.1,
-// server.log-20260412, ...: a name beside it that starts with its name)
-// with the given device and inode, or returns nil. Only such names are
-// looked at: the inode of a deleted file may belong to an unrelated one.
-func findRotated(path string, dev, ino uint64) *os.File {
-	dir, base := filepath.Split(path)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || e.Name() == base || !strings.HasPrefix(e.Name(), base) {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if d, i := fileID(fi); d != dev || i != ino {
-			continue
-		}
-		file, err := os.Open(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil
-		}
-		if fi, err := file.Stat(); err == nil {
-			if d, i := fileID(fi); d == dev && i == ino {
-				return file
-			}
-		}
-		file.Close()
-		return nil
-	}
-	return nil
 }
 
 // read is the tail -F loop.
 func (f *follower) read(ctx context.Context) error {
-	var of *openFile
-	seq := f.state.Seq
+	of, seq, err := f.start(ctx)
+	if err != nil || of == nil {
+		return err
+	}
+	defer func() { of.f.Close() }()
 	buf := make([]byte, 256<<10)
 	for {
-		if of == nil {
-			var err error
-			of, err = f.open(true)
-			if os.IsNotExist(err) && !f.cfg.Once {
-				if !sleep(ctx, f.cfg.Poll) {
-					return nil
-				}
-				continue // wait for the file to appear
-			}
-			if err != nil {
-				return err
-			}
-			defer func(of *openFile) { of.f.Close() }(of)
-			if of.restart {
-				// The file the state is about is gone (rotated away,
-				// truncated): its lines the server stored after the
-				// last recorded acknowledgement (a kill before the state
-				// was saved) must not make the new lines duplicates.
-				if last, err := f.lastStored(ctx); err != nil {
-					f.cfg.Log.Warn("cannot ask the server where the launch's lines end; numbering after the state file",
-						slog.String("error", err.Error()))
-				} else if last > seq {
-					f.cfg.Log.Info("the server has lines after the state file's; numbering after them",
-						slog.Int64("state_seq", seq), slog.Int64("last_seq", last))
-					seq = last
-				}
-			}
-		}
 		for f.q.Len() >= f.cfg.MaxQueued { // the server is behind; the file keeps the lines
 			if !sleep(ctx, f.cfg.Poll) {
 				return nil
@@ -291,40 +212,50 @@ func (f *follower) read(ctx context.Context) error {
 		}
 		n, err := of.f.Read(buf)
 		if n > 0 {
+			// Truncated and written again since the last look: what was
+			// just read may be the new content at the old offset. It is
+			// read again from the start instead.
+			if gone, err := of.replaced(); err != nil {
+				return err
+			} else if gone {
+				if seq, err = f.truncated(ctx, of, seq); err != nil || ctx.Err() != nil {
+					return err
+				}
+				continue
+			}
 			seq = f.emit(of, buf[:n], seq)
 			continue
 		}
 		if err != nil && err != io.EOF {
 			return err
 		}
-		// At the end of the file: done, rotated, truncated, or just quiet.
-		fi, statErr := os.Stat(f.cfg.Path)
-		if f.cfg.Once && (statErr != nil || sameFile(fi, of)) {
-			f.flushPartial(of, &seq)
-			return nil
-		}
-		switch {
-		case statErr == nil && !sameFile(fi, of):
-			// Rotated: read what is left of the old file, then the new one.
-			f.drain(of, buf, &seq)
-			f.flushPartial(of, &seq)
-			of.f.Close()
-			f.cfg.Log.Info("file rotated; following the new one", slog.String("path", f.cfg.Path))
-			next, err := f.open(false)
+		// At the end of the file: rotated, truncated, done, or just quiet.
+		if fi, err := os.Stat(f.cfg.Path); err == nil && !sameFile(fi, of) {
+			next, err := os.Open(f.cfg.Path)
+			if os.IsNotExist(err) {
+				continue // rotated again; look once more
+			}
 			if err != nil {
 				return err
 			}
-			of = next
-			continue
-		case statErr == nil && fi.Size() < of.offset:
-			// Truncated in place: start again from its beginning.
-			f.flushPartial(of, &seq)
-			if _, err := of.f.Seek(0, io.SeekStart); err != nil {
+			f.drain(of, buf, &seq)
+			f.cfg.Log.Info("file rotated; following the new one", slog.String("path", f.cfg.Path))
+			if seq, err = f.next(ctx, of, next, seq); err != nil || ctx.Err() != nil {
 				return err
 			}
-			of.offset = 0
-			f.cfg.Log.Info("file truncated; reading it from the start", slog.String("path", f.cfg.Path))
 			continue
+		}
+		if gone, err := of.replaced(); err != nil {
+			return err
+		} else if gone {
+			if seq, err = f.truncated(ctx, of, seq); err != nil || ctx.Err() != nil {
+				return err
+			}
+			continue
+		}
+		if f.cfg.Once {
+			f.flushPartial(of, &seq)
+			return nil
 		}
 		if !sleep(ctx, f.cfg.Poll) {
 			return nil
@@ -332,9 +263,41 @@ func (f *follower) read(ctx context.Context) error {
 	}
 }
 
-func sameFile(fi os.FileInfo, of *openFile) bool {
-	dev, ino := fileID(fi)
-	return dev == of.dev && ino == of.ino
+// truncated starts reading of again from its start: new content, numbered
+// after the old, like a rotation.
+func (f *follower) truncated(ctx context.Context, of *openFile, seq int64) (int64, error) {
+	f.cfg.Log.Info("file truncated; reading it from the start", slog.String("path", f.cfg.Path))
+	return f.next(ctx, of, nil, seq)
+}
+
+// next moves from of's content to the next one: the file next (a
+// rotation) or of's own file from its start (nil: a truncation). Its lines
+// are numbered after seq, once the old content's lines are acknowledged.
+func (f *follower) next(ctx context.Context, of *openFile, next *os.File, seq int64) (int64, error) {
+	f.flushPartial(of, &seq)
+	if !f.awaitAcked(ctx) {
+		if next != nil {
+			next.Close()
+		}
+		return seq, nil // stopping; the caller sees ctx ended
+	}
+	seq = max(seq, f.skipThrough)
+	if next != nil {
+		nof, err := newOpenFile(next)
+		if err != nil {
+			next.Close()
+			return seq, err
+		}
+		of.f.Close()
+		*of = *nof
+	} else {
+		if _, err := of.f.Seek(0, io.SeekStart); err != nil {
+			return seq, err
+		}
+		of.offset, of.head, of.partial = 0, nil, nil
+	}
+	f.begin(of, seq)
+	return seq, nil
 }
 
 // drain reads the rest of a rotated file.
@@ -348,12 +311,44 @@ func (f *follower) drain(of *openFile, buf []byte, seq *int64) {
 	}
 }
 
+// batch is what one read gives the sender.
+type batch struct {
+	lines   []client.Line
+	places  []linePlace
+	skipped *linePlace // the last line the server already holds
+	now     time.Time
+}
+
+func (f *follower) add(b *batch, seq int64, text string, end int64) {
+	if seq <= f.skipThrough {
+		b.skipped = &linePlace{seq: seq, end: end}
+		return
+	}
+	b.lines = append(b.lines, client.Line{Seq: seq, Text: text, TS: b.now})
+	b.places = append(b.places, linePlace{seq: seq, end: end})
+}
+
+func (f *follower) push(b *batch) {
+	f.mu.Lock()
+	if b.skipped != nil && len(f.inflight) == 0 {
+		f.record(*b.skipped) // nothing to send up to here: remember it as sent
+	}
+	f.inflight = append(f.inflight, b.places...)
+	f.mu.Unlock()
+	if len(b.lines) > 0 {
+		f.q.Push(b.lines...)
+	}
+}
+
 // emit queues the complete lines in data (plus what was left of the last
 // read) and keeps the unfinished end for later.
 func (f *follower) emit(of *openFile, data []byte, seq int64) int64 {
-	now := time.Now().UTC()
-	var lines []client.Line
-	var places []linePlace
+	if of.grow(data) {
+		f.mu.Lock()
+		f.head = slices.Clone(of.head)
+		f.mu.Unlock()
+	}
+	b := batch{now: time.Now().UTC()}
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -361,8 +356,7 @@ func (f *follower) emit(of *openFile, data []byte, seq int64) int64 {
 			of.offset += int64(len(data))
 			if len(of.partial) >= maxLineBytes { // a runaway line: ship it in pieces
 				seq++
-				lines = append(lines, client.Line{Seq: seq, Text: string(of.partial), TS: now})
-				places = append(places, linePlace{seq: seq, dev: of.dev, ino: of.ino, end: of.offset})
+				f.add(&b, seq, string(of.partial), of.offset)
 				of.partial = nil
 			}
 			break
@@ -375,29 +369,22 @@ func (f *follower) emit(of *openFile, data []byte, seq int64) int64 {
 		of.offset += int64(i + 1)
 		data = data[i+1:]
 		seq++
-		lines = append(lines, client.Line{Seq: seq, Text: string(bytes.TrimSuffix(line, []byte("\r"))), TS: now})
-		places = append(places, linePlace{seq: seq, dev: of.dev, ino: of.ino, end: of.offset})
+		f.add(&b, seq, string(bytes.TrimSuffix(line, []byte("\r"))), of.offset)
 	}
-	if len(lines) > 0 {
-		f.mu.Lock()
-		f.inflight = append(f.inflight, places...)
-		f.mu.Unlock()
-		f.q.Push(lines...)
-	}
+	f.push(&b)
 	return seq
 }
 
 // flushPartial sends an unfinished last line: the writer is done with this
-// file (end of --once, rotation, truncation).
+// content (end of --once, rotation, truncation).
 func (f *follower) flushPartial(of *openFile, seq *int64) {
 	if len(of.partial) == 0 {
 		return
 	}
 	*seq++
-	f.mu.Lock()
-	f.inflight = append(f.inflight, linePlace{seq: *seq, dev: of.dev, ino: of.ino, end: of.offset})
-	f.mu.Unlock()
-	f.q.Push(client.Line{Seq: *seq, Text: string(bytes.TrimSuffix(of.partial, []byte("\r"))), TS: time.Now().UTC()})
+	b := batch{now: time.Now().UTC()}
+	f.add(&b, *seq, string(bytes.TrimSuffix(of.partial, []byte("\r"))), of.offset)
+	f.push(&b)
 	of.partial = nil
 }
 

@@ -25,8 +25,9 @@ type SenderConfig struct {
 	MaxBytes  int           // bytes per batch, roughly; default 1 MiB
 	MaxDelay  time.Duration // how long a line may wait for its batch to fill; default 250ms
 	Heartbeat time.Duration // heartbeat period while idle; default 5s
-	// OnAck is called after the server stored a batch, with its last seq.
-	OnAck func(lastSeq int64)
+	// OnAck is called after the server stored a batch, with its last seq,
+	// its number of lines and the server's answer.
+	OnAck func(lastSeq int64, lines int, ack client.Ack)
 	Log   *slog.Logger
 }
 
@@ -111,7 +112,7 @@ func (s *Sender) send(ctx context.Context, batch []client.Line) error {
 		ack, err := s.c.PostLines(ctx, s.cfg.Launch, s.cfg.Attrs, body)
 		if err == nil {
 			if s.cfg.OnAck != nil {
-				s.cfg.OnAck(batch[len(batch)-1].Seq)
+				s.cfg.OnAck(batch[len(batch)-1].Seq, len(batch), ack)
 			}
 			s.cfg.Log.Debug("batch stored", slog.Int("accepted", ack.Accepted), slog.Int("duplicates", ack.Duplicates),
 				slog.Int64("last_seq", ack.LastSeq), slog.String("status", ack.Status))

@@ -63,7 +63,7 @@ func TestFollowOnceBatchesAndRetries(t *testing.T) {
 			t.Parallel()
 			srv := webtest.Start(t, web.Config{})
 			proxy, posts := flakyProxy(t, srv.URL, 3, status)
-			c, err := client.New(proxy.URL, "")
+			c, err := client.New(proxy.URL, webtest.AdminToken)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,20 +76,20 @@ func TestFollowOnceBatchesAndRetries(t *testing.T) {
 			if err := os.WriteFile(log, []byte(body.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err = Follow(context.Background(), c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Once: true,
+			res, err := Follow(context.Background(), c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Once: true,
 				Sender: SenderConfig{Launch: "flaky", MaxLines: 100}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := storedCount(t, srv, "flaky"); n != 1050 {
-				t.Errorf("%d lines stored, want 1050", n)
+			if n := storedCount(t, srv, "flaky"); n != 1050 || res.Sent != 1050 || res.Stored != 1050 {
+				t.Errorf("%d lines stored, result %+v; want 1050 sent and stored", n, res)
 			}
 			if p := posts.Load(); p != 11+3 {
 				t.Errorf("%d posts, want 11 batches of at most 100 lines plus 3 refused", p)
 			}
 			st, err := LoadState(filepath.Join(dir, "state"))
-			if err != nil || st.Seq != 1050 || st.Offset != int64(body.Len()) {
-				t.Errorf("state = %+v, %v; want seq 1050 at offset %d", st, err, body.Len())
+			if err != nil || st.Seq != 1050 || st.Offset != int64(body.Len()) || st.HeadLen != headMax || st.Server != c.BaseURL() {
+				t.Errorf("state = %+v, %v; want seq 1050 at offset %d, a 4 KiB fingerprint and the server", st, err, body.Len())
 			}
 		})
 	}
@@ -98,7 +98,7 @@ func TestFollowOnceBatchesAndRetries(t *testing.T) {
 func TestSenderStopsOnARefusedBatch(t *testing.T) {
 	t.Parallel()
 	srv := webtest.Start(t, web.Config{})
-	c, err := client.New(srv.URL, "")
+	c, err := client.New(srv.URL, srv.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestSenderStopsOnARefusedBatch(t *testing.T) {
 func TestSenderHeartbeatsWhileIdle(t *testing.T) {
 	t.Parallel()
 	srv := webtest.Start(t, web.Config{})
-	c, err := client.New(srv.URL, "")
+	c, err := client.New(srv.URL, srv.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestSenderHeartbeatsWhileIdle(t *testing.T) {
 func TestFollowStopsOnARefusedBatch(t *testing.T) {
 	t.Parallel()
 	srv := webtest.Start(t, web.Config{})
-	c, err := client.New(srv.URL, "")
+	c, err := client.New(srv.URL, srv.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestFollowStopsOnARefusedBatch(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err = Follow(ctx, c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Poll: 10 * time.Millisecond,
+	_, err = Follow(ctx, c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Poll: 10 * time.Millisecond,
 		Sender: SenderConfig{Launch: "bad key"}})
 	var ae *client.APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ctx.Err() != nil {

@@ -7,16 +7,26 @@ import (
 	"path/filepath"
 )
 
-// State is what `launchwatch ship` remembers between runs: which file (by
-// device and inode, since rotation reuses the name), how far into it the
-// server has acknowledged, and the seq of the last acknowledged line.
+// State is what `launchwatch ship` remembers between runs about one server,
+// launch and file: which content it is reading (by device and inode, since
+// rotation reuses the name, and by a fingerprint of its first bytes, since
+// truncation keeps the inode), where that content's numbering starts, how
+// far into it the server has acknowledged, and the seq of the last
+// acknowledged line. Every seq after Seq belongs to that content: a new one
+// (rotation, truncation) is only started once the old one is acknowledged.
 type State struct {
+	Server string `json:"server,omitempty"` // the server's base URL
 	Launch string `json:"launch"`
 	Path   string `json:"path"`
 	Dev    uint64 `json:"dev"`
 	Ino    uint64 `json:"ino"`
-	Offset int64  `json:"offset"` // bytes of the file acknowledged
-	Seq    int64  `json:"seq"`    // last acknowledged seq
+	// Head is the hex SHA-256 of the content's first HeadLen bytes (up to
+	// 4 KiB): a file truncated and written again has other first bytes.
+	Head    string `json:"head,omitempty"`
+	HeadLen int    `json:"head_len,omitempty"`
+	Base    int64  `json:"base"`   // seq before the content's first line
+	Offset  int64  `json:"offset"` // bytes of the content acknowledged
+	Seq     int64  `json:"seq"`    // last acknowledged seq
 }
 
 // LoadState reads a state file; a missing file is a zero State.

@@ -16,10 +16,13 @@ type LaunchFilter struct {
 	// heard from for SilentAfter is silent, as status.Observed says.
 	Status      string
 	SilentAfter time.Duration
-	Server      string
-	LabelName   string
-	LabelValue  string // with LabelName: the label must have this value; alone: the label must exist
-	Search      string // part of the key or the name, case-insensitive
+	// Now is when silence is measured (the server's clock, which tests
+	// move); zero is the database's now().
+	Now        time.Time
+	Server     string
+	LabelName  string
+	LabelValue string // with LabelName: the label must have this value; alone: the label must exist
+	Search     string // part of the key or the name, case-insensitive
 	// AfterKey is a cursor: only launches listed after the launch with
 	// this key (older, in the list's newest-first order).
 	AfterKey string
@@ -67,6 +70,14 @@ func (q *launchQuery) where() string {
 	return " WHERE " + strings.Join(q.conds, " AND ")
 }
 
+// silentBefore is the time before which a launch not heard from is silent.
+func (q *launchQuery) silentBefore(f LaunchFilter) string {
+	if f.Now.IsZero() {
+		return "now() - " + q.arg(f.SilentAfter) + "::interval"
+	}
+	return q.arg(f.Now.Add(-f.SilentAfter))
+}
+
 func newLaunchQuery(f LaunchFilter) *launchQuery {
 	q := &launchQuery{}
 	// lastHeard mirrors Launch.LastHeard: the latest of creation, last line
@@ -74,9 +85,9 @@ func newLaunchQuery(f LaunchFilter) *launchQuery {
 	const lastHeard = "GREATEST(l.created_at, l.last_line_at, l.last_heartbeat_at)"
 	switch {
 	case f.Status == "silent" && f.SilentAfter > 0:
-		q.conds = append(q.conds, "l.status IN ('starting', 'loading') AND "+lastHeard+" < now() - "+q.arg(f.SilentAfter)+"::interval")
+		q.conds = append(q.conds, "l.status IN ('starting', 'loading') AND "+lastHeard+" < "+q.silentBefore(f))
 	case (f.Status == "starting" || f.Status == "loading") && f.SilentAfter > 0:
-		q.conds = append(q.conds, "l.status = "+q.arg(f.Status)+" AND "+lastHeard+" >= now() - "+q.arg(f.SilentAfter)+"::interval")
+		q.conds = append(q.conds, "l.status = "+q.arg(f.Status)+" AND "+lastHeard+" >= "+q.silentBefore(f))
 	case f.Status != "":
 		q.conds = append(q.conds, "l.status = "+q.arg(f.Status))
 	}

@@ -151,7 +151,7 @@ func (h *handler) launchShow(c echo.Context) error {
 
 // launchView is the API view of l now, with its alarms.
 func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, error) {
-	j := newLaunchJSON(l, time.Now(), h.cfg.SilentAfter)
+	j := newLaunchJSON(l, h.pipe.Clock().Now(), h.cfg.SilentAfter)
 	if err := h.clockTimes(ctx, l, &j); err != nil {
 		return j, err
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -47,7 +46,8 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	if err := review.ReopenExpired(ctx, h.store); err != nil {
 		return err
 	}
-	sf := launchFilter(f, h.cfg.SilentAfter)
+	now := h.pipe.Clock().Now()
+	sf := launchFilter(f, h.cfg.SilentAfter, now)
 	sf.Limit, sf.Offset = launchesPerPage, (f.Page-1)*launchesPerPage
 	items, total, err := h.store.ListLaunches(ctx, sf)
 	if err != nil {
@@ -61,7 +61,6 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	if p.Servers, err = h.store.LaunchServers(ctx); err != nil {
 		return err
 	}
-	now := time.Now()
 	for i := range items {
 		l := &items[i]
 		start := l.FirstLineTS

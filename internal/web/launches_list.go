@@ -61,7 +61,8 @@ func (h *handler) launchesList(c echo.Context) error {
 			return err
 		}
 	}
-	sf := launchFilter(f, h.cfg.SilentAfter)
+	now := h.pipe.Clock().Now()
+	sf := launchFilter(f, h.cfg.SilentAfter, now)
 	sf.AfterKey, sf.Limit = after, int(limit)+1
 	items, _, err := h.store.ListLaunches(ctx, sf)
 	if err != nil {
@@ -72,7 +73,6 @@ func (h *handler) launchesList(c echo.Context) error {
 		items = items[:limit]
 		page.NextAfter = items[len(items)-1].Key
 	}
-	now := time.Now()
 	for i := range items {
 		it := &items[i]
 		page.Launches = append(page.Launches, launchListItemJSON{launchJSON: newLaunchJSON(&it.Launch, now, h.cfg.SilentAfter),
@@ -81,9 +81,10 @@ func (h *handler) launchesList(c echo.Context) error {
 	return c.JSON(http.StatusOK, page)
 }
 
-// launchFilter is the store's filter for the list's filters.
-func launchFilter(f views.LaunchesFilter, silentAfter time.Duration) store.LaunchFilter {
-	sf := store.LaunchFilter{Status: f.Status, SilentAfter: silentAfter, Server: f.Server, Search: f.Query}
+// launchFilter is the store's filter for the list's filters, silence
+// measured at now.
+func launchFilter(f views.LaunchesFilter, silentAfter time.Duration, now time.Time) store.LaunchFilter {
+	sf := store.LaunchFilter{Status: f.Status, SilentAfter: silentAfter, Now: now, Server: f.Server, Search: f.Query}
 	sf.LabelName, sf.LabelValue, _ = strings.Cut(f.Label, "=")
 	return sf
 }

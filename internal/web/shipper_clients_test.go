@@ -19,8 +19,9 @@ import (
 	"time"
 )
 
-// The real shippers these tests drive are installed by make test
-// (scripts/ensure-test-clients.sh); a bare go test installs them here.
+// The real shippers these tests drive are installed by make test's
+// prerequisites (make test-deps: scripts/ensure-test-clients.sh), never by
+// go test: a test that lacks one fails and says how to install it.
 var (
 	clientsOnce sync.Once
 	clientsErr  error
@@ -29,15 +30,32 @@ var (
 
 func needClients(t *testing.T) {
 	t.Helper()
-	clientsOnce.Do(func() {
-		out, err := exec.Command(filepath.Join("..", "..", "scripts", "ensure-test-clients.sh")).CombinedOutput()
-		if err != nil {
-			clientsErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
+	clientsOnce.Do(func() { clientsErr = findClients() })
 	if clientsErr != nil {
-		t.Fatalf("the shipper clients are missing and could not be installed: %v", clientsErr)
+		t.Fatalf("%v: run `make test-deps` (scripts/ensure-test-clients.sh) first; `make test` does", clientsErr)
 	}
+}
+
+// findClients says which of the shippers is missing, if any.
+func findClients() error {
+	if _, err := os.Stat("/usr/sbin/syslog-ng"); err != nil {
+		return fmt.Errorf("syslog-ng is not installed (/usr/sbin/syslog-ng)")
+	}
+	if mods, _ := filepath.Glob("/usr/lib/syslog-ng/*/libhttp.so"); len(mods) == 0 {
+		return fmt.Errorf("syslog-ng's HTTP destination is not installed (syslog-ng-mod-http)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return fmt.Errorf("node is not on PATH")
+	}
+	// The installer leaves a copy of the lock file it installed from.
+	want, err := os.ReadFile(filepath.Join(clientsDir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	if got, err := os.ReadFile(filepath.Join(clientsDir, "node_modules", ".package-lock.json.ci")); err != nil || !bytes.Equal(got, want) {
+		return fmt.Errorf("the npm shipper clients in %s are not installed from its package-lock.json", clientsDir)
+	}
+	return nil
 }
 
 // lossyProxy forwards requests to target, but the client sees the answer
