@@ -30,6 +30,9 @@
     ws.onopen = function () { delay = 1000; };
     ws.onmessage = function (m) {
       try { if (JSON.parse(m.data).type === "hello") return; } catch (e) { /* refresh anyway */ }
+      // Counted on the page, so a test (or a person debugging) can see a
+      // note arrive instead of guessing how long it takes.
+      document.body.dataset.liveNotes = String((+document.body.dataset.liveNotes || 0) + 1);
       refresh();
     };
     ws.onclose = function () {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,11 +27,7 @@ const chromiumPath = "/usr/bin/chromium"
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
-		// make test installs it; a bare go test installs it here.
-		out, err := exec.Command("../../scripts/ensure-chromium.sh").CombinedOutput()
-		if err != nil {
-			t.Fatalf("Chromium is missing and could not be installed: %v\n%s", err, out)
-		}
+		t.Fatalf("Chromium (%s) is missing: run make test-deps (make test does), which installs Debian's chromium", chromiumPath)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
@@ -548,9 +543,19 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the list did not refresh: %v", err)
 		}
-		// This launch arrives while the refresh that showed list-4 is unfinished.
+		// This launch arrives while the refresh that showed list-4 is
+		// unfinished; its note reaching the page is counted there.
+		notes, err := chromedp.Run(tab, chromedp.Evaluate[int](`+document.body.dataset.liveNotes || 0`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		b.postText("/api/v1/launches/list-5/lines?server=vllm", "another launch\n")
-		time.Sleep(300 * time.Millisecond) // let its note reach the page
+		if err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Poll[bool](fmt.Sprintf(`(+document.body.dataset.liveNotes || 0) > %d`, notes))(ctx, tg)
+			return err
+		})); err != nil {
+			t.Fatalf("the note of list-5 never reached the page: %v", err)
+		}
 		// Well before the stream's 30 s tick, which refreshes the list anyway.
 		wctx, cancel := context.WithTimeout(tab, 10*time.Second)
 		defer cancel()
