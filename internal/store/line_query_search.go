@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// searchGroupSeqs is how many seqs of candidate chunks one query reads: a
+// search whose window fills early stops after a group, one that matches
+// little reads every candidate in a few queries.
+const searchGroupSeqs = 64 * chunkSize
+
+// indexedSearch answers a search (f.Contains or f.Match) from the search
+// index when it can: the chunks whose filters hold every trigram the
+// search requires, then the lines of those chunks alone, in the reading
+// direction until the window is full. It covers the whole range (no scan
+// bound: ScannedFrom–ScannedTo is all of it unless the window filled).
+// ok is false when the index cannot serve f: no search, a launch stored
+// before the index existed, or a search with no trigram to look for (`.*`,
+// a two-letter word); FilteredWindow then scans a bounded range.
+func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter, lastSeq int64) (LineWindow, bool, error) {
+	var w LineWindow
+	var p prefilter
+	switch {
+	case f.Match != nil:
+		p = regexpPrefilter(f.Match.String())
+	case f.Contains != "":
+		p = substringPrefilter(f.Contains)
+	default:
+		return w, false, nil
+	}
+	cq := &launchQuery{}
+	cq.arg(launchID)
+	cond := bloomCondition(cq, p)
+	if cond == "" {
+		return w, false, nil
+	}
+	if ok, err := s.searchIndexed(ctx, launchID); err != nil || !ok {
+		return w, false, err
+	}
+	back := f.Before > 0
+	lo, hi := f.After+1, lastSeq
+	if lastSeq <= 0 {
+		hi = math.MaxInt64 >> 1
+	}
+	if back {
+		lo, hi = 1, f.Before-1
+	}
+	if f.InRange {
+		lo, hi = max(lo, f.MinSeq), min(hi, f.MaxSeq)
+	}
+	w.ScannedFrom, w.ScannedTo = lo, hi
+	if lo > hi {
+		return w, true, nil
+	}
+	ranges, err := s.candidateRanges(ctx, cq, cond, lo, hi, back)
+	if err != nil {
+		return w, true, err
+	}
+	q := &launchQuery{}
+	q.conds = append(q.conds, "launch_id = "+q.arg(launchID))
+	f.lineConds(q, p)
+	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
+	order := "x.seq"
+	if back {
+		order = "x.seq DESC"
+	}
+	sql := `SELECT x.* FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
+		CROSS JOIN LATERAL (SELECT ` + lineColumns + ` FROM lines` + q.where() + ` AND seq BETWEEN r.lo AND r.hi) x
+		ORDER BY ` + order
+	for _, g := range rangeGroups(ranges, searchGroupSeqs) {
+		q.args[len(q.args)-2], q.args[len(q.args)-1] = rangeBounds(g)
+		rows, err := s.pool.Query(ctx, sql, q.args...)
+		if err != nil {
+			return w, true, fmt.Errorf("store: search lines: %w", err)
+		}
+		if _, err := w.collect(rows, f); err != nil {
+			return w, true, err
+		}
+		if w.More {
+			break
+		}
+	}
+	if back {
+		slices.Reverse(w.Lines)
+	}
+	switch {
+	case w.More && back:
+		w.Cursor = w.Lines[0].Seq
+		w.ScannedFrom = w.Cursor
+	case w.More:
+		w.Cursor = w.Lines[len(w.Lines)-1].Seq
+		w.ScannedTo = w.Cursor
+	}
+	if !back && lastSeq > 0 {
+		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
+	}
+	return w, true, nil
+}
