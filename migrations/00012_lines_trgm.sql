@@ -6,12 +6,12 @@
 -- slower (60k → 21k lines/s in BenchmarkIngestText) and every rewrite of a
 -- line's time (a corrected launch clock) re-inserts all its trigrams. So
 -- the index is coarser, in the way Loki's bloom filters are: one row per
--- 256 consecutive seqs of a launch (chunk = seq >> 8) holds a bloom filter
--- of the trigrams of those lines' case-folded text (store.searchBloom,
--- computed in Go at ingest and OR-ed into the row). A search reads the
--- launch's filters (4 KiB each, ~16 MB for a million lines), keeps the
--- chunks that may hold a match and reads only their lines. The filter is
--- stored PLAIN (inline, uncompressed) so testing it costs no detoasting.
+-- 64 consecutive seqs of a launch (chunk = seq >> 6) holds a bloom filter
+-- of the trigrams of those lines' case-folded text (store.bloom, computed
+-- in Go at ingest and OR-ed into the row). A search tests the launch's
+-- filters (1 KiB each, ~16 MB for a million lines), keeps the chunks that
+-- may hold a match and reads only their lines. The filter is stored PLAIN
+-- (inline, uncompressed) so testing it costs no detoasting.
 CREATE TABLE line_chunks (
     launch_id bigint         NOT NULL REFERENCES launches (id) ON DELETE CASCADE,
     chunk     bigint         NOT NULL,

@@ -10,7 +10,7 @@ import (
 // searchGroupSeqs is how many seqs of candidate chunks one query reads: a
 // search whose window fills early stops after a group, one that matches
 // little reads every candidate in a few queries.
-const searchGroupSeqs = 64 * chunkSize
+const searchGroupSeqs = 256 * chunkSize
 
 // indexedSearch answers a search (f.Contains or f.Match) from the search
 // index when it can: the chunks whose filters hold every trigram the
@@ -59,16 +59,21 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	if err != nil {
 		return w, true, err
 	}
+	// The lines of each candidate range are read by its own probe of the
+	// primary key (the subquery depends on the range, and OFFSET 0 keeps
+	// the filters out of it): left to itself the planner, which takes a
+	// substring for rare, would rather filter every line of the launch.
 	q := &launchQuery{}
-	q.conds = append(q.conds, "launch_id = "+q.arg(launchID))
+	q.arg(launchID)
 	f.lineConds(q, p)
 	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
-	order := "x.seq"
+	order := "seq"
 	if back {
-		order = "x.seq DESC"
+		order = "seq DESC"
 	}
-	sql := `SELECT x.* FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
-		CROSS JOIN LATERAL (SELECT ` + lineColumns + ` FROM lines` + q.where() + ` AND seq BETWEEN r.lo AND r.hi) x
+	sql := `SELECT ` + lineColumns + ` FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
+		CROSS JOIN LATERAL (SELECT launch_id, ` + lineColumns + ` FROM lines
+			WHERE launch_id = $1 AND seq BETWEEN r.lo AND r.hi OFFSET 0) AS lines` + q.where() + `
 		ORDER BY ` + order
 	for _, g := range rangeGroups(ranges, searchGroupSeqs) {
 		q.args[len(q.args)-2], q.args[len(q.args)-1] = rangeBounds(g)

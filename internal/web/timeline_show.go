@@ -33,6 +33,9 @@ func (h *handler) timelineShow(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	if wantsLogSection(c) {
+		return h.logSection(c, key, lq, status)
+	}
 	if err := review.ReopenExpired(c.Request().Context(), h.store); err != nil {
 		return err
 	}
@@ -74,17 +77,8 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if l.Status == status.Starting || l.Status == status.Loading {
 		d.now = clockNow(d.last, l.LastLineAt, time.Now())
 	}
-	if lq.invalid == "" {
-		lastSeq := l.LastSeq
-		if lq.zoom.set() {
-			if lq, err = h.zoomLog(c, l.ID, lq, d.first); err != nil {
-				return views.LaunchProps{}, err
-			}
-			lastSeq = min(lastSeq, lq.filter.MaxSeq)
-		}
-		if d.lines, err = h.store.FilteredWindow(ctx, l.ID, lq.filter, lastSeq); err != nil {
-			return views.LaunchProps{}, err
-		}
+	if lq, d.lines, err = h.logWindow(c, l, lq); err != nil {
+		return views.LaunchProps{}, err
 	}
 	if d.notes, err = h.store.Annotations(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
@@ -100,6 +94,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		return views.LaunchProps{}, err
 	}
 	p.Log = logProps(l, d.lines, lq)
+	p.Log.Alarms, p.Log.MoreAlarms = logAlarms(l.Key, d.alarms)
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
