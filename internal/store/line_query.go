@@ -294,3 +294,15 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 	}
 	return first, last, nil
 }
+
+// ReadyLines returns up to limit of the launch's readiness lines (kind
+// ready) in order, by lines_ready_idx: a server that restarted inside one
+// launch became ready more than once, and the launch keeps only the first.
+func (s *Store) ReadyLines(ctx context.Context, launchID int64, limit int) ([]Line, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+lineColumns+` FROM lines
+		WHERE launch_id = $1 AND kind = 'ready' ORDER BY seq LIMIT $2`, launchID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: ready lines: %w", err)
+	}
+	return collectLines(rows)
+}

@@ -16,7 +16,10 @@ type TimelineInput struct {
 	Now    time.Time
 	Live   bool
 	Phases []TimelinePhase // in the order they began
-	Ready  *TimelineMark
+	Ready  *TimelineMark   // the first time the launch became ready
+	// Readies is every time it became ready, in order, the first included:
+	// a server that restarted inside the launch becomes ready again.
+	Readies []TimelineMark
 	Exit   *TimelineMark
 	// Resets are the seqs of lines after which a phase kind starting again
 	// is a restart: the ready line, fatal alarms (crashes).
@@ -71,9 +74,11 @@ func NewTimeline(in TimelineInput) TimelineProps {
 	}
 	p.Rows = p.rows(in, axisEnd)
 	p.Restarts = p.markColumns(restarts(in.Phases, in.Resets))
-	if in.Ready != nil && p.in(in.Ready.At) {
-		p.Ready = in.Ready
+	readies := in.Readies
+	if len(readies) == 0 && in.Ready != nil {
+		readies = []TimelineMark{*in.Ready}
 	}
+	p.Readies = p.readyColumns(readies)
 	if in.Exit != nil && p.in(in.Exit.At) {
 		p.Exit = in.Exit
 	}
@@ -271,6 +276,36 @@ func (p TimelineProps) markColumns(marks []TimelineMark) []TimelineMark {
 			out[i].Title = itoa(out[i].Count) + " restarts, the first: " + out[i].Title
 		} else {
 			out[i].Title = "restart: " + out[i].Title
+		}
+	}
+	return out
+}
+
+// readyColumns are the ready markers, those in one column merged into the
+// first of them with a count; the first marker of the launch says "ready",
+// later ones "ready again".
+func (p TimelineProps) readyColumns(marks []TimelineMark) []TimelineMark {
+	var out []TimelineMark
+	last := -1
+	for i, m := range marks {
+		if !p.in(m.At) {
+			continue
+		}
+		if c := p.col(m.At); len(out) > 0 && c == last {
+			out[len(out)-1].Count++
+			continue
+		} else {
+			last = c
+		}
+		m.Count, m.Title = 1, "ready"
+		if i > 0 {
+			m.Title = "ready again"
+		}
+		out = append(out, m)
+	}
+	for i := range out {
+		if out[i].Count > 1 {
+			out[i].Title += " (" + itoa(out[i].Count) + " times here)"
 		}
 	}
 	return out

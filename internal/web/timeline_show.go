@@ -64,10 +64,13 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if d.first, d.last, err = h.store.LineSpan(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
 	}
-	if d.gaps, err = h.gaps.get(ctx, h.store, l, gapThreshold(d.first, d.last)); err != nil {
+	if d.gaps, err = h.gaps.get(ctx, h.store, l, d.first, gapThreshold(d.first, d.last)); err != nil {
 		return views.LaunchProps{}, err
 	}
 	if d.ready, err = h.readyTime(c, l); err != nil {
+		return views.LaunchProps{}, err
+	}
+	if d.readies, err = h.store.ReadyLines(ctx, l.ID, readyMarks); err != nil {
 		return views.LaunchProps{}, err
 	}
 	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
@@ -87,6 +90,9 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		return views.LaunchProps{}, err
 	}
 	p := d.props()
+	if lq.zoomInvalid {
+		p.Timeline.ZoomError = lq.invalid
+	}
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
 		p.PreviousKey = prev
