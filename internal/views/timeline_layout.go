@@ -20,7 +20,7 @@ type TimelineInput struct {
 	// Readies is every time it became ready, in order, the first included:
 	// a server that restarted inside the launch becomes ready again.
 	Readies []TimelineMark
-	Exit   *TimelineMark
+	Exit    *TimelineMark
 	// Resets are the seqs of lines after which a phase kind starting again
 	// is a restart: the ready line, fatal alarms (crashes).
 	Resets []int64

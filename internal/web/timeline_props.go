@@ -26,7 +26,7 @@ type launchPageData struct {
 	gaps        []store.Gap
 	first, last time.Time
 	ready       *time.Time
-	readies     []store.Line // every ready line, the first included
+	readies     []store.Line         // every ready line, the first included
 	context     map[int][]store.Line // alarm number → its lines with context
 	lines       store.LineWindow
 	notes       []store.Annotation
