@@ -1,6 +1,8 @@
 package web
 
 import (
+	"net/http"
+
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/store"
@@ -23,8 +25,13 @@ func wantsLogSection(c echo.Context) bool {
 
 // logSection answers a launch page request for its log section alone:
 // the window lq selects, its position and paging, and the links to each
-// alarm, with status (400 when lq was refused).
+// alarm, with status. A refused query (400 as a page) is answered 422:
+// the page's htmx swaps a 422 (the form with its message) and no other
+// client error (views' htmxConfig).
 func (h *handler) logSection(c echo.Context, key string, lq logQuery, status int) error {
+	if status == http.StatusBadRequest {
+		status = http.StatusUnprocessableEntity
+	}
 	ctx := c.Request().Context()
 	l, err := h.store.LaunchByKey(ctx, key)
 	if err != nil {

@@ -50,7 +50,7 @@ func TestLogSection(t *testing.T) {
 		if !strings.Contains(pos, "3 matching, searched lines 1–") || testid(doc, "log-next").Length() != 0 {
 			t.Errorf("position %q: the search should have read every line", pos)
 		}
-		doc = section("/launches/big?re=1&q="+url.QueryEscape("(unclosed"), 400)
+		doc = section("/launches/big?re=1&q="+url.QueryEscape("(unclosed"), 422)
 		if testid(doc, "log-error").Length() != 1 || testid(doc, "timeline").Length() != 0 {
 			t.Error("a bad search in the log section")
 		}
