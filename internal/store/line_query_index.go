@@ -78,12 +78,32 @@ func asciiLower(r rune) rune {
 	return r
 }
 
-// addText sets the trigrams of a line's text.
+// addText sets the trigrams of a line's folded text (foldText). An ASCII
+// line, the usual one, is folded on the fly without a copy.
 func (b bloom) addText(text string) {
-	t := foldText(text)
-	for i := 0; i+3 <= len(t); i++ {
-		b.set(t[i], t[i+1], t[i+2])
+	t := text
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			t = foldText(text)
+			break
+		}
 	}
+	if len(t) < 3 {
+		return
+	}
+	x, y := lowerByte(t[0]), lowerByte(t[1])
+	for i := 2; i < len(t); i++ {
+		z := lowerByte(t[i])
+		b.set(x, y, z)
+		x, y = y, z
+	}
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // literalMask is the filter bits every chunk holding lit must have: its
