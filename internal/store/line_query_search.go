@@ -65,7 +65,14 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	// substring for rare, would rather filter every line of the launch.
 	q := &launchQuery{}
 	q.arg(launchID)
-	f.lineConds(q, p)
+	if f.Match != nil {
+		// The expression's literals chose the chunks; its lines are
+		// matched in Go alone: RE2 with a literal prefix costs less than an
+		// ILIKE per literal in SQL (a third of the time of both).
+		f.lineConds(q, nil)
+	} else {
+		f.lineConds(q, p)
+	}
 	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
 	order := "seq"
 	if back {
