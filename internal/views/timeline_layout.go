@@ -254,8 +254,18 @@ func restarts(phases []TimelinePhase, resets []int64) []TimelineMark {
 	return out
 }
 
+// byTime is marks in time order: a log's times need not follow its lines
+// (a concatenation of logs), and marks are merged per column in time order
+// so each column has one mark whatever the order of the lines.
+func byTime(marks []TimelineMark) []TimelineMark {
+	marks = slices.Clone(marks)
+	slices.SortStableFunc(marks, func(a, b TimelineMark) int { return a.At.Compare(b.At) })
+	return marks
+}
+
 // markColumns keeps one mark per column, counting the ones it stands for.
 func (p TimelineProps) markColumns(marks []TimelineMark) []TimelineMark {
+	marks = byTime(marks)
 	var out []TimelineMark
 	last := -1
 	for _, m := range marks {
@@ -285,9 +295,16 @@ func (p TimelineProps) markColumns(marks []TimelineMark) []TimelineMark {
 // first of them with a count; the first marker of the launch says "ready",
 // later ones "ready again".
 func (p TimelineProps) readyColumns(marks []TimelineMark) []TimelineMark {
+	marks = slices.Clone(marks)
+	for i := range marks {
+		marks[i].Title = "ready again"
+		if i == 0 {
+			marks[i].Title = "ready"
+		}
+	}
 	var out []TimelineMark
 	last := -1
-	for i, m := range marks {
+	for _, m := range byTime(marks) {
 		if !p.in(m.At) {
 			continue
 		}
@@ -297,10 +314,7 @@ func (p TimelineProps) readyColumns(marks []TimelineMark) []TimelineMark {
 		} else {
 			last = c
 		}
-		m.Count, m.Title = 1, "ready"
-		if i > 0 {
-			m.Title = "ready again"
-		}
+		m.Count = 1
 		out = append(out, m)
 	}
 	for i := range out {

@@ -219,6 +219,12 @@ func BenchmarkBudgets(b *testing.B) {
 			body, took := timedGet(b, bundle.url, pagePath)
 			pageTimes = append(pageTimes, took)
 			htmlBytes = len(body)
+			if dir := os.Getenv("BUDGET_DUMP"); dir != "" {
+				// To see what the page is made of: BUDGET_DUMP=/tmp make bench.
+				if err := os.WriteFile(filepath.Join(dir, "budget-page.html"), body, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
 		}
 		search, searchPages, searchHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchText}})
 		reSearch, rePages, reHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchRE}, "re": {"1"}})
