@@ -17,9 +17,10 @@ const searchGroupSeqs = 256 * chunkSize
 // search requires, then the lines of those chunks alone, in the reading
 // direction until the window is full. It covers the whole range (no scan
 // bound: ScannedFrom–ScannedTo is all of it unless the window filled).
-// ok is false when the index cannot serve f: no search, a launch stored
-// before the index existed, or a search with no trigram to look for (`.*`,
-// a two-letter word); FilteredWindow then scans a bounded range.
+// ok is false when the index cannot serve f: no search, or a search with
+// no trigram to look for (`.*`, a two-letter word); FilteredWindow then
+// scans a bounded range. A launch stored before the index existed is
+// indexed first (buildSearchIndex).
 func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter, lastSeq int64) (LineWindow, bool, error) {
 	var w LineWindow
 	var p prefilter
@@ -37,8 +38,13 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	if cond == "" {
 		return w, false, nil
 	}
-	if ok, err := s.searchIndexed(ctx, launchID); err != nil || !ok {
+	switch ok, err := s.searchIndexed(ctx, launchID); {
+	case err != nil:
 		return w, false, err
+	case !ok:
+		if err := s.buildSearchIndex(ctx, launchID); err != nil {
+			return w, false, err
+		}
 	}
 	back := f.Before > 0
 	lo, hi := f.After+1, lastSeq

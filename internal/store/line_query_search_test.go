@@ -115,3 +115,54 @@ func TestIndexedSearchFindsEveryMatch(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchIndexBuiltOnFirstSearch: a launch stored before the search
+// index existed (no filters, not marked indexed) is indexed by its first
+// search, which finds every match over the whole launch.
+func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	id, err := st.EnsureLaunch(ctx, "old", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	lines := make([]store.Line, 120_000)
+	for i := range lines {
+		lines[i] = store.Line{Seq: int64(i + 1), TS: now, ReceivedAt: now, Kind: "plain", Text: fmt.Sprintf("tick %d", i+1)}
+		if (i+1)%40_000 == 0 {
+			lines[i].Text = fmt.Sprintf("Watchdog caught collective operation timeout at %d", i+1)
+		}
+	}
+	if err := st.WithTx(ctx, func(tx *store.Tx) error { return tx.CopyLines(ctx, id, lines) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM line_chunks WHERE launch_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE launches SET search_indexed = false WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.FilteredWindow(ctx, id, store.LineFilter{Contains: "collective operation", Limit: 500, ScanLimit: 10_000}, 120_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, l := range w.Lines {
+		got = append(got, l.Seq)
+	}
+	if fmt.Sprint(got) != "[40000 80000 120000]" || w.More || w.ScannedTo != 120_000 {
+		t.Errorf("first search found %v (more %v, read to %d), want every match over the whole launch", got, w.More, w.ScannedTo)
+	}
+	var indexed bool
+	var chunks int
+	if err := pool.QueryRow(ctx, `SELECT search_indexed, (SELECT count(*) FROM line_chunks WHERE launch_id = $1) FROM launches WHERE id = $1`, id).
+		Scan(&indexed, &chunks); err != nil {
+		t.Fatal(err)
+	}
+	if !indexed || chunks != 120_000/64+1 {
+		t.Errorf("after the first search: indexed %v, %d chunks", indexed, chunks)
+	}
+}
