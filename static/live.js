@@ -2,24 +2,46 @@
 // the launch changes (/api/v1/launches/{key}/live), and the page then asks
 // for the new lines, rendered on the server by the same component as the
 // page, and the new header and timeline (/launches/{key}/tail, via htmx).
+// The log section may be swapped by htmx (paging, search): the script runs
+// once per page and always looks for the log that follows ([data-live]);
+// the follow toggle (#log-follow) stops and resumes appending new lines.
 (function () {
   "use strict";
-  var log = document.querySelector("[data-live]");
-  if (!log || !window.WebSocket || !window.htmx) return;
-  var key = log.dataset.live;
+  if (window.launchwatchLive) return; // loaded again by a swapped log section
+  var first = document.querySelector("[data-live]");
+  if (!first || !window.WebSocket || !window.htmx) return;
+  window.launchwatchLive = true;
+  var key = first.dataset.live;
   var alarms = document.getElementById("alarm-total");
   var alarmsAtLoad = alarms ? alarms.dataset.count : "0";
-  var busy = false, again = false, delay = 1000, initial = true;
+  var busy = false, again = false, delay = 1000, initial = true, paused = false;
+
+  function log() { return document.querySelector("[data-live]"); }
 
   function after() {
-    var rows = log.querySelectorAll("[data-seq]");
-    return rows.length ? rows[rows.length - 1].dataset.seq : log.dataset.after;
+    var l = log(), rows = l.querySelectorAll("[data-seq]");
+    return rows.length ? rows[rows.length - 1].dataset.seq : l.dataset.after;
+  }
+
+  // showToggle makes the follow button say what it does now.
+  function showToggle() {
+    var b = document.getElementById("log-follow");
+    if (!b) return;
+    b.setAttribute("aria-pressed", paused ? "false" : "true");
+    b.textContent = paused ? "follow live" : "following live";
   }
 
   function fetchTail() {
+    var l = log();
+    if (!l) return; // the window shown is not the live end of the log
+    if (paused) {
+      // Counted so a reader (or a test) can tell a change was seen and left out.
+      l.dataset.skipped = String(Number(l.dataset.skipped || "0") + 1);
+      return;
+    }
     if (busy) { again = true; return; }
     busy = true;
-    var before = log.querySelectorAll("[data-seq]").length;
+    var before = l.querySelectorAll("[data-seq]").length;
     htmx.ajax("GET", "/launches/" + encodeURIComponent(key) + "/tail?after=" + after(),
       { target: "#log-lines", swap: "beforeend" }).then(function () {
       busy = false;
@@ -28,9 +50,18 @@
         document.getElementById("alarm-news").hidden = false;
       }
       // A full window came back: there may be more.
-      if (again || log.querySelectorAll("[data-seq]").length - before >= 500) { again = false; fetchTail(); }
+      var cur = log();
+      if (again || (cur && cur.querySelectorAll("[data-seq]").length - before >= 500)) { again = false; fetchTail(); }
     }, function () { busy = false; });
   }
+
+  document.addEventListener("click", function (e) {
+    if (!e.target.closest || !e.target.closest("#log-follow")) return;
+    paused = !paused;
+    showToggle();
+    if (!paused) fetchTail(); // catch up with what arrived meanwhile
+  });
+  document.body.addEventListener("htmx:afterSwap", showToggle);
 
   function connect() {
     var proto = location.protocol === "https:" ? "wss://" : "ws://";
@@ -47,7 +78,7 @@
         initial = false;
         try {
           var d = JSON.parse(m.data), st = document.getElementById("launch-status");
-          if (d.type === "launch" && d.launch && d.launch.last_seq <= Number(after()) &&
+          if (d.type === "launch" && d.launch && log() && d.launch.last_seq <= Number(after()) &&
             st && st.textContent.trim() === d.launch.status) return;
         } catch (e) { /* fetch anyway */ }
       }

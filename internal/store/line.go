@@ -58,7 +58,8 @@ func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time
 }
 
 // CopyLines bulk-writes new lines of a launch with COPY and adds them to
-// the launch's template summary (line_template.go). The caller has made
+// the launch's template summary (line_template.go) and search index
+// (line_query_index.go). The caller has made
 // sure none of the seqs is stored yet.
 func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
 	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"lines"},
@@ -72,6 +73,9 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 	}
 	if int(n) != len(lines) {
 		return fmt.Errorf("store: copy lines: wrote %d of %d", n, len(lines))
+	}
+	if err := t.addLineChunks(ctx, launchID, lines); err != nil {
+		return err
 	}
 	return t.addLineTemplates(ctx, launchID, lines)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -77,6 +78,9 @@ func (s *Store) FilteredLines(ctx context.Context, launchID int64, f LineFilter)
 // FilteredWindow returns the window of lines f selects. lastSeq is the
 // launch's last seq, which ends a bounded scan's range.
 func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter, lastSeq int64) (LineWindow, error) {
+	if w, ok, err := s.indexedSearch(ctx, launchID, f, lastSeq); ok || err != nil {
+		return w, err
+	}
 	q := &launchQuery{}
 	q.conds = append(q.conds, "launch_id = "+q.arg(launchID))
 	back := f.Before > 0
@@ -101,25 +105,8 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 	if f.InRange {
 		q.conds = append(q.conds, "seq >= "+q.arg(f.MinSeq), "seq <= "+q.arg(f.MaxSeq))
 	}
-	if f.ErrorsOnly {
-		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
-	}
-	if f.HideConfig {
-		q.conds = append(q.conds, "kind <> 'config'")
-	}
-	if f.HideSuppressed {
-		q.conds = append(q.conds, `(alarm_no IS NULL OR NOT EXISTS (
-			SELECT 1 FROM alarms a WHERE a.launch_id = lines.launch_id AND a.alarm_no = lines.alarm_no AND a.state = 'suppressed'))`)
-	}
-	for col, v := range map[string]string{"level": f.Level, "stream": f.Stream, "rank": f.Rank, "kind": f.Kind} {
-		if v != "" {
-			q.conds = append(q.conds, col+" = "+q.arg(v))
-		}
-	}
-	if f.Contains != "" {
-		q.conds = append(q.conds, "text ILIKE "+q.arg("%"+likeEscaper.Replace(f.Contains)+"%"))
-	}
-	sql := `SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text FROM lines` + q.where()
+	f.lineConds(q, substringPrefilter(f.Contains))
+	sql := `SELECT ` + lineColumns + ` FROM lines` + q.where()
 	if back {
 		sql += ` ORDER BY seq DESC`
 	} else {
@@ -133,24 +120,8 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 	if err != nil {
 		return w, fmt.Errorf("store: filtered lines: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var l Line
-		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
-			return w, fmt.Errorf("store: filtered lines: %w", err)
-		}
-		if f.Match != nil && !f.Match.MatchString(l.Text) {
-			continue
-		}
-		if len(w.Lines) == f.Limit {
-			w.More = true
-			break
-		}
-		w.Lines = append(w.Lines, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return w, fmt.Errorf("store: filtered lines: %w", err)
+	if _, err := w.collect(rows, f); err != nil {
+		return w, err
 	}
 	if back {
 		slices.Reverse(w.Lines)
@@ -172,6 +143,63 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
 	}
 	return w, nil
+}
+
+const lineColumns = `seq, ts, received_at, stream, kind, level, rank, alarm_no, text`
+
+// lineConds adds the conditions of f on a line's kind, level, stream,
+// rank and alarm, and the ILIKE conditions of search prefilter p, to q.
+func (f LineFilter) lineConds(q *launchQuery, p prefilter) {
+	if f.ErrorsOnly {
+		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
+	}
+	if f.HideConfig {
+		q.conds = append(q.conds, "kind <> 'config'")
+	}
+	if f.HideSuppressed {
+		q.conds = append(q.conds, `(alarm_no IS NULL OR NOT EXISTS (
+			SELECT 1 FROM alarms a WHERE a.launch_id = lines.launch_id AND a.alarm_no = lines.alarm_no AND a.state = 'suppressed'))`)
+	}
+	for _, c := range [...]struct{ col, v string }{{"level", f.Level}, {"stream", f.Stream}, {"rank", f.Rank}, {"kind", f.Kind}} {
+		if c.v != "" {
+			q.conds = append(q.conds, c.col+" = "+q.arg(c.v))
+		}
+	}
+	for _, clause := range p {
+		var ors []string
+		for _, lit := range clause {
+			ors = append(ors, "text ILIKE "+q.arg(likePattern(lit)))
+		}
+		q.conds = append(q.conds, "("+strings.Join(ors, " OR ")+")")
+	}
+}
+
+// collect reads rows of lines into w in the order they come, keeping those
+// f.Match (if any) matches, until w holds f.Limit lines and one more is
+// found (More). It returns how many rows it read.
+func (w *LineWindow) collect(rows pgx.Rows, f LineFilter) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		var l Line
+		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
+			return n, fmt.Errorf("store: filtered lines: %w", err)
+		}
+		if f.Match != nil && !f.Match.MatchString(l.Text) {
+			continue
+		}
+		if len(w.Lines) == f.Limit {
+			w.More = true
+			break
+		}
+		w.Lines = append(w.Lines, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return n, fmt.Errorf("store: filtered lines: %w", err)
+	}
+	return n, nil
 }
 
 // LinesBetween returns the lines with seq in [from, to], at most limit.
@@ -265,4 +293,16 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 		first, last = 0, 0
 	}
 	return first, last, nil
+}
+
+// ReadyLines returns up to limit of the launch's readiness lines (kind
+// ready) in order, by lines_ready_idx: a server that restarted inside one
+// launch became ready more than once, and the launch keeps only the first.
+func (s *Store) ReadyLines(ctx context.Context, launchID int64, limit int) ([]Line, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+lineColumns+` FROM lines
+		WHERE launch_id = $1 AND kind = 'ready' ORDER BY seq LIMIT $2`, launchID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: ready lines: %w", err)
+	}
+	return collectLines(rows)
 }

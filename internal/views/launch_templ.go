@@ -503,7 +503,7 @@ func Launch(p LaunchProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</div><script src=\"/static/timeline.js\" defer></script> <h2>Alarms</h2><span id=\"alarm-total\" data-count=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</div><script src=\"/static/timeline.js\" defer></script> <h2 id=\"alarms\">Alarms</h2><span id=\"alarm-total\" data-count=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -611,7 +611,7 @@ func Launch(p LaunchProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Log(p.Log).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = LogSection(p.Log).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

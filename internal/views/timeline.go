@@ -39,13 +39,16 @@ type TimelineProps struct {
 	Start, End time.Time // the range drawn: the whole launch or the zoom
 	Zoomed     bool
 	Rows       []TimelineRow
-	Ready      *TimelineMark
+	Readies    []TimelineMark // each time the launch became ready
 	Exit       *TimelineMark
 	Restarts   []TimelineMark
 	Alarms     []TimelineAlarm
 	Gaps       []TimelineGap
 	Notes      []TimelineNote
 	Zooms      []TimelineZoom
+	// ZoomError is why the page's ?from=&to= was refused, shown where the
+	// zoom is chosen.
+	ZoomError string
 	// ZoomBase is the page URL the drag on the axis (static/timeline.js)
 	// adds ?from=&to= to.
 	ZoomBase string

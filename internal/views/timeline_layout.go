@@ -16,8 +16,11 @@ type TimelineInput struct {
 	Now    time.Time
 	Live   bool
 	Phases []TimelinePhase // in the order they began
-	Ready  *TimelineMark
-	Exit   *TimelineMark
+	Ready  *TimelineMark   // the first time the launch became ready
+	// Readies is every time it became ready, in order, the first included:
+	// a server that restarted inside the launch becomes ready again.
+	Readies []TimelineMark
+	Exit    *TimelineMark
 	// Resets are the seqs of lines after which a phase kind starting again
 	// is a restart: the ready line, fatal alarms (crashes).
 	Resets []int64
@@ -71,9 +74,11 @@ func NewTimeline(in TimelineInput) TimelineProps {
 	}
 	p.Rows = p.rows(in, axisEnd)
 	p.Restarts = p.markColumns(restarts(in.Phases, in.Resets))
-	if in.Ready != nil && p.in(in.Ready.At) {
-		p.Ready = in.Ready
+	readies := in.Readies
+	if len(readies) == 0 && in.Ready != nil {
+		readies = []TimelineMark{*in.Ready}
 	}
+	p.Readies = p.readyColumns(readies)
 	if in.Exit != nil && p.in(in.Exit.At) {
 		p.Exit = in.Exit
 	}
@@ -249,8 +254,18 @@ func restarts(phases []TimelinePhase, resets []int64) []TimelineMark {
 	return out
 }
 
+// byTime is marks in time order: a log's times need not follow its lines
+// (a concatenation of logs), and marks are merged per column in time order
+// so each column has one mark whatever the order of the lines.
+func byTime(marks []TimelineMark) []TimelineMark {
+	marks = slices.Clone(marks)
+	slices.SortStableFunc(marks, func(a, b TimelineMark) int { return a.At.Compare(b.At) })
+	return marks
+}
+
 // markColumns keeps one mark per column, counting the ones it stands for.
 func (p TimelineProps) markColumns(marks []TimelineMark) []TimelineMark {
+	marks = byTime(marks)
 	var out []TimelineMark
 	last := -1
 	for _, m := range marks {
@@ -271,6 +286,40 @@ func (p TimelineProps) markColumns(marks []TimelineMark) []TimelineMark {
 			out[i].Title = itoa(out[i].Count) + " restarts, the first: " + out[i].Title
 		} else {
 			out[i].Title = "restart: " + out[i].Title
+		}
+	}
+	return out
+}
+
+// readyColumns are the ready markers, those in one column merged into the
+// first of them with a count; the first marker of the launch says "ready",
+// later ones "ready again".
+func (p TimelineProps) readyColumns(marks []TimelineMark) []TimelineMark {
+	marks = slices.Clone(marks)
+	for i := range marks {
+		marks[i].Title = "ready again"
+		if i == 0 {
+			marks[i].Title = "ready"
+		}
+	}
+	var out []TimelineMark
+	last := -1
+	for _, m := range byTime(marks) {
+		if !p.in(m.At) {
+			continue
+		}
+		if c := p.col(m.At); len(out) > 0 && c == last {
+			out[len(out)-1].Count++
+			continue
+		} else {
+			last = c
+		}
+		m.Count = 1
+		out = append(out, m)
+	}
+	for i := range out {
+		if out[i].Count > 1 {
+			out[i].Title += " (" + itoa(out[i].Count) + " times here)"
 		}
 	}
 	return out

@@ -209,3 +209,25 @@ func TestNewTimeline(t *testing.T) {
 		}
 	})
 }
+
+// TestReadyMarksMergePerColumnInAnyOrder: a log whose times jump back and
+// forth (logs concatenated) still draws one ready marker per column, the
+// first in time labelled "ready" and the rest "ready again".
+func TestReadyMarksMergePerColumnInAnyOrder(t *testing.T) {
+	t.Parallel()
+	in := views.TimelineInput{Origin: sec(0), Last: sec(3600)}
+	for i := range 300 {
+		at := sec(100)
+		if i%2 == 1 {
+			at = sec(3000)
+		}
+		in.Readies = append(in.Readies, views.TimelineMark{At: at, Href: fmt.Sprintf("/l#L%d", i)})
+	}
+	p := views.NewTimeline(in)
+	if len(p.Readies) != 2 || p.Readies[0].Count != 150 || p.Readies[1].Count != 150 {
+		t.Fatalf("ready marks %+v, want two of 150", p.Readies)
+	}
+	if p.Readies[0].Title != "ready (150 times here)" || p.Readies[1].Title != "ready again (150 times here)" {
+		t.Errorf("titles %q and %q", p.Readies[0].Title, p.Readies[1].Title)
+	}
+}

@@ -13,14 +13,19 @@ import (
 // a second for a million lines), while a finished launch never changes. A
 // launch that only grew at its end (a live one, whose page asks for its
 // tail at every change) has its cached gaps extended from its new lines
-// alone. It is per process; the web tier stays stateless because a miss
-// only costs the query.
+// alone. Gaps are times on the launch clock: an entry is only used for the
+// clock it was computed on (the same clock offset, and the same time of
+// the first line, which a clock correction or the retiming of lines
+// without a time of their own moves), or lines stored under another clock
+// would be measured against gaps of the old one. It is per process; the
+// web tier stays stateless because a miss only costs the query.
 type gapCache struct {
 	mu      sync.Mutex
 	entries map[int64]gapEntry
 }
 
 type gapEntry struct {
+	clock              gapClock
 	lastSeq, lineCount int64
 	min                time.Duration // the threshold the gaps were found with
 	gaps               []store.Gap
@@ -36,14 +41,29 @@ const (
 	gapAppendMax = 5000
 )
 
+// gapClock is the launch clock gaps were measured on.
+type gapClock struct {
+	offset time.Duration // the launch's clock offset
+	first  int64         // its first line's time on that clock, unix ns
+}
+
 func newGapCache() *gapCache { return &gapCache{entries: map[int64]gapEntry{}} }
 
 // get returns the gaps of launch l longer than min, from the cache when the
-// launch's lines are unchanged or only appended to.
-func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, min time.Duration) ([]store.Gap, error) {
+// launch's lines are unchanged or only appended to, on the same clock: its
+// offset read now and first, its first line's time.
+func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, first time.Time, min time.Duration) ([]store.Gap, error) {
+	c, err := st.Clock(ctx, l.ID)
+	if err != nil {
+		return nil, err
+	}
+	clock := gapClock{offset: c.Offset, first: first.UnixNano()}
 	gc.mu.Lock()
 	e, ok := gc.entries[l.ID]
 	gc.mu.Unlock()
+	if ok && e.clock != clock {
+		e, ok = gapEntry{}, false
+	}
 	if ok && e.lastSeq == l.LastSeq && e.lineCount == l.LineCount {
 		return e.gaps, nil
 	}
@@ -64,7 +84,7 @@ func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, m
 			break
 		}
 	}
-	gc.entries[l.ID] = gapEntry{lastSeq: l.LastSeq, lineCount: l.LineCount, min: min, gaps: gaps}
+	gc.entries[l.ID] = gapEntry{clock: clock, lastSeq: l.LastSeq, lineCount: l.LineCount, min: min, gaps: gaps}
 	return gaps, nil
 }
 

@@ -40,7 +40,10 @@ type logQuery struct {
 	// with this message instead of lines.
 	invalid string
 	// zoom is the timeline's time range: the log shows only its lines.
-	zoom zoomQuery
+	// zoomInvalid says the refusal (invalid) was of the zoom: the timeline
+	// shows it where the range is chosen.
+	zoom        zoomQuery
+	zoomInvalid bool
 }
 
 // parseLogQuery reads ?after=, ?before=, ?errors=1, ?hideconfig=1,
@@ -58,6 +61,7 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 	lq.filter = f
 	var err error
 	if lq.zoom, err = parseZoom(q); err != nil {
+		lq.zoomInvalid = true
 		return lq, err
 	}
 	if f.After, err = intParam(q, "after", 0, 0, math.MaxInt64); err != nil {

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"net/url"
+	"strconv"
+
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -63,6 +66,9 @@ func logProps(l *store.Launch, w store.LineWindow, lq logQuery) views.LogProps {
 	// Only the last window of the unfiltered log follows the launch: new
 	// lines belong at its end.
 	p.Live = p.NextURL == "" && !lq.narrowed()
+	if !p.Live {
+		p.FollowURL = "/launches/" + url.PathEscape(l.Key) + "?before=" + strconv.FormatInt(l.LastSeq+1, 10) + "#log-end"
+	}
 	p.LastSeq = max(p.To, f.After, min(f.Before-1, l.LastSeq))
 	return p
 }

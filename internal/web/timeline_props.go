@@ -26,6 +26,7 @@ type launchPageData struct {
 	gaps        []store.Gap
 	first, last time.Time
 	ready       *time.Time
+	readies     []store.Line         // every ready line, the first included
 	context     map[int][]store.Line // alarm number → its lines with context
 	lines       store.LineWindow
 	notes       []store.Annotation
@@ -33,6 +34,10 @@ type launchPageData struct {
 	zoom        zoomQuery          // the timeline's time range, ?from=&to=
 	now         time.Time          // now on the launch clock
 }
+
+// readyMarks bounds the ready lines the timeline reads; they are merged
+// per column anyway.
+const readyMarks = 200
 
 // alarmContextLines is how many lines an alarm card shows around its event.
 const (
@@ -146,6 +151,15 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 	if d.ready != nil {
 		in.Ready = &views.TimelineMark{At: *d.ready, Href: lineHref(key, *l.ReadySeq)}
 		in.Resets = append(in.Resets, *l.ReadySeq)
+		in.Readies = append(in.Readies, *in.Ready)
+	}
+	for _, r := range d.readies {
+		// The launch's ready line may be one a health probe stood for, or
+		// before a restart; later ones are the server ready again.
+		if l.ReadySeq == nil || r.Seq > *l.ReadySeq {
+			in.Readies = append(in.Readies, views.TimelineMark{At: r.TS, Href: lineHref(key, r.Seq)})
+			in.Resets = append(in.Resets, r.Seq)
+		}
 	}
 	if l.ExitCode != nil || l.ExitSignal != nil {
 		// The exit is reported after the last line; on a backfilled log's

@@ -33,6 +33,9 @@ func (h *handler) timelineShow(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	if wantsLogSection(c) {
+		return h.logSection(c, key, lq, status)
+	}
 	if err := review.ReopenExpired(c.Request().Context(), h.store); err != nil {
 		return err
 	}
@@ -61,10 +64,13 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if d.first, d.last, err = h.store.LineSpan(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
 	}
-	if d.gaps, err = h.gaps.get(ctx, h.store, l, gapThreshold(d.first, d.last)); err != nil {
+	if d.gaps, err = h.gaps.get(ctx, h.store, l, d.first, gapThreshold(d.first, d.last)); err != nil {
 		return views.LaunchProps{}, err
 	}
 	if d.ready, err = h.readyTime(c, l); err != nil {
+		return views.LaunchProps{}, err
+	}
+	if d.readies, err = h.store.ReadyLines(ctx, l.ID, readyMarks); err != nil {
 		return views.LaunchProps{}, err
 	}
 	if d.context, err = h.alarmContexts(c, l.ID, d.alarms); err != nil {
@@ -74,17 +80,8 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if l.Status == status.Starting || l.Status == status.Loading {
 		d.now = clockNow(d.last, l.LastLineAt, time.Now())
 	}
-	if lq.invalid == "" {
-		lastSeq := l.LastSeq
-		if lq.zoom.set() {
-			if lq, err = h.zoomLog(c, l.ID, lq, d.first); err != nil {
-				return views.LaunchProps{}, err
-			}
-			lastSeq = min(lastSeq, lq.filter.MaxSeq)
-		}
-		if d.lines, err = h.store.FilteredWindow(ctx, l.ID, lq.filter, lastSeq); err != nil {
-			return views.LaunchProps{}, err
-		}
+	if lq, d.lines, err = h.logWindow(c, l, lq); err != nil {
+		return views.LaunchProps{}, err
 	}
 	if d.notes, err = h.store.Annotations(ctx, l.ID); err != nil {
 		return views.LaunchProps{}, err
@@ -93,6 +90,9 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		return views.LaunchProps{}, err
 	}
 	p := d.props()
+	if lq.zoomInvalid {
+		p.Timeline.ZoomError = lq.invalid
+	}
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
 		p.PreviousKey = prev
@@ -100,6 +100,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		return views.LaunchProps{}, err
 	}
 	p.Log = logProps(l, d.lines, lq)
+	p.Log.Alarms, p.Log.MoreAlarms = logAlarms(l.Key, d.alarms)
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()

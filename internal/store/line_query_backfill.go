@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// backfillBatch is how many seqs one step of building a launch's search
+// index reads.
+const backfillBatch = 50_000
+
+// buildSearchIndex puts every line of a launch stored before the search
+// index existed into it, then marks the launch indexed: the first search
+// of such a launch pays for it once (a few seconds for a million lines),
+// as /compare builds its template summary on first use. Lines ingest adds
+// meanwhile are indexed by ingest itself, and filters only ever gain bits,
+// so a build racing ingest (or another build) leaves nothing out.
+func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
+	var last int64
+	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM lines WHERE launch_id = $1`, launchID).Scan(&last); err != nil {
+		return fmt.Errorf("store: build search index: %w", err)
+	}
+	for from := int64(1); from <= last; from += backfillBatch {
+		err := s.WithTx(ctx, func(t *Tx) error {
+			rows, err := t.tx.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3`,
+				launchID, from, from+backfillBatch)
+			if err != nil {
+				return err
+			}
+			lines, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Line, error) {
+				var l Line
+				err := row.Scan(&l.Seq, &l.Text)
+				return l, err
+			})
+			if err != nil || len(lines) == 0 {
+				return err
+			}
+			return t.addLineChunks(ctx, launchID, lines)
+		})
+		if err != nil {
+			return fmt.Errorf("store: build search index: %w", err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE launches SET search_indexed = true WHERE id = $1`, launchID); err != nil {
+		return fmt.Errorf("store: build search index: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The search index (migrations/00012_lines_trgm.sql): per launch, one bloom
+// filter of trigrams per chunk of 64 consecutive seqs, two bits per
+// trigram in 8192 (1 KiB, 16 bytes a line). 64 real log lines hold ~1,750
+// distinct trigrams (at most ~4,100 in the corpus), so a trigram a chunk
+// lacks is reported present 12% of the time (40% in the fullest chunks),
+// and a search of n trigrams keeps a chunk that lacks its words with a
+// chance of about 0.12^n. Smaller chunks read fewer lines around each
+// match: with 256-line chunks a search read four times as many.
+const (
+	chunkShift = 6
+	chunkSize  = 1 << chunkShift
+	bloomLog   = 13
+	bloomBits  = 1 << bloomLog
+)
+
+// bloom is one chunk's filter, bit i at byte i/8, most significant bit
+// first (PostgreSQL's bit string order, though only & and = are used).
+type bloom []byte
+
+func newBloom() bloom { return make(bloom, bloomBits/8) }
+
+func (b bloom) set(a, c, d byte) {
+	x := uint32(a)<<16 | uint32(c)<<8 | uint32(d)
+	for _, h := range [2]uint32{(x * 2654435761) >> (32 - bloomLog), ((x ^ 0x5bd1e995) * 2246822519) >> (32 - bloomLog)} {
+		b[h>>3] |= 0x80 >> (h & 7)
+	}
+}
+
+func (b bloom) bits() pgtype.Bits { return pgtype.Bits{Bytes: b, Len: bloomBits, Valid: true} }
+
+// foldText is text as the index sees it: ASCII letters lower-cased, and
+// the three characters that lower-case (or RE2-fold) to an ASCII letter
+// written as that letter (İ → i, the Kelvin sign → k, ſ → s), so that a
+// case-insensitive search finds them whatever the database's locale.
+func foldText(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\u0130': // İ
+			return 'i'
+		case '\u212A': // the Kelvin sign
+			return 'k'
+		case '\u017F': // ſ
+			return 's'
+		}
+		if r < 0x80 {
+			return asciiLower(r)
+		}
+		return r
+	}, s)
+}
+
+func asciiLower(r rune) rune {
+	if r >= 'A' && r <= 'Z' {
+		return r + 'a' - 'A'
+	}
+	return r
+}
+
+// addText sets the trigrams of a line's folded text (foldText). An ASCII
+// line, the usual one, is folded on the fly without a copy.
+func (b bloom) addText(text string) {
+	t := text
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			t = foldText(text)
+			break
+		}
+	}
+	if len(t) < 3 {
+		return
+	}
+	x, y := lowerByte(t[0]), lowerByte(t[1])
+	for i := 2; i < len(t); i++ {
+		z := lowerByte(t[i])
+		b.set(x, y, z)
+		x, y = y, z
+	}
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// literalMask is the filter bits every chunk holding lit must have: its
+// ASCII trigrams (a wildFold or non-ASCII byte may stand for another
+// spelling); ok is false when lit has none.
+func literalMask(lit string) (bloom, bool) {
+	t := foldText(lit)
+	m, ok := newBloom(), false
+	for i := 0; i+3 <= len(t); i++ {
+		a, c, d := t[i], t[i+1], t[i+2]
+		if a == 0 || c == 0 || d == 0 || a >= 0x80 || c >= 0x80 || d >= 0x80 {
+			continue
+		}
+		m.set(a, c, d)
+		ok = true
+	}
+	return m, ok
+}
+
+// addLineChunks ORs the trigrams of new lines into their chunks' filters,
+// in the transaction that stores the lines.
+func (t *Tx) addLineChunks(ctx context.Context, launchID int64, lines []Line) error {
+	blooms := map[int64]bloom{}
+	for i := range lines {
+		c := lines[i].Seq >> chunkShift
+		b, ok := blooms[c]
+		if !ok {
+			b = newBloom()
+			blooms[c] = b
+		}
+		b.addText(lines[i].Text)
+	}
+	chunks := slices.Sorted(func(yield func(int64) bool) {
+		for c := range blooms {
+			if !yield(c) {
+				return
+			}
+		}
+	})
+	bits := make([]pgtype.Bits, len(chunks))
+	for i, c := range chunks {
+		bits[i] = blooms[c].bits()
+	}
+	_, err := t.tx.Exec(ctx, `
+		INSERT INTO line_chunks (launch_id, chunk, bloom)
+		SELECT $1, c, b FROM unnest($2::bigint[], $3::varbit[]) AS u(c, b)
+		ON CONFLICT (launch_id, chunk) DO UPDATE SET bloom = line_chunks.bloom | EXCLUDED.bloom`,
+		launchID, chunks, bits)
+	if err != nil {
+		return fmt.Errorf("store: add line chunks: %w", err)
+	}
+	return nil
+}
+
+// searchIndexed reports whether every line of the launch is in the index.
+func (s *Store) searchIndexed(ctx context.Context, launchID int64) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT search_indexed FROM launches WHERE id = $1`, launchID).Scan(&ok); err != nil {
+		return false, fmt.Errorf("store: search indexed: %w", err)
+	}
+	return ok, nil
+}
+
+// bloomCondition is the SQL condition on line_chunks.bloom of prefilter p,
+// its masks added to q's arguments; "" when no clause has a usable
+// trigram (the index cannot narrow the search).
+func bloomCondition(q *launchQuery, p prefilter) string {
+	var conds []string
+clauses:
+	for _, clause := range p {
+		var ors []string
+		for _, lit := range clause {
+			m, ok := literalMask(lit)
+			if !ok {
+				continue clauses // this literal may be anywhere: the clause narrows nothing
+			}
+			arg := q.arg(m.bits())
+			ors = append(ors, "bloom & "+arg+" = "+arg)
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// candidateRanges returns the seq ranges, in the reading direction, of the
+// chunks of [lo, hi] whose filters pass cond (built by bloomCondition on
+// q, whose first argument is the launch id), adjacent chunks merged and
+// the ends cut to [lo, hi].
+func (s *Store) candidateRanges(ctx context.Context, q *launchQuery, cond string, lo, hi int64, back bool) ([][2]int64, error) {
+	order := "chunk"
+	if back {
+		order = "chunk DESC"
+	}
+	sql := `SELECT chunk FROM line_chunks WHERE launch_id = $1 AND chunk BETWEEN ` + q.arg(lo>>chunkShift) +
+		` AND ` + q.arg(hi>>chunkShift) + ` AND ` + cond + ` ORDER BY ` + order
+	rows, err := s.pool.Query(ctx, sql, q.args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search chunks: %w", err)
+	}
+	chunks, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("store: search chunks: %w", err)
+	}
+	var out [][2]int64
+	for _, c := range chunks {
+		r := [2]int64{max(lo, c<<chunkShift), min(hi, c<<chunkShift+chunkSize-1)}
+		n := len(out)
+		switch {
+		case n > 0 && !back && out[n-1][1]+1 == r[0]:
+			out[n-1][1] = r[1]
+		case n > 0 && back && out[n-1][0]-1 == r[1]:
+			out[n-1][0] = r[0]
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// rangeGroups splits ranges into groups read by one query each: at most
+// groupSeqs seqs a group, so that a search that fills its window early
+// stops early.
+func rangeGroups(ranges [][2]int64, groupSeqs int64) [][][2]int64 {
+	var out [][][2]int64
+	var cur [][2]int64
+	var n int64
+	for _, r := range ranges {
+		cur = append(cur, r)
+		n += r[1] - r[0] + 1
+		if n >= groupSeqs || len(cur) >= 256 {
+			out = append(out, cur)
+			cur, n = nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// rangeBounds formats a group's bounds as two arrays for unnest.
+func rangeBounds(g [][2]int64) (los, his []int64) {
+	for _, r := range g {
+		los, his = append(los, r[0]), append(his, r[1])
+	}
+	return los, his
+}

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestRegexpPrefilter(t *testing.T) {
+	t.Parallel()
+	for expr, want := range map[string]string{
+		`CUDA (error|out of memory)`: `[[CUDA error CUDA out of memory]]`,
+		`out of memory`:              `[[out of memory]]`,
+		`(?i)Kelvin`:                 "[[\x00elvin]]",
+		`ValueError: \w+`:            `[[ValueError: ]]`,
+		`NCCL.*timeout`:              `[[NCCL] [timeout]]`,
+		`(OOM|NCCL) (timeout|rank)?`: `[[OOM  OOM timeout OOM rank NCCL  NCCL timeout NCCL rank]]`,
+		`.*`:                         `[]`,
+		`\d+`:                        `[]`,
+		`a|.*`:                       `[]`,
+		`(foo)+bar`:                  `[[foo] [bar]]`,
+		`x{3}`:                       `[[xxx]]`,
+	} {
+		if got := fmt.Sprint(regexpPrefilter(expr)); got != want {
+			t.Errorf("regexpPrefilter(%q) = %q, want %q", expr, got, want)
+		}
+	}
+}
+
+// TestBloomHoldsFoldedTrigrams: a chunk holding a line has every trigram
+// any case-insensitive spelling of it asks for.
+func TestBloomHoldsFoldedTrigrams(t *testing.T) {
+	t.Parallel()
+	b := newBloom()
+	b.addText("CUDA Out Of Memory \u212Aelvin ſtep İnit")
+	for _, lit := range []string{"cuda out of memory", "CUDA", "kelvin", "step", "init", literalOf([]rune("KELVIN"), true)} {
+		m, ok := literalMask(lit)
+		if !ok {
+			t.Errorf("%q has no usable trigram", lit)
+			continue
+		}
+		for i := range m {
+			if b[i]&m[i] != m[i] {
+				t.Errorf("bloom lacks a trigram of %q", lit)
+				break
+			}
+		}
+	}
+	if _, ok := literalMask("ab"); ok {
+		t.Error("a two-letter word has no trigram")
+	}
+}
+
+// BenchmarkBloomAddText is the search index's cost at ingest in Go: the
+// trigrams of one ~130-byte log line set in its chunk's filter.
+func BenchmarkBloomAddText(b *testing.B) {
+	b.ReportAllocs()
+	line := "[2026-04-02 09:28:17 TP3] Decode batch. #running-req: 17, #token: 4913, token usage: 0.42, gen throughput (token/s): 1289.42"
+	bl := newBloom()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		bl.addText(line)
+	}
+}
