@@ -46,13 +46,16 @@ type webProcess struct {
 	url  string
 	logs *bytes.Buffer // everything it logged, as JSON lines
 	done chan error
+	// metricsAddr receives the address of the separate /metrics listener
+	// (--metrics-addr) when the process logs it.
+	metricsAddr chan string
 }
 
 // startWeb runs cmd/web on a free port with the private PostgreSQL in
 // dataDir and waits until it serves.
-func startWeb(t *testing.T, dataDir string) *webProcess {
+func startWeb(t *testing.T, dataDir string, flags ...string) *webProcess {
 	t.Helper()
-	cmd := exec.Command(webBin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json")
+	cmd := exec.Command(webBin, append([]string{"--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, flags...)...)
 	cmd.Env = append(envWithout("DATABASE_URL", "DATABASE_URL_FILE", "LAUNCHWATCH_ADDR", "LAUNCHWATCH_DATA_DIR"),
 		"LAUNCHWATCH_BOOTSTRAP_TOKEN="+webtest.AdminToken)
 	stderr, err := cmd.StderrPipe()
@@ -62,7 +65,7 @@ func startWeb(t *testing.T, dataDir string) *webProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &webProcess{t: t, cmd: cmd, logs: &bytes.Buffer{}, done: make(chan error, 1)}
+	p := &webProcess{t: t, cmd: cmd, logs: &bytes.Buffer{}, done: make(chan error, 1), metricsAddr: make(chan string, 1)}
 	listening := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -75,6 +78,9 @@ func startWeb(t *testing.T, dataDir string) *webProcess {
 			}
 			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "listening" {
 				listening <- rec.Addr
+			}
+			if rec.Msg == "serving /metrics without authentication" {
+				p.metricsAddr <- rec.Addr
 			}
 		}
 		p.done <- cmd.Wait()

@@ -114,3 +114,36 @@ func startForLink(t *testing.T, dataDir string) (string, func()) {
 	t.Fatal("cmd/web did not start within 60 s")
 	return "", nil
 }
+
+// TestMetricsNeedReadUnlessServedApart: on the main address /metrics
+// needs a read token; --metrics-addr serves it without one on its own
+// listener, for a Prometheus on a private network.
+func TestMetricsNeedReadUnlessServedApart(t *testing.T) {
+	t.Parallel()
+	web := startWeb(t, t.TempDir(), "--metrics-addr", "127.0.0.1:0")
+	req, _ := http.NewRequest("GET", web.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer lw_not-a-token")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/metrics on the main address with a bad token: %d, want 401", res.StatusCode)
+	}
+	var addr string
+	select {
+	case addr = <-web.metricsAddr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the metrics listener was not logged")
+	}
+	res, err = (&http.Client{Transport: &http.Transport{}}).Get("http://" + addr + "/metrics") // no token at all
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "launchwatch_") {
+		t.Errorf("/metrics on --metrics-addr: %d", res.StatusCode)
+	}
+}

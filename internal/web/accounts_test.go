@@ -504,3 +504,69 @@ func TestAuditLog(t *testing.T) {
 		}
 	}
 }
+
+// TestUsersAdmin: an admin makes a user on /admin/users, changes its
+// role and disables it (which ends its sessions); an admin cannot lock
+// themselves out; every change is audited.
+func TestUsersAdmin(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.postForm("/admin/users", url.Values{"name": {"hal"}, "role": {"viewer"}, "password": {"hal-password"}}, false)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", res.StatusCode, readBody(t, res))
+	}
+	for _, bad := range []url.Values{
+		{"name": {"HAL"}, "role": {"viewer"}, "password": {"hal-password"}}, // names are case-insensitive
+		{"name": {"ivy"}, "role": {"owner"}, "password": {"ivy-password"}},
+		{"name": {"ivy"}, "role": {"viewer"}, "password": {"short"}},
+		{"name": {"token:ivy"}, "role": {"viewer"}, "password": {"ivy-password"}},
+	} {
+		if res := b.postForm("/admin/users", bad, false); res.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("create %v: %d, want 422", bad, res.StatusCode)
+		}
+	}
+	hal, err := b.store.UserByName(context.Background(), "hal")
+	if err != nil || hal.Role != "viewer" {
+		t.Fatalf("hal %+v %v", hal, err)
+	}
+	id := strconv.FormatInt(hal.ID, 10)
+	session := b.srv.Session(t, "other", "viewer") // another user's session stays
+	if res := b.postForm("/admin/users/"+id, url.Values{"action": {"role"}, "role": {"reviewer"}}, false); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("role: %d", res.StatusCode)
+	}
+	// hal signs in, then is disabled: the session ends at once.
+	halSession := auth.NewSecret()
+	if err := b.store.CreateSession(context.Background(), auth.HashSecret(halSession), hal.ID, time.Now(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.do("GET", "/review", "", nil, "Authorization", "", "Cookie", "lw_session="+halSession); r.status != 200 {
+		t.Fatalf("hal's session: %d", r.status)
+	}
+	if res := b.postForm("/admin/users/"+id, url.Values{"action": {"disable"}}, false); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable: %d", res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", b.url+"/review", nil)
+	req.AddCookie(&http.Cookie{Name: "lw_session", Value: halSession})
+	if res, err := noRedirect.Do(req); err != nil || res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a disabled user's session still works")
+	}
+	if r := b.do("GET", "/review", "", nil, "Authorization", "", "Cookie", "lw_session="+session); r.status != 200 {
+		t.Errorf("another user's session ended with hal's: %d", r.status)
+	}
+	// The admin (ada) cannot disable or demote themselves.
+	ada, _ := b.store.UserByName(context.Background(), webtest.AdminName)
+	self := "/admin/users/" + strconv.FormatInt(ada.ID, 10)
+	if res := b.postForm(self, url.Values{"action": {"disable"}}, false); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("disabling oneself: %d, want 422", res.StatusCode)
+	}
+	if res := b.postForm(self, url.Values{"action": {"role"}, "role": {"viewer"}}, false); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("demoting oneself: %d, want 422", res.StatusCode)
+	}
+	events, err := b.store.AuditLog(context.Background(), store.AuditQuery{Subject: "user:hal"})
+	if err != nil || len(events) != 3 {
+		t.Errorf("hal's audit: %+v %v, want create, role, disable", events, err)
+	}
+	if doc := b.page("/admin/users", 200); !strings.Contains(testid(doc, "users").Text(), "disabled") {
+		t.Errorf("the users page does not show hal disabled")
+	}
+}
