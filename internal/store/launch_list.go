@@ -26,8 +26,44 @@ type LaunchFilter struct {
 	// AfterKey is a cursor: only launches listed after the launch with
 	// this key (older, in the list's newest-first order).
 	AfterKey string
-	Limit    int
-	Offset   int
+	// Sort orders the list by one of LaunchSorts (newest first when "");
+	// Asc turns it around. Ties keep the newest first.
+	Sort   string
+	Asc    bool
+	Limit  int
+	Offset int
+}
+
+// firstLineTS and readyLineTS are a listed launch's line times: point
+// lookups on the lines primary key.
+const (
+	firstLineTS = "(SELECT ts FROM lines x WHERE x.launch_id = l.id ORDER BY x.seq LIMIT 1)"
+	readyLineTS = "(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq)"
+)
+
+// LaunchSorts are the columns the list sorts by, as SQL over launches l.
+var LaunchSorts = map[string]string{
+	"key":    "l.key",
+	"status": "l.status",
+	"server": "l.server",
+	"host":   "l.host",
+	"start":  "COALESCE(" + firstLineTS + ", l.created_at)",
+	// Launches that never became ready sort after those that did, either way.
+	"ready":  readyLineTS + " - " + firstLineTS,
+	"alarms": "(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open')",
+}
+
+// orderBy is the list's ORDER BY clause for f.
+func orderBy(f LaunchFilter) string {
+	expr, ok := LaunchSorts[f.Sort]
+	if !ok {
+		return "l.created_at DESC, l.id DESC"
+	}
+	dir := " DESC NULLS LAST"
+	if f.Asc {
+		dir = " ASC NULLS LAST"
+	}
+	return expr + dir + ", l.created_at DESC, l.id DESC"
 }
 
 // LaunchListItem is a launch in the list, with the line times the list
@@ -129,12 +165,12 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 	// the deciding alarm is one probe of the alarms primary key.
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+launchColumns+`,
-			(SELECT ts FROM lines x WHERE x.launch_id = l.id ORDER BY x.seq LIMIT 1),
-			(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq),
+			`+firstLineTS+`,
+			`+readyLineTS+`,
 			(SELECT a.headline FROM alarms a WHERE a.launch_id = l.id AND a.fatal AND a.state IN ('open', 'confirmed')
 				ORDER BY a.alarm_no LIMIT 1)
 		FROM launches l`+q.where()+`
-		ORDER BY l.created_at DESC, l.id DESC LIMIT `+limit+` OFFSET `+offset, q.args...)
+		ORDER BY `+orderBy(f)+` LIMIT `+limit+` OFFSET `+offset, q.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list launches: %w", err)
 	}

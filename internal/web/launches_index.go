@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -13,6 +12,7 @@ import (
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/review"
 	"launchwatch/internal/status"
+	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
 
@@ -48,12 +48,13 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	}
 	now := h.pipe.Clock().Now()
 	sf := launchFilter(f, h.cfg.SilentAfter, now)
+	sf.Sort, sf.Asc = f.Sort, f.Asc
 	sf.Limit, sf.Offset = launchesPerPage, (f.Page-1)*launchesPerPage
 	items, total, err := h.store.ListLaunches(ctx, sf)
 	if err != nil {
 		return err
 	}
-	p := views.LaunchesProps{Filter: f, Total: total, Statuses: allStatuses, CurlLine: firstLogCurl(h.serverURL(c))}
+	p := views.LaunchesProps{Filter: f, Total: total, Statuses: allStatuses, CurlLine: firstLogCurl(h.serverURL(c)), Now: now}
 	if total == 0 && !f.Active() {
 		p.Empty = true
 		return render(c, 200, views.Launches(p))
@@ -102,19 +103,23 @@ func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
 	if len(f.Query) > 200 || !utf8.ValidString(f.Query) {
 		return f, badParam("search must be at most 200 bytes of text")
 	}
+	if s := q.Get("sort"); s != "" {
+		if _, ok := store.LaunchSorts[s]; !ok {
+			return f, badParam("sort %q is not one of key, status, server, host, start, ready, alarms", s)
+		}
+		f.Sort = s
+	}
+	switch q.Get("dir") {
+	case "", "desc":
+	case "asc":
+		f.Asc = true
+	default:
+		return f, badParam("dir must be asc or desc, not %q", q.Get("dir"))
+	}
 	page, err := intParam(q, "page", 1, 1, 100000)
 	f.Page = int(page)
 	return f, err
 }
 
-// launchesURL is the list URL of page n with the same filters.
-func launchesURL(f views.LaunchesFilter, n int) string {
-	v := url.Values{}
-	for k, s := range map[string]string{"status": f.Status, "server": f.Server, "label": f.Label, "q": f.Query} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	v.Set("page", strconv.Itoa(n))
-	return "/?" + v.Encode()
-}
+// launchesURL is the list URL of page n with the same filters and sort.
+func launchesURL(f views.LaunchesFilter, n int) string { return f.URL(n) }

@@ -45,6 +45,10 @@ func (h *handler) launchesList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if f.Sort != "" {
+		// The cursor (after) is a place in the newest-first order.
+		return badParam("sort is for the launches page; the API lists newest first, paged with after")
+	}
 	limit, err := intParam(q, "limit", defaultLaunchesLimit, 1, maxLaunchesLimit)
 	if err != nil {
 		return err
