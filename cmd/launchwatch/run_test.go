@@ -297,9 +297,15 @@ func TestRunThirdSignalKillsAServerThatIgnoresThem(t *testing.T) {
 	srv := webtest.Start(t, web.Config{})
 	cmd, out, _ := runShell(t, srv.URL, "stubborn", `trap "" INT TERM; echo $$; while :; do sleep 0.1; done`)
 	eventually(t, "the server to start", func() bool { return strings.Contains(out.String(), "\n") })
-	for range 3 {
-		time.Sleep(300 * time.Millisecond)
+	// One signal at a time: each is sent once run said it forwarded the
+	// one before (signals sent at once may arrive as one).
+	for i := range 3 {
 		cmd.Process.Signal(syscall.SIGINT) //nolint:errcheck
+		if i < 2 {
+			eventually(t, "run to forward the signal", func() bool {
+				return strings.Count(out.String(), "forwarding signal") > i
+			})
+		}
 	}
 	if code := waitExit(t, cmd, out, 20*time.Second); code != 128+int(syscall.SIGKILL) {
 		t.Errorf("run exit %d, want %d (killed)\n%s", code, 128+int(syscall.SIGKILL), out)

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/clock"
 	"launchwatch/internal/web"
+	"launchwatch/internal/web/webtest"
 )
 
 func TestProcessReports(t *testing.T) {
@@ -99,9 +101,9 @@ func TestSilentLaunch(t *testing.T) {
 
 	t.Run("QuietLoadingLaunchIsSilent", func(t *testing.T) {
 		t.Parallel()
-		b := setupWith(t, web.Config{SilentAfter: time.Millisecond})
+		b, fake := setupSilent(t)
 		b.postText("/api/v1/launches/quiet/lines", "starting up\n")
-		time.Sleep(20 * time.Millisecond)
+		goQuiet(fake)
 		if l := b.launch("quiet"); l.Status != "silent" {
 			t.Errorf("status = %q, want silent", l.Status)
 		}
@@ -109,9 +111,9 @@ func TestSilentLaunch(t *testing.T) {
 
 	t.Run("ReadyLaunchIsNeverSilent", func(t *testing.T) {
 		t.Parallel()
-		b := setupWith(t, web.Config{SilentAfter: time.Millisecond})
+		b, fake := setupSilent(t)
 		b.postText("/api/v1/launches/done/lines?server=sglang", "The server is fired up and ready to roll!\n")
-		time.Sleep(20 * time.Millisecond)
+		goQuiet(fake)
 		if l := b.launch("done"); l.Status != "ready" {
 			t.Errorf("status = %q, want ready", l.Status)
 		}
@@ -129,9 +131,9 @@ func TestSilentLaunch(t *testing.T) {
 
 func TestSilentLaunchInTheUI(t *testing.T) {
 	t.Parallel()
-	b := setupWith(t, web.Config{SilentAfter: time.Millisecond})
+	b, fake := setupSilent(t)
 	b.postText("/api/v1/launches/mute/lines", "[2026-04-02 09:28:20] Load weight begin. avail mem=70.12 GB\n")
-	time.Sleep(20 * time.Millisecond)
+	goQuiet(fake)
 	for _, path := range []string{"/", "/launches/mute"} {
 		r := b.do("GET", path, "", nil)
 		page := string(r.body)
@@ -140,4 +142,25 @@ func TestSilentLaunchInTheUI(t *testing.T) {
 			t.Errorf("%s: %d, silent badge or 'no data since' missing", path, r.status)
 		}
 	}
+}
+
+// silentAfter is the silence threshold of setupSilent's server.
+const silentAfter = time.Minute
+
+// setupSilent is a server whose clock the test moves, so a launch goes
+// silent when the test says, not after a sleep.
+func setupSilent(t *testing.T) (*testBundle, *clock.Fake) {
+	t.Helper()
+	// From the wall clock's now: a launch row's creation time is the
+	// database's, and silence counts from the latest of it and the lines.
+	fake := clock.NewFake(time.Now())
+	srv := webtest.Start(t, web.Config{SilentAfter: silentAfter}, webtest.WithClock(fake))
+	return &testBundle{t: t, url: srv.URL, store: srv.Store, srv: srv}, fake
+}
+
+// goQuiet moves the server's clock past the silence threshold from now:
+// the launch row's creation time is the database's wall clock, which ran
+// on while the test server started.
+func goQuiet(fake *clock.Fake) {
+	fake.Advance(max(0, time.Since(fake.Now())) + silentAfter + time.Second)
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -45,7 +44,7 @@ func (h *handler) postmortem(c echo.Context, base string) (views.PostmortemDoc, 
 	if err != nil {
 		return views.PostmortemDoc{}, 0, err
 	}
-	doc, err := postmortem.Build(ctx, h.store, v, base, time.Now())
+	doc, err := postmortem.Build(ctx, h.store, v, base, h.now())
 	return doc, id, err
 }
 

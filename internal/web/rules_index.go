@@ -3,7 +3,6 @@ package web
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,7 +24,7 @@ func (h *handler) rulesIndex(c echo.Context) error {
 		return err
 	}
 	p := views.RulesProps{}
-	now := time.Now()
+	now := h.now()
 	for _, r := range rules {
 		row := views.RuleRow{ID: r.ID, Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, Author: r.Author,
 			Reason: r.Reason, Created: r.CreatedAt, Expires: r.ExpiresAt, Hits: r.Hits, LastHit: r.LastHitAt,

@@ -78,7 +78,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	}
 	d.zoom, d.now = lq.zoom, d.last
 	if l.Status == status.Starting || l.Status == status.Loading {
-		d.now = clockNow(d.last, l.LastLineAt, time.Now())
+		d.now = clockNow(d.last, l.LastLineAt, h.now())
 	}
 	if lq, d.lines, err = h.logWindow(c, l, lq); err != nil {
 		return views.LaunchProps{}, err
@@ -102,7 +102,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	p.Log = logProps(l, d.lines, lq)
 	p.Log.Alarms, p.Log.MoreAlarms = logAlarms(l.Key, d.alarms)
 	// Silence is a judgement about the present, made at read time like the API does.
-	p.Status = status.Observed(l.Status, l.LastHeard(), time.Now(), h.cfg.SilentAfter)
+	p.Status = status.Observed(l.Status, l.LastHeard(), h.now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
 	return p, nil
 }
