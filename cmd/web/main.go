@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"launchwatch/internal/clock"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
@@ -116,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	expiring := make(chan struct{})
 	go func() {
 		defer close(expiring)
-		reopenExpiredRules(listenCtx, st, log)
+		review.RunExpiry(listenCtx, st, clock.Real{}, log)
 	}()
 	defer func() { stopListening(); <-expiring }()
 
@@ -202,19 +203,3 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// reopenExpiredRules re-opens, every minute until ctx ends, the alarms of
-// suppression rules that expired.
-func reopenExpiredRules(ctx context.Context, st *store.Store, log *slog.Logger) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
-		if err := review.ReopenExpired(ctx, st); err != nil && ctx.Err() == nil {
-			log.Warn("re-opening the alarms of expired rules", slog.String("error", err.Error()))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}

@@ -269,7 +269,8 @@ func SaveRule(ctx context.Context, st *store.Store, d RuleDraft) (int64, *Previe
 // person decided on; enabling suppresses the open alarms it matches again.
 // Only an admin may switch a rule for all launches or one that hides
 // confirmed alarms.
-func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor, reason string, admin bool) error {
+// An expired rule is not brought back into force: expiry is judged at now.
+func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool, actor, reason string, admin bool, now time.Time) error {
 	actor, reason = strings.TrimSpace(actor), strings.TrimSpace(reason)
 	if actor == "" || utf8.RuneCountInString(actor) > 80 || strings.ContainsAny(actor, "\x00\n\r") {
 		return &InvalidError{Fields: map[string]string{"name": "enter your name: every rule change records who made it"}}
@@ -292,7 +293,7 @@ func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool
 		action := "rule.disable"
 		if enabled {
 			action = "rule.enable"
-			if err := suppressWithRule(ctx, st, tx, id); err != nil {
+			if err := suppressWithRule(ctx, st, tx, id, now); err != nil {
 				return err
 			}
 		} else if err := reopen(ctx, tx, id); err != nil {
@@ -306,10 +307,10 @@ func SetRuleEnabled(ctx context.Context, st *store.Store, id int64, enabled bool
 	})
 }
 
-// ReopenExpired re-opens the alarms held by rules that have expired.
-func ReopenExpired(ctx context.Context, st *store.Store) error {
+// ReopenExpired re-opens the alarms held by rules that have expired at now.
+func ReopenExpired(ctx context.Context, st *store.Store, now time.Time) error {
 	return st.WithTx(ctx, func(tx *store.Tx) error {
-		ids, err := tx.ExpiredRulesWithAlarms(ctx)
+		ids, err := tx.ExpiredRulesWithAlarms(ctx, now)
 		if err != nil {
 			return err
 		}
@@ -334,7 +335,7 @@ func reopen(ctx context.Context, tx *store.Tx, ruleID int64) error {
 	return recompute(ctx, tx, launches)
 }
 
-func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int64) error {
+func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int64, now time.Time) error {
 	rules, err := st.Rules(ctx)
 	if err != nil {
 		return err
@@ -345,7 +346,7 @@ func suppressWithRule(ctx context.Context, st *store.Store, tx *store.Tx, id int
 	}
 	r := rules[i]
 	// r was read outside tx, before it was enabled: only its expiry counts.
-	if r.ExpiresAt != nil && !r.ExpiresAt.After(time.Now()) {
+	if r.ExpiresAt != nil && !r.ExpiresAt.After(now) {
 		return nil // an expired rule suppresses nothing, enabled or not
 	}
 	d := RuleDraft{Matcher: r.Matcher, Pattern: r.Pattern, Scope: r.Scope, ScopeValue: r.ScopeValue}

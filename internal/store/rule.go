@@ -211,10 +211,10 @@ func (t *Tx) ReopenByRule(ctx context.Context, ruleID int64) ([]int64, error) {
 
 // ExpiredRulesWithAlarms returns the ids of expired rules that still hold
 // suppressed alarms, so they can be re-opened.
-func (t *Tx) ExpiredRulesWithAlarms(ctx context.Context) ([]int64, error) {
+func (t *Tx) ExpiredRulesWithAlarms(ctx context.Context, now time.Time) ([]int64, error) {
 	rows, err := t.tx.Query(ctx, `
 		SELECT DISTINCT r.id FROM rules r JOIN alarms a ON a.rule_id = r.id AND a.state = 'suppressed'
-		WHERE r.expires_at <= now()`)
+		WHERE r.expires_at <= $1`, now)
 	if err != nil {
 		return nil, fmt.Errorf("store: expired rules: %w", err)
 	}
@@ -223,6 +223,16 @@ func (t *Tx) ExpiredRulesWithAlarms(ctx context.Context) ([]int64, error) {
 		return nil, fmt.Errorf("store: expired rules: %w", err)
 	}
 	return ids, nil
+}
+
+// NextRuleExpiry returns when the next enabled rule expires after now
+// (nil when none will).
+func (s *Store) NextRuleExpiry(ctx context.Context, now time.Time) (*time.Time, error) {
+	var next *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT min(expires_at) FROM rules WHERE enabled AND expires_at > $1`, now).Scan(&next); err != nil {
+		return nil, fmt.Errorf("store: next rule expiry: %w", err)
+	}
+	return next, nil
 }
 
 // RuleByID returns one rule, or ErrNotFound.

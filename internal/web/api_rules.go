@@ -188,7 +188,7 @@ func (h *handler) apiRuleUpdate(c echo.Context) error {
 		}
 	}
 	if req.Enabled != nil {
-		if err := review.SetRuleEnabled(ctx, h.store, id, *req.Enabled, actorName(c), req.Reason, admin); err != nil {
+		if err := review.SetRuleEnabled(ctx, h.store, id, *req.Enabled, actorName(c), req.Reason, admin, h.now()); err != nil {
 			return reviewError(c, err)
 		}
 	}

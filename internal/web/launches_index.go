@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/ingest"
-	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -41,11 +40,6 @@ func (h *handler) launchesIndex(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// A rule that expired gives back the alarms it held before anyone
-	// reads the list (also done by the launch, review and rules pages).
-	if err := review.ReopenExpired(ctx, h.store); err != nil {
-		return err
-	}
 	now := h.pipe.Clock().Now()
 	sf := launchFilter(f, h.cfg.SilentAfter, now)
 	sf.Sort, sf.Asc = f.Sort, f.Asc

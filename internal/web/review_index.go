@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
 
@@ -37,9 +36,6 @@ func (h *handler) reviewIndex(c echo.Context) error {
 
 func (h *handler) reviewPage(c echo.Context) (views.ReviewProps, error) {
 	ctx := c.Request().Context()
-	if err := review.ReopenExpired(ctx, h.store); err != nil {
-		return views.ReviewProps{}, err
-	}
 	groups, err := h.store.OpenAlarmGroups(ctx, reviewGroups)
 	if err != nil {
 		return views.ReviewProps{}, err

@@ -25,7 +25,7 @@ func (h *handler) ruleToggle(c echo.Context) error {
 	}
 	enabled := c.FormValue("enabled") == "1"
 	err = review.SetRuleEnabled(c.Request().Context(), h.store, id, enabled, actorName(c), c.FormValue("reason"),
-		principalOf(c).level == auth.Admin)
+		principalOf(c).level == auth.Admin, h.now())
 	var invalid *review.InvalidError
 	if errors.As(err, &invalid) {
 		return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: cmp.Or(invalid.Fields["name"], invalid.Fields["reason"])}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/clock"
 	"launchwatch/internal/review"
+	"launchwatch/internal/web"
+	"launchwatch/internal/web/webtest"
 )
 
 // ruleForm is the rule form as the browser submits it after "Suppress similar".
@@ -275,7 +278,11 @@ func TestRules(t *testing.T) {
 
 	t.Run("ExpiryReopensAndStaleRulesAreMarked", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
+		// The server's clock is the test's: the rule expires when the test
+		// moves it 31 days on, and the expiry worker wakes for it.
+		fake := clock.NewFake(time.Now())
+		srv := webtest.Start(t, web.Config{}, webtest.WithClock(fake))
+		b := &testBundle{t: t, url: srv.URL, store: srv.Store, srv: srv}
 		b.postText("/api/v1/launches/ok-1/lines?server=sglang", falseAlarmLog)
 		res := b.postForm("/rules", url.Values{"matcher": {"substring"}, "pattern": {"probe kernel"}, "scope": {"all"},
 			"reason": {"probe noise"}}, false)
@@ -297,12 +304,14 @@ func TestRules(t *testing.T) {
 			t.Error("a rule that matched nothing in the last 50 launches is not marked stale")
 		}
 		// Once it expires, what it suppressed is open again.
-		_, err := b.store.Pool().Exec(context.Background(), `UPDATE rules SET expires_at = now() - interval '1 second' WHERE id = $1`, id)
-		must(t, err)
-		// Any page a person reads gives the alarms back.
-		b.page("/", 200)
-		if a := b.alarm("ok-1", 1); a.State != "open" {
-			t.Errorf("alarm of an expired rule after the list was read: %+v", a)
+		fake.Advance(31 * 24 * time.Hour)
+		// The expiry worker gives the alarms back; pages only read.
+		deadline := time.Now().Add(10 * time.Second)
+		for b.alarm("ok-1", 1).State != "open" {
+			if time.Now().After(deadline) {
+				t.Fatalf("alarm of an expired rule still %s 10 s after the expiry", b.alarm("ok-1", 1).State)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
 		}
 		doc = b.page("/rules", 200)
 		if st := testid(doc, "rule-row").AttrOr("data-state", ""); st != "expired" {

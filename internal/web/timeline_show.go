@@ -36,9 +36,6 @@ func (h *handler) timelineShow(c echo.Context) error {
 	if wantsLogSection(c) {
 		return h.logSection(c, key, lq, status)
 	}
-	if err := review.ReopenExpired(c.Request().Context(), h.store); err != nil {
-		return err
-	}
 	p, err := h.launchPage(c, key, lq)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"launchwatch/internal/clock"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
+	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
@@ -141,6 +142,12 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		defer close(settling)
 		pipe.RunSettler(ctx)
 	}()
+	// Rules expire by the expiry worker, as in cmd/web, on the same clock.
+	expiring := make(chan struct{})
+	go func() {
+		defer close(expiring)
+		review.RunExpiry(ctx, st, pipe.Clock(), log)
+	}()
 	cfg.Hub = hub
 	// Listen first, so the server knows its address and checks the Host
 	// header as cmd/web does on a loopback address.
@@ -173,6 +180,7 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		cancel()
 		<-listening
 		<-settling
+		<-expiring
 	})
 	return s
 }
