@@ -202,4 +202,3 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
-
