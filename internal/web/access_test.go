@@ -215,3 +215,18 @@ func (b *testBundle) apiJSON(method, path, token, body string, want int) map[str
 	}
 	return out
 }
+
+// TestStaticFilesArePublic: the sign-in page needs its styles and scripts
+// before anyone has signed in, and a health probe has no token: both are
+// served to anyone, whatever credential comes along.
+func TestStaticFilesArePublic(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, path := range []string{"/static/app.css", "/static/htmx.min.js", "/static/csrf.js", "/healthz", "/readyz"} {
+		for _, authz := range []string{"", "Bearer lw_not-a-token"} {
+			if r := b.do("GET", path, "", nil, "Authorization", authz); r.status != http.StatusOK {
+				t.Errorf("GET %s with Authorization %q: %d, want 200", path, authz, r.status)
+			}
+		}
+	}
+}

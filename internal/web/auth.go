@@ -77,6 +77,9 @@ type routePolicy struct {
 	// form marks browser form routes, whose CSRF token may come in the
 	// form body (checked once the form is read, by checkCSRFForm).
 	form bool
+	// nobody marks public routes that never care who asks (static files,
+	// health probes): no credential is looked up for them.
+	nobody bool
 }
 
 // errUnauthenticated and errForbidden are answered by handleError as 401
@@ -105,6 +108,9 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := h.checkCrossOrigin(r); err != nil {
 				return err
 			}
+		}
+		if pol.nobody {
+			return next(c)
 		}
 		if pol.need == auth.Public {
 			// Public pages still know who is signed in (the sign-in page

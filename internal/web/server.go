@@ -101,6 +101,13 @@ func (r router) add(method, path string, need auth.Level, fn echo.HandlerFunc, m
 	r.e.Add(method, path, fn, mw...)
 }
 
+// anyone registers a route that serves everyone alike, without looking
+// up who asks.
+func (r router) anyone(method, path string, fn echo.HandlerFunc) {
+	r.h.policies[method+" "+path] = routePolicy{need: auth.Public, nobody: true}
+	r.e.Add(method, path, fn)
+}
+
 // static serves files, to anyone.
 func (r router) static(prefix string, fsys fs.FS) {
 	before := map[string]bool{}
@@ -110,7 +117,7 @@ func (r router) static(prefix string, fsys fs.FS) {
 	r.e.StaticFS(prefix, fsys)
 	for _, rt := range r.e.Routes() {
 		if k := rt.Method + " " + rt.Path; !before[k] {
-			r.h.policies[k] = routePolicy{need: auth.Public}
+			r.h.policies[k] = routePolicy{need: auth.Public, nobody: true}
 		}
 	}
 }
@@ -180,8 +187,8 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	e.Use(h.authenticate)
 
 	r := router{e: e, h: h}
-	r.add("GET", "/healthz", auth.Public, h.healthz)
-	r.add("GET", "/readyz", auth.Public, h.readyz)
+	r.anyone("GET", "/healthz", h.healthz)
+	r.anyone("GET", "/readyz", h.readyz)
 	r.static("/static", static.FS)
 	r.add("GET", "/login", auth.Public, h.loginShow)
 	r.add("POST", "/login", auth.Public, h.loginCreate, readForm)
