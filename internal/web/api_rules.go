@@ -1,7 +1,6 @@
 package web
 
 import (
-	"math"
 	"net/http"
 	"time"
 
@@ -94,42 +93,6 @@ func (h *handler) apiRulesList(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"rules": out})
 }
 
-// apiRuleCreate answers POST /api/v1/rules with the same checks and
-// preview as the form: 201 with the rule's id and what it suppressed; with
-// "preview": true, 200 and what it would match; 422 with the reasons (a
-// blinding pattern, a rule that would hide confirmed alarms); 403 for what
-// only an admin may do.
-func (h *handler) apiRuleCreate(c echo.Context) error {
-	var req ruleRequest
-	if err := decodeTextJSON(c, &req); err != nil {
-		return err
-	}
-	d := req.draft(c)
-	ctx := c.Request().Context()
-	if req.Preview {
-		if err := d.Validate(); err != nil {
-			return reviewError(c, err)
-		}
-		pv, err := review.PreviewRule(ctx, h.store, d)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, map[string]any{"preview": toPreviewJSON(pv)})
-	}
-	id, pv, err := review.SaveRule(ctx, h.store, d)
-	if err != nil {
-		if invalid, ok := err.(*review.InvalidError); ok && pv != nil {
-			return invalidWithPreview(c, invalid, pv)
-		}
-		return reviewError(c, err)
-	}
-	r, err := h.store.RuleByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"id": id, "rule": toRuleJSON(r), "preview": toPreviewJSON(pv)})
-}
-
 // invalidWithPreview answers a refused rule with the preview that refused
 // it, so a script sees which confirmed alarms it would hide.
 func invalidWithPreview(c echo.Context, invalid *review.InvalidError, pv *review.Preview) error {
@@ -144,57 +107,4 @@ type rulePatch struct {
 	Expiry     string `json:"expiry"` // days or never
 	ExpiryDays *int   `json:"expiry_days"`
 	Reason     string `json:"reason"` // why it is switched, for the audit log
-}
-
-// apiRuleUpdate answers PATCH /api/v1/rules/{id}: enable, disable, or a
-// new expiry, with the same checks as the form; 200 with the rule.
-func (h *handler) apiRuleUpdate(c echo.Context) error {
-	id, err := ruleID(c)
-	if err != nil {
-		return err
-	}
-	var req rulePatch
-	if err := decodeTextJSON(c, &req); err != nil {
-		return err
-	}
-	if req.Enabled == nil && req.Expiry == "" && req.ExpiryDays == nil {
-		return badParam(`give "enabled", or a new "expiry" ("days" with "expiry_days", or "never")`)
-	}
-	ctx := c.Request().Context()
-	admin := principalOf(c).level == auth.Admin
-	if req.Expiry != "" || req.ExpiryDays != nil {
-		old, err := h.store.RuleByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		d := review.RuleDraft{Matcher: old.Matcher, Pattern: old.Pattern, Scope: old.Scope, ScopeValue: old.ScopeValue,
-			Reason: old.Reason, Author: actorName(c), Expiry: req.Expiry, Admin: admin}
-		if d.Expiry == "" {
-			d.Expiry = "days"
-		}
-		if req.ExpiryDays != nil {
-			d.ExpiryDays = *req.ExpiryDays
-			if d.ExpiryDays == 0 {
-				d.ExpiryDays = -1
-			}
-		} else if d.Expiry == "days" && old.ExpiresAt != nil {
-			d.ExpiryDays = max(1, int(math.Ceil(old.ExpiresAt.Sub(h.now()).Hours()/24)))
-		}
-		if old.OverrideReason != nil {
-			d.Override, d.OverrideReason = true, *old.OverrideReason
-		}
-		if _, err := review.UpdateRule(ctx, h.store, id, d); err != nil {
-			return reviewError(c, err)
-		}
-	}
-	if req.Enabled != nil {
-		if err := review.SetRuleEnabled(ctx, h.store, id, *req.Enabled, actorName(c), req.Reason, admin, h.now()); err != nil {
-			return reviewError(c, err)
-		}
-	}
-	r, err := h.store.RuleByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toRuleJSON(r))
 }

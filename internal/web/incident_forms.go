@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -37,108 +36,4 @@ func (h *handler) incidentUpdate(c echo.Context) error {
 		return incidentInput(err, http.StatusUnprocessableEntity)
 	}
 	return c.Redirect(http.StatusSeeOther, incident.Path(id))
-}
-
-// incidentLaunches answers POST /incidents/{id}/launches with add=KEY
-// and/or remove=KEY (each may repeat).
-func (h *handler) incidentLaunches(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	ch := incident.Change{AddLaunches: form["add"], RemoveLaunches: form["remove"]}
-	if err := incident.Apply(c.Request().Context(), h.store, id, ch, incidentActor(c)); err != nil {
-		return incidentInput(err, http.StatusUnprocessableEntity)
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id))
-}
-
-// incidentNoteCreate answers POST /incidents/{id}/notes with text.
-func (h *handler) incidentNoteCreate(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	noteID, err := incident.AddNote(c.Request().Context(), h.store, id, form.Get("text"), incidentActor(c))
-	if err != nil {
-		return incidentInput(err, http.StatusUnprocessableEntity)
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id)+"#inote-"+strconv.FormatInt(noteID, 10))
-}
-
-// incidentNoteEdit answers POST /incidents/{id}/notes/{note} with text:
-// the note gets the new text and keeps the old one in its history.
-func (h *handler) incidentNoteEdit(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	noteID, err := pathID(c, "note")
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	if err := incident.EditNote(c.Request().Context(), h.store, id, noteID, form.Get("text"), incidentActor(c)); err != nil {
-		return incidentInput(err, http.StatusUnprocessableEntity)
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id)+"#inote-"+strconv.FormatInt(noteID, 10))
-}
-
-// incidentActionCreate answers POST /incidents/{id}/actions with text.
-func (h *handler) incidentActionCreate(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	if _, err := incident.AddAction(c.Request().Context(), h.store, id, form.Get("text"), incidentActor(c)); err != nil {
-		return incidentInput(err, http.StatusUnprocessableEntity)
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id)+"#action-items")
-}
-
-// incidentActionUpdate answers POST /incidents/{id}/actions/{item} with
-// done=true|false (tick or untick), text (new text) or delete=1.
-func (h *handler) incidentActionUpdate(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	itemID, err := pathID(c, "item")
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	ch := incident.ActionChange{Delete: form.Get("delete") != ""}
-	if vs, ok := form["text"]; ok && len(vs) > 0 {
-		ch.Text = &vs[0]
-	}
-	if s := form.Get("done"); s != "" {
-		done, err := strconv.ParseBool(s)
-		if err != nil {
-			return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Message: "done must be true or false"}
-		}
-		ch.Done = &done
-	}
-	if err := incident.UpdateAction(c.Request().Context(), h.store, id, itemID, ch, incidentActor(c)); err != nil {
-		return incidentInput(err, http.StatusUnprocessableEntity)
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id)+"#action-items")
 }

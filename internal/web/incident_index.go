@@ -69,31 +69,6 @@ func incidentRows(items []store.IncidentListItem) []views.IncidentRow {
 	return rows
 }
 
-// incidentNew answers GET /incidents/new?launch=KEY&launch=KEY: the form
-// that opens an incident for those launches (from a launch's page or the
-// launches selected in the list), and the open incidents they could join.
-func (h *handler) incidentNew(c echo.Context) error {
-	if err := checkText(c.QueryParams()); err != nil {
-		return err
-	}
-	p := views.IncidentNewProps{Severities: incident.Severities, Severity: incident.DefaultSeverity}
-	for _, k := range c.QueryParams()["launch"] {
-		if k = strings.TrimSpace(k); launchKeyPattern.MatchString(k) && !slices.Contains(p.Launches, k) {
-			p.Launches = append(p.Launches, k)
-		}
-	}
-	if len(p.Launches) > 0 {
-		p.Title = "Launch " + p.Launches[0] + " failed"
-		if len(p.Launches) > 1 {
-			p.Title = "Launches " + strings.Join(p.Launches, ", ") + " failed"
-		}
-		if r := []rune(p.Title); len(r) > incident.MaxTitle {
-			p.Title = string(r[:incident.MaxTitle-1]) + "…"
-		}
-	}
-	return h.renderIncidentNew(c, http.StatusOK, p)
-}
-
 func (h *handler) renderIncidentNew(c echo.Context, status int, p views.IncidentNewProps) error {
 	ctx := c.Request().Context()
 	for _, s := range []string{"investigating", "mitigated"} {
@@ -104,27 +79,4 @@ func (h *handler) renderIncidentNew(c echo.Context, status int, p views.Incident
 		p.Open = append(p.Open, incidentRows(items)...)
 	}
 	return render(c, status, views.IncidentNew(p))
-}
-
-// incidentCreate answers the form of /incidents/new (title, severity,
-// owner, launch...): the incident is opened and its page shown; an invalid
-// form is shown again with the message and 422.
-func (h *handler) incidentCreate(c echo.Context) error {
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	n := incident.New{Title: form.Get("title"), Severity: form.Get("severity"), Owner: form.Get("owner"),
-		Launches: form["launch"]}
-	id, err := incident.Open(c.Request().Context(), h.store, n, incidentActor(c))
-	var invalid *incident.InvalidError
-	if errors.As(err, &invalid) {
-		p := views.IncidentNewProps{Title: n.Title, Severity: n.Severity, Owner: n.Owner, Launches: n.Launches,
-			Severities: incident.Severities, Error: invalid.Message()}
-		return h.renderIncidentNew(c, http.StatusUnprocessableEntity, p)
-	}
-	if err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, incident.Path(id))
 }

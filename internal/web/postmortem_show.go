@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -20,18 +19,6 @@ func (h *handler) postmortemShow(c echo.Context) error {
 		return err
 	}
 	return render(c, http.StatusOK, views.Postmortem(doc))
-}
-
-// postmortemMarkdown answers GET /incidents/{id}/postmortem.md: the same
-// document as Markdown, its links absolute so they work outside the app.
-func (h *handler) postmortemMarkdown(c echo.Context) error {
-	doc, id, err := h.postmortem(c, h.baseURL(c))
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set(echo.HeaderContentDisposition,
-		`inline; filename="incident-`+strconv.FormatInt(id, 10)+`-postmortem.md"`)
-	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(views.PostmortemMarkdown(doc)))
 }
 
 func (h *handler) postmortem(c echo.Context, base string) (views.PostmortemDoc, int64, error) {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -127,80 +126,4 @@ func (h *handler) addPreview(c echo.Context, p *views.ProblemProps, fp string) e
 	}
 	p.Preview = pv
 	return nil
-}
-
-// problemShow answers GET /problems/{fp}: the problem's launches and
-// headlines, and its decision form; with verdict= and reason= (the
-// form's Preview) it lists the open alarms the decision would decide.
-func (h *handler) problemShow(c echo.Context) error {
-	fp, err := problemFingerprint(c)
-	if err != nil {
-		return err
-	}
-	p, err := h.problemPage(c, fp)
-	if err != nil {
-		return err
-	}
-	q := c.QueryParams()
-	if k, err := strconv.Atoi(q.Get("decided")); err == nil && k >= 0 {
-		if v := q.Get("verdict"); v == review.Confirm || v == review.Dismiss {
-			p.Done = strconv.Itoa(k) + " alarm(s) " + v + "ed."
-		}
-	}
-	if q.Get("preview") == "" {
-		return render(c, http.StatusOK, views.Problem(p))
-	}
-	// Validate what the preview can know; the name is the request's own.
-	d := review.Decision{Verdict: q.Get("verdict"), Reason: q.Get("reason"), Actor: "preview"}
-	p.Verdict, p.Reason = d.Verdict, d.Reason
-	var invalid *review.InvalidError
-	if err := d.Validate(); errors.As(err, &invalid) {
-		p.Errors = invalid.Fields
-		return render(c, http.StatusUnprocessableEntity, views.Problem(p))
-	}
-	if err := h.addPreview(c, &p, fp); err != nil {
-		return err
-	}
-	return render(c, http.StatusOK, views.Problem(p))
-}
-
-// problemDecide answers POST /problems/{fp}/decide (verdict, reason, and
-// alarm=KEY/NO for each previewed alarm): the verdict for those of them
-// still open, attributed to the request's user, then back to the problem.
-func (h *handler) problemDecide(c echo.Context) error {
-	fp, err := problemFingerprint(c)
-	if err != nil {
-		return err
-	}
-	form, err := formText(c)
-	if err != nil {
-		return err
-	}
-	refs := form["alarm"]
-	if len(refs) > review.MaxProblemDecision {
-		return badParam("at most %d alarms per decision", review.MaxProblemDecision)
-	}
-	previewed := make(map[string]bool, len(refs))
-	for _, r := range refs {
-		previewed[r] = true
-	}
-	d := review.Decision{Verdict: form.Get("verdict"), Reason: form.Get("reason"), Actor: actorName(c)}
-	n, err := review.DecideProblem(c.Request().Context(), h.store, fp, previewed, d)
-	var invalid *review.InvalidError
-	if errors.As(err, &invalid) {
-		p, err := h.problemPage(c, fp)
-		if err != nil {
-			return err
-		}
-		p.Verdict, p.Reason, p.Errors = d.Verdict, d.Reason, invalid.Fields
-		if err := h.addPreview(c, &p, fp); err != nil {
-			return err
-		}
-		return render(c, http.StatusUnprocessableEntity, views.Problem(p))
-	}
-	if err != nil {
-		return err
-	}
-	q := url.Values{"decided": {strconv.Itoa(n)}, "verdict": {d.Verdict}}
-	return c.Redirect(http.StatusSeeOther, problemHref(fp)+"?"+q.Encode())
 }

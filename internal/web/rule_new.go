@@ -30,20 +30,6 @@ func (h *handler) ruleNew(c echo.Context) error {
 	return render(c, 200, views.RuleForm(p))
 }
 
-// rulePreview answers GET /rules/preview with the preview fragment, for
-// htmx.
-func (h *handler) rulePreview(c echo.Context) error {
-	_, d, err := h.ruleForm(c, c.QueryParams())
-	if err != nil {
-		return err
-	}
-	pp, err := h.rulePreviewProps(c, d)
-	if err != nil {
-		return err
-	}
-	return render(c, 200, views.RulePreview(*pp))
-}
-
 // ruleForm reads the rule form's fields. When they name a source alarm
 // and no pattern was given yet, the form is prefilled from that alarm: its
 // template, its launch's server as the scope, its dismissal reason.

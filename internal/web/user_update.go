@@ -1,11 +1,9 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,54 +11,6 @@ import (
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
-
-// usersIndex answers GET /admin/users: every user, and the form for a new one.
-func (h *handler) usersIndex(c echo.Context) error {
-	return h.renderUsers(c, http.StatusOK, views.UsersProps{Role: "viewer", Message: c.QueryParam("done")})
-}
-
-func (h *handler) renderUsers(c echo.Context, status int, p views.UsersProps) error {
-	users, err := h.store.Users(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	for _, u := range users {
-		p.Users = append(p.Users, views.UserRow{ID: u.ID, Name: u.Name, Role: u.Role, Disabled: u.Disabled,
-			Proxy: u.PasswordHash == "", CreatedAt: u.CreatedAt, CreatedBy: u.CreatedBy})
-	}
-	return render(c, status, views.Users(p))
-}
-
-// userCreate answers POST /admin/users with name, role and password.
-func (h *handler) userCreate(c echo.Context) error {
-	p := views.UsersProps{Name: strings.TrimSpace(c.FormValue("name")), Role: c.FormValue("role"), Errors: map[string]string{}}
-	if msg := checkUserName(p.Name); msg != "" {
-		p.Errors["name"] = msg
-	}
-	if _, err := auth.ParseRole(p.Role); err != nil {
-		p.Errors["role"] = err.Error()
-	}
-	pw := c.FormValue("password")
-	if msg := auth.CheckPasswordRules(pw); msg != "" {
-		p.Errors["password"] = msg
-	}
-	if len(p.Errors) > 0 {
-		return h.renderUsers(c, http.StatusUnprocessableEntity, p)
-	}
-	hash, err := h.hasher.Hash(pw)
-	if err != nil {
-		return err
-	}
-	_, err = h.store.CreateUser(c.Request().Context(), store.User{Name: p.Name, Role: p.Role, PasswordHash: hash}, actorName(c))
-	if errors.Is(err, store.ErrExists) {
-		p.Errors["name"] = "a user with this name exists"
-		return h.renderUsers(c, http.StatusUnprocessableEntity, p)
-	}
-	if err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, "/admin/users?done="+url.QueryEscape("created "+p.Name))
-}
 
 // userUpdate answers POST /admin/users/{id} with action role (and role),
 // disable, enable or password (and password). Admins cannot lock

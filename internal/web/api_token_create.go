@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -118,38 +117,6 @@ func (h *handler) apiTokenCreate(c echo.Context) error {
 	return c.JSON(http.StatusCreated, out)
 }
 
-// apiTokensList answers GET /api/v1/tokens: every token with its last use,
-// never a secret.
-func (h *handler) apiTokensList(c echo.Context) error {
-	ts, err := h.store.Tokens(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	out := make([]tokenJSON, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, toTokenJSON(t))
-	}
-	return c.JSON(http.StatusOK, map[string]any{"tokens": out})
-}
-
-// apiTokenRevoke answers DELETE /api/v1/tokens/{id}: the token stops
-// working at once (204).
-func (h *handler) apiTokenRevoke(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return badParam("no such token")
-	}
-	if _, err := h.store.RevokeToken(c.Request().Context(), id, h.now(), actorName(c)); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
-}
-
-// tokensIndex answers GET /admin/tokens.
-func (h *handler) tokensIndex(c echo.Context) error {
-	return h.renderTokens(c, http.StatusOK, views.TokensProps{Scope: "ingest", ExpiresIn: "90d"})
-}
-
 func (h *handler) renderTokens(c echo.Context, status int, p views.TokensProps) error {
 	ts, err := h.store.Tokens(c.Request().Context())
 	if err != nil {
@@ -161,35 +128,4 @@ func (h *handler) renderTokens(c echo.Context, status int, p views.TokensProps) 
 	}
 	p.ServerURL = h.serverURL(c)
 	return render(c, status, views.Tokens(p))
-}
-
-// tokenCreateForm answers POST /admin/tokens: the page again with the new
-// secret shown once (not a redirect, so the secret is in no URL or history).
-func (h *handler) tokenCreateForm(c echo.Context) error {
-	req := tokenRequest{Name: c.FormValue("name"), Scope: c.FormValue("scope"), ExpiresIn: c.FormValue("expires_in")}
-	t, secret, errs, err := h.createToken(c, req)
-	if err != nil {
-		return err
-	}
-	if len(errs) > 0 {
-		return h.renderTokens(c, http.StatusUnprocessableEntity, views.TokensProps{Errors: errs, Name: req.Name,
-			Scope: req.Scope, ExpiresIn: req.ExpiresIn})
-	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	return h.renderTokens(c, http.StatusCreated, views.TokensProps{NewSecret: secret, NewName: t.Name, Scope: "ingest", ExpiresIn: "90d"})
-}
-
-// tokenRevokeForm answers POST /admin/tokens/{id}/revoke.
-func (h *handler) tokenRevokeForm(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return badParam("no such token")
-	}
-	if _, err := h.store.RevokeToken(c.Request().Context(), id, h.now(), actorName(c)); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, "/admin/tokens#token-"+strconv.FormatInt(id, 10))
 }
