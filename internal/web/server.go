@@ -46,6 +46,16 @@ type Config struct {
 	// names (localhost, 127.x, [::1]) with its port; one specific address
 	// accepts itself; all interfaces (0.0.0.0, ::) or "" checks no host.
 	ListenAddr string
+	// IngestBodyGrace and IngestBodyMinRate (bytes a second) bound how long
+	// an ingest body may take to arrive: the grace, plus a second per
+	// MinRate bytes read; a slower body is answered 408. 0 means
+	// DefaultIngestBodyGrace and DefaultIngestBodyMinRate.
+	IngestBodyGrace   time.Duration
+	IngestBodyMinRate int64
+	// DatabaseProbeAfter is how long ingest waits on the database before
+	// it asks whether the database answers at all (ingest_route.go); 0
+	// means DefaultDatabaseProbeAfter.
+	DatabaseProbeAfter time.Duration
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -68,7 +78,8 @@ type handler struct {
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
-	gaps        *gapCache // the timeline's gaps of unchanged launches (gap_cache.go)
+	bodySlots   chan struct{} // ingest bodies being read (ingest_route.go)
+	gaps        *gapCache     // the timeline's gaps of unchanged launches (gap_cache.go)
 	// hosts and crossOrigin are the server's notion of its own origin
 	// (origin.go).
 	hosts       hostPolicy
@@ -94,9 +105,19 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.MaxConcurrentIngest <= 0 {
 		cfg.MaxConcurrentIngest = DefaultMaxConcurrentIngest
 	}
+	if cfg.IngestBodyGrace <= 0 {
+		cfg.IngestBodyGrace = DefaultIngestBodyGrace
+	}
+	if cfg.IngestBodyMinRate <= 0 {
+		cfg.IngestBodyMinRate = DefaultIngestBodyMinRate
+	}
+	if cfg.DatabaseProbeAfter <= 0 {
+		cfg.DatabaseProbeAfter = DefaultDatabaseProbeAfter
+	}
 	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache()}
 	h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
+	h.bodySlots = make(chan struct{}, bodyReadersPerSlot*cfg.MaxConcurrentIngest)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
 	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}
