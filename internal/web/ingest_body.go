@@ -21,10 +21,17 @@ const (
 )
 
 // deadlineSetter is what http.ResponseController offers to move the
-// connection's read deadline.
+// connection's deadlines.
 type deadlineSetter interface {
 	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
 }
+
+// answerTime is how long after its body's read deadline a request may
+// still take to be stored and answered: the server's write timeout counts
+// from the request's start, and a body that arrives slowly but in time
+// must not lose its answer to it.
+const answerTime = 2 * time.Minute
 
 // deadlineBody reads a request body under a read deadline that moves as
 // the bytes arrive: start + grace + read/minRate. A body that falls behind
@@ -65,6 +72,7 @@ func (b *deadlineBody) move() {
 		return
 	}
 	b.deadline = d
+	_ = b.rc.SetWriteDeadline(d.Add(answerTime)) // supported where the read deadline is
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
