@@ -70,10 +70,10 @@ func mergeResult(all *classify.Result, r classify.Result) {
 // without verdicts) filled a gap: from the checkpoint before the first of
 // them, or from the first line when scratch (the saved state is unusable)
 // or no checkpoint precedes. At each later checkpoint it compares its state
-// with the saved one, moved by the lines it fed more; when they are equal
-// and the state holds nothing of the fresh lines any more, every later
-// verdict is what it was, and it stops: the launch's saved state, moved
-// likewise, is the new one. It writes the verdicts that changed and the
+// with the saved one (classify.State.Equivalent: equal but for the lines
+// counted); when they are and the state holds nothing of the fresh lines
+// any more, every later verdict is what it was, and it stops: the launch's
+// saved state stands. It writes the verdicts that changed and the
 // checkpoints, and returns the state and the result whose alarms and phases
 // the batch stores.
 func (b *batch) refeed(ctx context.Context, server string, saved *classify.State, fresh []Line, scratch bool) (*classify.State, classify.Result, error) {
