@@ -64,10 +64,12 @@ func (s *Store) WithTx(ctx context.Context, fn func(*Tx) error) error {
 		tx.Rollback(rctx) //nolint:errcheck // a no-op after Commit
 	}()
 	// The transaction's id is what tells, after a lost commit answer,
-	// whether it committed. Assigning it costs nothing extra: every
-	// transaction here writes.
+	// whether it committed; assigning it costs nothing extra, since every
+	// transaction here writes. The same round trip bounds its statements
+	// (a migration on the same pool is not bounded).
 	var xid int64
-	if err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT txid_current(), set_config('statement_timeout', $1, true)`,
+		statementTimeout).Scan(&xid, nil); err != nil {
 		return unavailableIf(fmt.Errorf("store: begin: %w", err))
 	}
 	if err := fn(&Tx{tx: tx}); err != nil {
@@ -135,20 +137,21 @@ func (s *Store) Probe(ctx context.Context) error {
 	return nil
 }
 
-// Server-side limits every connection of the pool gets unless the
-// database URL sets its own: a runaway statement ends, a transaction left
-// idle by a hung client gives its row locks back, and a connection attempt
-// to a server that does not answer gives up.
+// statementTimeout bounds each statement of a transaction (WithTx): a
+// runaway one ends rather than holding its launch's row lock.
+const statementTimeout = "2min"
+
+// Limits every connection of the pool gets unless the database URL sets
+// its own: a transaction left idle by a hung client gives its row locks
+// back, and a connection attempt to a server that does not answer gives up.
 const (
-	defaultStatementTimeout    = "2min"
 	defaultIdleInTxTimeout     = "1min"
 	defaultConnectTimeout      = 5 * time.Second
-	statementTimeoutParam      = "statement_timeout"
 	idleInTransactionTimeoutPm = "idle_in_transaction_session_timeout"
 )
 
-// ConfigurePool sets the pool's statement and connection deadlines (see
-// defaultStatementTimeout) where the connection string left them unset.
+// ConfigurePool sets the pool's connection deadlines where the connection
+// string left them unset.
 func ConfigurePool(cfg *pgxpool.Config) {
 	cc := cfg.ConnConfig
 	if cc.ConnectTimeout == 0 {
@@ -156,9 +159,6 @@ func ConfigurePool(cfg *pgxpool.Config) {
 	}
 	if cc.RuntimeParams == nil {
 		cc.RuntimeParams = map[string]string{}
-	}
-	if _, ok := cc.RuntimeParams[statementTimeoutParam]; !ok {
-		cc.RuntimeParams[statementTimeoutParam] = defaultStatementTimeout
 	}
 	if _, ok := cc.RuntimeParams[idleInTransactionTimeoutPm]; !ok {
 		cc.RuntimeParams[idleInTransactionTimeoutPm] = defaultIdleInTxTimeout
