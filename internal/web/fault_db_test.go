@@ -213,3 +213,46 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBusyDatabaseIsNotCutButAHungOneIs: a batch that waits on the
+// database longer than the probe period (here for its launch's row lock)
+// goes on while the database answers the probe, and ends 503 once the
+// database hangs (every process SIGSTOPped) within the probe period plus
+// the probe's bound.
+func TestBusyDatabaseIsNotCutButAHungOneIs(t *testing.T) {
+	t.Parallel()
+	const probeAfter = time.Second
+	f := startFaultCluster(t, web.Config{DatabaseProbeAfter: probeAfter})
+	native := nativeFaultRequest(f.url, "busy")
+	if r := send(t, native(0)); r.status != http.StatusOK {
+		t.Fatalf("first batch: %d %s", r.status, r.body)
+	}
+	ctx := context.Background()
+	tx, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // the lock only
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM launches WHERE key = 'busy' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan response, 1)
+	go func() { answer <- send(t, native(1)) }()
+	select {
+	case r := <-answer:
+		t.Fatalf("the batch waiting for its launch answered %d %s while the database answers probes", r.status, r.body)
+	case <-time.After(4 * probeAfter):
+	}
+	thaw := f.freeze()
+	defer thaw() // before the rollback above, which needs a running server
+	frozen := time.Now()
+	select {
+	case r := <-answer:
+		if r.status != http.StatusServiceUnavailable {
+			t.Errorf("the batch on a hung database answered %d %s, want 503", r.status, r.body)
+		}
+		t.Logf("503 %s after the freeze", time.Since(frozen).Round(time.Millisecond))
+	case <-time.After(probeAfter + 2*time.Second + 5*time.Second):
+		t.Fatalf("no answer %s after the database hung", time.Since(frozen).Round(time.Second))
+	}
+}
