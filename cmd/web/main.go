@@ -86,6 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// ingest batches of different launches behind each other.
 		poolCfg.MaxConns = defaultPoolConns
 	}
+	store.ConfigurePool(poolCfg) // connection deadlines
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return fmt.Errorf("database URL: %w", err)

@@ -65,8 +65,12 @@ func ReadBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byte, e
 	case "gzip", "x-gzip":
 		zr, err := gzip.NewReader(raw)
 		if err != nil {
-			if raw.hit {
+			var inputErr *InputError
+			switch {
+			case raw.hit:
 				return nil, tooLarge(maxBytes)
+			case errors.As(err, &inputErr):
+				return nil, inputErr
 			}
 			return nil, badRequest("body is not valid gzip: %v", err)
 		}
@@ -129,6 +133,10 @@ func inflate(compressed []byte) io.Reader {
 }
 
 func readError(err error, maxBytes int64) error {
+	var inputErr *InputError
+	if errors.As(err, &inputErr) { // the body's reader knows better (a body too slow: 408)
+		return inputErr
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return tooLarge(maxBytes)

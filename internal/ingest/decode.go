@@ -24,6 +24,10 @@ type Line struct {
 	// Key identifies a seqless line for duplicate detection (see LineKey);
 	// nil means the line has no identity and is always stored.
 	Key []byte
+	// group is the request stream the line came in (a Loki label set, an
+	// OTLP resource and scope), numbered in order of first appearance;
+	// orderSeqless uses it to break ties between lines of one time.
+	group int
 }
 
 // DecodeText splits a text/plain body into lines on \n, dropping one

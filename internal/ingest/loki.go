@@ -155,11 +155,17 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 	keyLabels := append([]string{launchLabel}, lokiFallbackLabels...)
 	var batches []Batch
 	index := map[string]int{}
+	groups := map[string]int{}
 	for _, s := range streams {
 		if len(s.entries) == 0 {
 			continue
 		}
 		labelString := canonicalLabels(s.labels)
+		group, ok := groups[labelString]
+		if !ok {
+			group = len(groups) + 1
+			groups[labelString] = group
+		}
 		key := ""
 		for _, l := range keyLabels {
 			if key = launchKeyFrom(s.labels[l]); key != "" {
@@ -186,11 +192,11 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 		for _, e := range s.entries {
 			text := cleanLine([]byte(e.line), opts.MaxLineBytes)
 			b.Lines = append(b.Lines, Line{Text: text, TS: e.ts, Stream: stream, Level: level,
-				Key: LineKey(labelString, e.ts, text)})
+				Key: LineKey(labelString, e.ts, text), group: group})
 		}
 	}
 	for i := range batches {
-		slices.SortStableFunc(batches[i].Lines, func(a, b Line) int { return a.TS.Compare(b.TS) })
+		orderSeqless(batches[i].Lines)
 	}
 	return batches, nil
 }

@@ -74,6 +74,7 @@ func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, er
 	}
 	var res OTLPResult
 	index := map[string]int{}
+	groups := map[string]int{}
 	rls := req.Logs().ResourceLogs()
 	for i := range rls.Len() {
 		rl := rls.At(i)
@@ -101,11 +102,21 @@ func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, er
 		for k := range sls.Len() {
 			sl := sls.At(k)
 			stream := resource + "\x00" + sl.Scope().Name() + "\x00" + sl.Scope().Version()
+			group, ok := groups[stream]
+			if !ok {
+				group = len(groups) + 1
+				groups[stream] = group
+			}
 			lrs := sl.LogRecords()
 			for m := range lrs.Len() {
-				b.Lines = append(b.Lines, otlpLine(lrs.At(m), stream, maxLineBytes))
+				l := otlpLine(lrs.At(m), stream, maxLineBytes)
+				l.group = group
+				b.Lines = append(b.Lines, l)
 			}
 		}
+	}
+	for i := range res.Batches {
+		orderSeqless(res.Batches[i].Lines)
 	}
 	return res, nil
 }

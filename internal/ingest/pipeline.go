@@ -247,7 +247,9 @@ type batch struct {
 	status      string
 	settleAt    *time.Time // the launch's settle deadline after this batch
 	unsettled   bool       // a fatal alarm of the launch is not settled yet
-	rebuilt     bool       // the classification was rebuilt from every stored line
+	rebuilt     bool       // the classification was redone from replayFrom on (a gap fill, an unusable state)
+	replayFrom  int64      // the seq after which it was redone; 0: from the first line
+	converged   bool       // it stopped early: later verdicts, alarms and phases stand
 	clock       store.LaunchClock
 }
 
@@ -258,39 +260,45 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 	if server == "" {
 		server = attrs.Server
 	}
-	state := b.restoreState(server)
+	state, usable := b.restoreState(server)
 	times, err := b.clockTimes(ctx, fresh, attrs.TZ)
 	if err != nil {
 		return err
 	}
 	var res classify.Result
-	rebuilt := false
 	switch {
 	case len(fresh) == 0 && state.LastSeq() == b.launch.LastSeq:
 		// Nothing new (a retry, an empty batch) and the state is current.
 	case len(fresh) > 0 && state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
 		// The usual case: the batch continues the launch, so the
 		// classifier streams on from its saved state.
-		res = state.Feed(classifierLines(fresh, times, b.received))
+		var cps []store.Checkpoint
+		if res, cps, err = feedInOrder(state, classifierLines(fresh, times, b.received)); err != nil {
+			return err
+		}
 		if err := b.writeLines(ctx, fresh, times, &res); err != nil {
+			return err
+		}
+		if err := b.tx.SaveCheckpoints(ctx, b.launch.ID, cps); err != nil {
 			return err
 		}
 	default:
 		// Lines arrived out of order (a gap was filled), or the saved state
 		// is unusable (even for a batch of duplicates only, which would
 		// otherwise save an empty state and reset the phase): classify the
-		// whole launch again from its stored lines so the verdicts are
-		// those of an in-order arrival.
+		// launch again from its stored lines so the verdicts are those of an
+		// in-order arrival: from the checkpoint before the gap when the
+		// state is usable, else from the first line.
 		// The lines are written first with their times but no verdicts;
-		// the rebuild then writes the real verdicts.
+		// the reclassification then writes the real verdicts.
 		if err := b.writeLines(ctx, fresh, times, &classify.Result{}); err != nil {
 			return err
 		}
-		state = classify.New(server)
-		if res, err = b.rebuild(ctx, state); err != nil {
+		scratch := !usable || state.LastSeq() != b.launch.LastSeq || len(fresh) == 0
+		if state, res, err = b.refeed(ctx, server, state, fresh, scratch); err != nil {
 			return err
 		}
-		rebuilt = true
+		b.rebuilt = true
 	}
 	if b.ended() {
 		// Lines that arrive after the exit report: the process is gone, so
@@ -299,8 +307,7 @@ func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs
 			return err
 		}
 	}
-	b.rebuilt = rebuilt
-	return b.store(ctx, server, state, res, rebuilt, fresh, attrs)
+	return b.store(ctx, server, state, res, fresh, attrs)
 }
 
 // ended reports whether the launch's process reported its exit.
@@ -310,17 +317,18 @@ func (b *batch) ended() bool {
 
 // store writes what the classifier learned (alarms, phases, rules hit) and
 // the launch's new state and status.
-func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, rebuilt bool, fresh []Line, attrs store.LaunchAttrs) error {
+func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []Line, attrs store.LaunchAttrs) error {
 	alarms := latestAlarms(res.Alarms)
 	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
 		return err
 	}
-	if rebuilt {
+	if b.rebuilt && !b.converged {
 		if err := b.tx.DeleteAlarmsAfter(ctx, b.launch.ID, state.Summary().Alarms); err != nil {
 			return err
 		}
-		// A rebuild reports every phase again, possibly different ones.
-		if err := b.tx.DeletePhases(ctx, b.launch.ID); err != nil {
+		// The reclassification reports every phase from where it began
+		// again, possibly different ones.
+		if err := b.tx.DeletePhasesAfter(ctx, b.launch.ID, b.replayFrom); err != nil {
 			return err
 		}
 	}
@@ -333,17 +341,17 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 	return b.saveLaunch(ctx, fresh, attrs, state, res.Config)
 }
 
-// restoreState returns the saved classifier state of the launch, or a new
-// one when there is none or it cannot be read (written by an older
-// classifier); apply then rebuilds from the stored lines.
-func (b *batch) restoreState(server string) *classify.State {
+// restoreState returns the saved classifier state of the launch and true,
+// or a new one and false when there is none or it cannot be read (written
+// by an older classifier); apply then rebuilds from the stored lines.
+func (b *batch) restoreState(server string) (*classify.State, bool) {
 	if len(b.launch.ClassifierState) > 0 {
 		state, err := classify.Restore(b.launch.ClassifierState)
 		if err == nil {
-			return state
+			return state, true
 		}
 	}
-	return classify.New(server)
+	return classify.New(server), false
 }
 
 func classifierLines(lines []Line, times []lineTime, received time.Time) []classify.Line {
@@ -384,28 +392,6 @@ func (b *batch) writeLines(ctx context.Context, fresh []Line, times []lineTime, 
 		return err
 	}
 	return b.tx.UpdateVerdicts(ctx, b.launch.ID, revised)
-}
-
-// rebuild feeds every stored line of the launch through a new state and
-// rewrites all verdicts.
-func (b *batch) rebuild(ctx context.Context, state *classify.State) (classify.Result, error) {
-	var all classify.Result
-	err := b.tx.ScanLines(ctx, b.launch.ID, func(chunk []classify.Line) {
-		r := state.Feed(chunk)
-		all.Lines = append(all.Lines, r.Lines...)
-		all.Alarms = append(all.Alarms, r.Alarms...)
-		all.Phases = append(all.Phases, r.Phases...)
-		for k, v := range r.Config {
-			if all.Config == nil {
-				all.Config = map[string]string{}
-			}
-			all.Config[k] = v
-		}
-	})
-	if err != nil {
-		return all, err
-	}
-	return all, b.tx.UpdateVerdicts(ctx, b.launch.ID, all.Lines)
 }
 
 func alarmNo(id int) *int {

@@ -54,23 +54,21 @@ func (b *batch) settleState(ctx context.Context, state *classify.State, mode cla
 // lock: the classifier state is restored, settled as mode says, and its
 // result applied exactly as a batch's (alarms, rules, status, state).
 func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
-	state := b.restoreState(b.launch.Server)
+	state, usable := b.restoreState(b.launch.Server)
 	var res classify.Result
-	rebuilt := false
-	if state.LastSeq() != b.launch.LastSeq {
+	if !usable || state.LastSeq() != b.launch.LastSeq {
 		// The saved state is unusable (an older classifier wrote it):
 		// classify the stored lines again, as a batch would, then settle.
-		state = classify.New(b.launch.Server)
 		var err error
-		if res, err = b.rebuild(ctx, state); err != nil {
+		if state, res, err = b.refeed(ctx, b.launch.Server, state, nil, true); err != nil {
 			return err
 		}
-		rebuilt = true
+		b.rebuilt = true
 	}
 	if err := b.settleState(ctx, state, mode, &res); err != nil {
 		return err
 	}
-	return b.store(ctx, b.launch.Server, state, res, rebuilt, nil, store.LaunchAttrs{})
+	return b.store(ctx, b.launch.Server, state, res, nil, store.LaunchAttrs{})
 }
 
 // settleMode says when settleLaunch may settle.

@@ -7,9 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -46,43 +46,121 @@ type Tx struct {
 
 // WithTx runs fn in a transaction, committing when fn returns nil and
 // rolling back otherwise. The rollback runs even when ctx is cancelled so a
-// cancelled request never leaves a transaction open on a pooled connection.
+// cancelled request never leaves a transaction open on a pooled connection,
+// but for a bounded time: a hung server must not hang the caller.
+//
+// An error that broke the connection is marked ErrUnavailable, whatever
+// statement it hit. A commit whose answer was lost is asked about on another
+// connection: nil if the transaction did commit (its work is stored), an
+// ErrUnavailable error if it did not or nobody can tell.
 func (s *Store) WithTx(ctx context.Context, fn func(*Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return unavailableIf(fmt.Errorf("store: begin: %w", err))
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		tx.Rollback(rctx) //nolint:errcheck // a no-op after Commit
+	}()
+	// The transaction's id is what tells, after a lost commit answer,
+	// whether it committed; assigning it costs nothing extra, since every
+	// transaction here writes. The same round trip bounds its statements
+	// (a migration on the same pool is not bounded).
+	var xid int64
+	if err := tx.QueryRow(ctx, `SELECT txid_current(), set_config('statement_timeout', $1, true)`,
+		statementTimeout).Scan(&xid, nil); err != nil {
+		return unavailableIf(fmt.Errorf("store: begin: %w", err))
+	}
 	if err := fn(&Tx{tx: tx}); err != nil {
+		if tx.Conn().IsClosed() {
+			// The connection broke under fn: whatever the statement, the
+			// transaction is gone and the database is at fault.
+			return unavailable(err)
+		}
+		return unavailableIf(err)
+	}
+	err = tx.Commit(ctx)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("store: commit: %w", err)
+	if errors.Is(err, pgx.ErrTxCommitRollback) || !tx.Conn().IsClosed() && !IsUnavailable(err) {
 		return err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+	committed, cerr := s.committed(context.WithoutCancel(ctx), xid)
+	if cerr == nil && committed {
+		return nil
+	}
+	return unavailable(err)
+}
+
+// rollbackTimeout bounds a rollback; past it the connection is dropped and
+// the server rolls back by itself.
+const rollbackTimeout = 2 * time.Second
+
+// commitCheckTimeout bounds the question whether a transaction committed.
+const commitCheckTimeout = 1500 * time.Millisecond
+
+// committed asks the server, on another connection, whether transaction
+// xid committed.
+func (s *Store) committed(ctx context.Context, xid int64) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, commitCheckTimeout)
+	defer cancel()
+	var status *string
+	if err := s.pool.QueryRow(ctx, `SELECT txid_status($1)`, xid).Scan(&status); err != nil {
+		return false, fmt.Errorf("store: transaction status: %w", err)
+	}
+	return status != nil && *status == "committed", nil
+}
+
+// unavailableIf marks err ErrUnavailable when it is a database fault.
+func unavailableIf(err error) error {
+	if IsUnavailable(err) {
+		return unavailable(err)
+	}
+	return err
+}
+
+// Probe asks the database, on a new connection of its own, whether it
+// answers. The pool may be busy, or hold connections to a server that
+// hangs: only a new connection tells a hung server from a busy pool.
+func (s *Store) Probe(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("store: probe: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a terminate message; the socket closes anyway
+	if _, err := conn.Exec(ctx, `SELECT 1`); err != nil {
+		return fmt.Errorf("store: probe: %w", err)
 	}
 	return nil
 }
 
-// IsUnavailable reports whether err means the database cannot be reached or
-// is shutting down, so that a client should retry later (HTTP 503) rather
-// than treat the request as failed for good.
-func IsUnavailable(err error) bool {
-	if err == nil {
-		return false
+// statementTimeout bounds each statement of a transaction (WithTx): a
+// runaway one ends rather than holding its launch's row lock.
+const statementTimeout = "2min"
+
+// Limits every connection of the pool gets unless the database URL sets
+// its own: a transaction left idle by a hung client gives its row locks
+// back, and a connection attempt to a server that does not answer gives up.
+const (
+	defaultIdleInTxTimeout     = "1min"
+	defaultConnectTimeout      = 5 * time.Second
+	idleInTransactionTimeoutPm = "idle_in_transaction_session_timeout"
+)
+
+// ConfigurePool sets the pool's connection deadlines where the connection
+// string left them unset.
+func ConfigurePool(cfg *pgxpool.Config) {
+	cc := cfg.ConnConfig
+	if cc.ConnectTimeout == 0 {
+		cc.ConnectTimeout = defaultConnectTimeout
 	}
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
-		return true
+	if cc.RuntimeParams == nil {
+		cc.RuntimeParams = map[string]string{}
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code[:2] {
-		case "08", "53", "57": // connection exception, insufficient resources, operator intervention
-			return true
-		}
-		return pgErr.Code == "40001" || pgErr.Code == "40P01" // serialization failure, deadlock: retry
+	if _, ok := cc.RuntimeParams[idleInTransactionTimeoutPm]; !ok {
+		cc.RuntimeParams[idleInTransactionTimeoutPm] = defaultIdleInTxTimeout
 	}
-	if pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	return pgconn.SafeToRetry(err)
 }

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -115,12 +117,12 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if pol.need == auth.Public {
 			// Public pages still know who is signed in (the sign-in page
 			// says so), but never refuse a bad credential.
-			if p, err := h.principal(c); err == nil {
+			if p, err := h.boundedPrincipal(c); err == nil {
 				h.setPrincipal(c, p)
 			}
 			return next(c)
 		}
-		p, err := h.principal(c)
+		p, err := h.boundedPrincipal(c)
 		if err != nil {
 			return err
 		}
@@ -162,6 +164,26 @@ func (h *handler) checkCrossOrigin(r *http.Request) error {
 		return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused")
 	}
 	return nil
+}
+
+// authLookupTimeout bounds the database lookup of a credential: on a hung
+// database the request is answered 503 in time instead of waiting with it
+// (ingest's own bound starts only after authentication).
+const authLookupTimeout = 5 * time.Second
+
+// boundedPrincipal is principal under authLookupTimeout; running out of
+// time is the database's fault (503), not the client's.
+func (h *handler) boundedPrincipal(c echo.Context) (principal, error) {
+	r := c.Request()
+	ctx, cancel := context.WithTimeout(r.Context(), authLookupTimeout)
+	defer cancel()
+	c.SetRequest(r.WithContext(ctx))
+	p, err := h.principal(c)
+	c.SetRequest(r)
+	if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+		return p, fmt.Errorf("%w: looking up the credential: %w", store.ErrUnavailable, err)
+	}
+	return p, err
 }
 
 // principal authenticates a request: an API token (Bearer, or the

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -13,13 +14,23 @@ func (h *handler) healthz(c echo.Context) error {
 	return c.String(http.StatusOK, "ok\n")
 }
 
-// readyz answers 200 only when the database is reachable: a readiness probe.
+// readyTimeout is how long readyz waits for the database.
+const readyTimeout = 2 * time.Second
+
+// readyz answers 200 only when the database answers within readyTimeout: a
+// readiness probe. It says which way it failed: a database that refuses or
+// drops connections, or one that hangs (ingest answers 503 meanwhile).
 func (h *handler) readyz(c echo.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 	defer cancel()
-	if err := h.store.Ping(ctx); err != nil {
-		h.log.Warn("readiness check failed", "error", err.Error())
-		return c.String(http.StatusServiceUnavailable, "database unreachable\n")
+	err := h.store.Ping(ctx)
+	if err == nil {
+		return c.String(http.StatusOK, "ok\n")
 	}
-	return c.String(http.StatusOK, "ok\n")
+	h.log.Warn("readiness check failed", "error", err.Error())
+	c.Response().Header().Set(echo.HeaderRetryAfter, retryAfterSeconds)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return c.String(http.StatusServiceUnavailable, "database does not answer (no reply within "+readyTimeout.String()+"): ingest answers 503\n")
+	}
+	return c.String(http.StatusServiceUnavailable, "database unreachable: ingest answers 503\n")
 }

@@ -16,26 +16,45 @@ import (
 // at once when none is configured.
 const DefaultMaxConcurrentIngest = 64
 
+// bodyReadersPerSlot is how many ingest bodies may be read at once per
+// ingest slot: bodies wait for no slot, but their memory is bounded too.
+const bodyReadersPerSlot = 4
+
+// DefaultDatabaseProbeAfter is when ingest asks whether a slow database
+// answers at all, unless configured.
+const DefaultDatabaseProbeAfter = 5 * time.Second
+
 // overloadRetryAfterSeconds is what a client told 429 is asked to wait.
 const overloadRetryAfterSeconds = "1"
 
-// ingestRecord is what an ingest handler reports for the metrics.
+// ingestRecord is what an ingest handler reports for the metrics, and its
+// way into the ingest slots.
 type ingestRecord struct {
 	bodyBytes  int
 	lines      int
 	duplicates int
+	// enter takes an ingest slot, once the body is read, and returns the
+	// context the database work runs under (see enterIngest).
+	enter func() (context.Context, error)
 }
 
-// ingestFunc is an ingest handler: it fills rec as it goes.
+// ingestFunc is an ingest handler: it reads its body, calls rec.enter, then
+// decodes and stores; it fills rec as it goes.
 type ingestFunc func(c echo.Context, rec *ingestRecord) error
 
-// ingestRoute wraps an ingest handler of a protocol: it refuses the request
-// with 429 when too many are in flight, and counts it in /metrics.
+// ingestRoute wraps an ingest handler of a protocol. The body is read under
+// a deadline that moves with a minimum rate (ingest_body.go) and before
+// the request takes one of the slots that bound decoding and storing, so
+// clients that send slowly hold no slot: while they trickle, other shippers
+// are served, and past the deadline they get 408. The number of bodies read
+// at once is bounded too (a multiple of the slots), which bounds memory.
+// Past either bound the answer is 429 with Retry-After. It counts the
+// request in /metrics.
 func (h *handler) ingestRoute(protocol string, fn ingestFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		var rec ingestRecord
-		err := h.withIngestSlot(func() error { return fn(c, &rec) })
+		rec := ingestRecord{}
+		err := h.serveIngest(c, &rec, fn)
 		if err != nil {
 			h.metrics.Rejected(protocol, rejectReason(err), time.Since(start))
 			return err
@@ -45,14 +64,97 @@ func (h *handler) ingestRoute(protocol string, fn ingestFunc) echo.HandlerFunc {
 	}
 }
 
-func (h *handler) withIngestSlot(fn func() error) error {
+func (h *handler) serveIngest(c echo.Context, rec *ingestRecord, fn ingestFunc) error {
 	select {
-	case h.ingestSlots <- struct{}{}:
+	case h.bodySlots <- struct{}{}:
 	default:
-		return &ingest.InputError{Status: http.StatusTooManyRequests, Message: "too many ingest requests at once, retry later"}
+		return overloaded()
 	}
-	defer func() { <-h.ingestSlots }()
-	return fn()
+	reading := true
+	defer func() {
+		if reading {
+			<-h.bodySlots
+		}
+	}()
+	req := c.Request()
+	req.Body = newDeadlineBody(req.Body, http.NewResponseController(c.Response()), h.cfg.IngestBodyGrace, h.cfg.IngestBodyMinRate)
+
+	var stop func()
+	rec.enter = func() (context.Context, error) {
+		if stop != nil {
+			panic("web: ingest handler entered twice")
+		}
+		select {
+		case h.ingestSlots <- struct{}{}:
+		default:
+			return nil, overloaded()
+		}
+		<-h.bodySlots // the body is read: its place goes to the next reader
+		reading = false
+		ctx, cancel := h.databaseDeadline(req.Context())
+		stop = func() { cancel(); <-h.ingestSlots }
+		return ctx, nil
+	}
+	err := fn(c, rec)
+	if stop != nil {
+		stop()
+	}
+	return err
+}
+
+func overloaded() error {
+	return &ingest.InputError{Status: http.StatusTooManyRequests, Message: "too many ingest requests at once, retry later"}
+}
+
+// errDatabaseHung is why an ingest request's database work is cancelled
+// when the database stopped answering.
+var errDatabaseHung = errors.New("the database does not answer")
+
+// databaseDeadline returns the context an ingest request's database work
+// runs under. Work that takes longer than cfg.DatabaseProbeAfter is not
+// cut short for that alone (filling a gap of a large launch may take a
+// while): a fresh connection asks the database whether it answers, and
+// only if it does not is the work cancelled, so a hung database (stopped,
+// unreachable) answers 503 within about ProbeAfter plus the probe's own
+// bound, while a busy one finishes its work.
+func (h *handler) databaseDeadline(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTimer(h.cfg.DatabaseProbeAfter)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			pctx, pcancel := context.WithTimeout(ctx, databaseProbeTimeout)
+			err := h.store.Probe(pctx)
+			pcancel()
+			if err != nil && ctx.Err() == nil {
+				h.log.Warn("ingest cancelled: the database does not answer", "error", err.Error())
+				cancel(errDatabaseHung)
+				return
+			}
+			t.Reset(h.cfg.DatabaseProbeAfter)
+		}
+	}()
+	return ctx, func() { close(done); cancel(nil) }
+}
+
+// databaseProbeTimeout bounds the question whether the database answers.
+const databaseProbeTimeout = 2 * time.Second
+
+// storeError turns the error of database work under ctx into what the
+// client is told: a request cancelled because the database hung is a 503.
+func storeError(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errDatabaseHung) {
+		return errors.Join(store.ErrUnavailable, errDatabaseHung, err)
+	}
+	return err
 }
 
 // rejectReason is the metrics label of a refused ingest request.
@@ -67,6 +169,8 @@ func rejectReason(err error) string {
 			return "unsupported"
 		case http.StatusTooManyRequests:
 			return "overloaded"
+		case http.StatusRequestTimeout:
+			return "slow"
 		}
 		return "invalid"
 	case store.IsUnavailable(err):
@@ -83,7 +187,7 @@ func (h *handler) storeBatches(ctx context.Context, batches []ingest.Batch, rec 
 	for _, b := range batches {
 		ack, err := h.pipe.Ingest(ctx, b.Key, b.Attrs, b.Lines)
 		if err != nil {
-			return err
+			return storeError(ctx, err)
 		}
 		rec.lines += ack.Accepted
 		rec.duplicates += ack.Duplicates

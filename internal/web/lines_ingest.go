@@ -35,6 +35,10 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 		return err
 	}
 	rec.bodyBytes = len(body)
+	ctx, err := rec.enter()
+	if err != nil {
+		return err
+	}
 	var lines []ingest.Line
 	switch {
 	case format != ingest.FormatText && q.Has("seq"):
@@ -49,9 +53,9 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	ack, err := h.pipe.Ingest(req.Context(), key, attrs, lines)
+	ack, err := h.pipe.Ingest(ctx, key, attrs, lines)
 	if err != nil {
-		return err
+		return storeError(ctx, err)
 	}
 	rec.lines, rec.duplicates = ack.Accepted, ack.Duplicates
 	return c.JSON(http.StatusOK, ack)

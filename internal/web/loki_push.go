@@ -19,13 +19,17 @@ func (h *handler) lokiPush(c echo.Context, rec *ingestRecord) error {
 		return err
 	}
 	rec.bodyBytes = len(body)
+	ctx, err := rec.enter()
+	if err != nil {
+		return err
+	}
 	batches, err := ingest.DecodeLoki(body, req.Header.Get(echo.HeaderContentType), ingest.LokiOptions{
 		LaunchLabel: h.cfg.LokiLaunchLabel, MaxBodyBytes: h.cfg.MaxBodyBytes, MaxLineBytes: h.cfg.MaxLineBytes,
 	})
 	if err != nil {
 		return err
 	}
-	if err := h.storeBatches(req.Context(), batches, rec); err != nil {
+	if err := h.storeBatches(ctx, batches, rec); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

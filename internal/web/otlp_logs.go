@@ -27,11 +27,15 @@ func (h *handler) otlpLogs(c echo.Context, rec *ingestRecord) error {
 		return otlpError(c, enc, err)
 	}
 	rec.bodyBytes = len(body)
+	ctx, err := rec.enter()
+	if err != nil {
+		return err
+	}
 	res, err := ingest.DecodeOTLP(body, enc, h.cfg.MaxLineBytes)
 	if err != nil {
 		return otlpError(c, enc, err)
 	}
-	if err := h.storeBatches(req.Context(), res.Batches, rec); err != nil {
+	if err := h.storeBatches(ctx, res.Batches, rec); err != nil {
 		return err
 	}
 	resp, err := ingest.OTLPResponse(enc, res.Rejected, res.Reason)

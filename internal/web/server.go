@@ -53,6 +53,16 @@ type Config struct {
 	// Metrics are the server's Prometheus metrics, for cmd/web to serve
 	// on a separate listener too (--metrics-addr); nil makes its own.
 	Metrics *metrics.Metrics
+	// IngestBodyGrace and IngestBodyMinRate (bytes a second) bound how long
+	// an ingest body may take to arrive: the grace, plus a second per
+	// MinRate bytes read; a slower body is answered 408. 0 means
+	// DefaultIngestBodyGrace and DefaultIngestBodyMinRate.
+	IngestBodyGrace   time.Duration
+	IngestBodyMinRate int64
+	// DatabaseProbeAfter is how long ingest waits on the database before
+	// it asks whether the database answers at all (ingest_route.go); 0
+	// means DefaultDatabaseProbeAfter.
+	DatabaseProbeAfter time.Duration
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -75,7 +85,8 @@ type handler struct {
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
-	gaps        *gapCache // the timeline's gaps of unchanged launches (gap_cache.go)
+	bodySlots   chan struct{} // ingest bodies being read (ingest_route.go)
+	gaps        *gapCache     // the timeline's gaps of unchanged launches (gap_cache.go)
 	// hosts and crossOrigin are the server's notion of its own origin
 	// (origin.go).
 	hosts       hostPolicy
@@ -159,6 +170,15 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	if cfg.MaxConcurrentIngest <= 0 {
 		cfg.MaxConcurrentIngest = DefaultMaxConcurrentIngest
 	}
+	if cfg.IngestBodyGrace <= 0 {
+		cfg.IngestBodyGrace = DefaultIngestBodyGrace
+	}
+	if cfg.IngestBodyMinRate <= 0 {
+		cfg.IngestBodyMinRate = DefaultIngestBodyMinRate
+	}
+	if cfg.DatabaseProbeAfter <= 0 {
+		cfg.DatabaseProbeAfter = DefaultDatabaseProbeAfter
+	}
 	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache(),
 		policies: map[string]routePolicy{}, logins: auth.NewLoginLimiter(loginBurst, loginEvery),
 		hasher: auth.Hasher{Cost: cfg.Auth.PasswordCost}}
@@ -168,6 +188,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 		h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
 	}
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
+	h.bodySlots = make(chan struct{}, bodyReadersPerSlot*cfg.MaxConcurrentIngest)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
 	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}

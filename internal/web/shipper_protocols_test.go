@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -375,10 +376,26 @@ func TestMetrics(t *testing.T) {
 func TestIngestOverload(t *testing.T) {
 	t.Parallel()
 	b := setupWith(t, web.Config{MaxConcurrentIngest: 1})
-	pr, pw := io.Pipe()
+	push := func(launch, line string) []byte {
+		return fmt.Appendf(nil, `{"streams":[{"stream":{"launch":%q},"values":[["%d",%q]]}]}`, launch, t0.UnixNano(), line)
+	}
+	if r := b.do("POST", "/loki/api/v1/push", "application/json", push("held", "first")); r.status != http.StatusNoContent {
+		t.Fatalf("first push: %d %s", r.status, r.body)
+	}
+	// A push that waits for the launch's row lock holds the only slot: a
+	// slot is held while a batch is stored, not while its body arrives.
+	ctx := context.Background()
+	tx, err := b.store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // committed below
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM launches WHERE key = 'held' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan int)
 	go func() {
-		req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", pr)
+		req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", bytes.NewReader(push("held", "held")))
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(authorize(req))
 		if err != nil {
@@ -388,8 +405,6 @@ func TestIngestOverload(t *testing.T) {
 		res.Body.Close()
 		done <- res.StatusCode
 	}()
-	// The slow push holds the only slot while its body trickles in.
-	fmt.Fprintf(pw, `{"streams":[{"stream":{"launch":"slow"},"values":[["%d","held"]`, t0.UnixNano())
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := b.do("POST", "/loki/api/v1/push", "application/json", []byte(`{"streams":[]}`))
@@ -404,13 +419,14 @@ func TestIngestOverload(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	fmt.Fprint(pw, `]}]}`)
-	pw.Close()
-	if status := <-done; status != http.StatusNoContent {
-		t.Fatalf("the slow push answered %d, want 204", status)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if got := texts(b.lines("slow")); !slices.Equal(got, []string{"held"}) {
-		t.Errorf("slow launch has %q", got)
+	if status := <-done; status != http.StatusNoContent {
+		t.Fatalf("the held push answered %d, want 204", status)
+	}
+	if got := texts(b.lines("held")); !slices.Equal(got, []string{"first", "held"}) {
+		t.Errorf("held launch has %q", got)
 	}
 	if v := b.metricValue(`launchwatch_ingest_rejections_total{protocol="loki",reason="overloaded"}`); v < 1 {
 		t.Errorf("overload rejections: %v, want at least 1", v)
