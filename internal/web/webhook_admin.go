@@ -15,8 +15,8 @@ const deliveriesOnPage = 10
 
 // webhooksIndex answers GET /admin/webhooks.
 func (h *handler) webhooksIndex(c echo.Context) error {
-	p := views.WebhooksProps{Format: "json", Events: []string{"alarm", "crashed"}}
-	switch c.QueryParam("done") {
+	p := views.WebhooksProps{Format: "json", Events: []string{"alarm", "crashed"}, Done: c.QueryParam("done")}
+	switch p.Done {
 	case "created":
 		p.Notice = "Webhook added."
 	case "test":
