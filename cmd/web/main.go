@@ -23,6 +23,7 @@ import (
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
+	"launchwatch/internal/notify"
 	"launchwatch/internal/pgserver"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
@@ -151,6 +152,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			slog.String("addr", ln.Addr().String()))
 	}
 	e := web.New(wcfg, st, pipe, log)
+	// Webhooks: every process routes and sends; a row lock makes each
+	// delivery one process's.
+	notifier := notify.New(st, notify.Config{PublicURL: baseURL(publicURL, ln.Addr().String()),
+		SilentAfter: cfg.SilentAfter, Log: log, Pool: pool})
+	notifying := make(chan struct{})
+	go func() {
+		defer close(notifying)
+		notifier.Run(listenCtx)
+	}()
+	defer func() { stopListening(); <-notifying }()
 	srv := &http.Server{
 		Handler:           e,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -46,6 +46,9 @@ func Open(ctx context.Context, st *store.Store, n New, actor string) (int64, err
 				return err
 			}
 		}
+		if err := tx.AddIncidentWebhookEvent(ctx, id, "opened"); err != nil {
+			return err
+		}
 		return tx.AddAudit(ctx, store.AuditEvent{Actor: actor, Action: "incident.create", Subject: Subject(id),
 			Detail: map[string]any{"title": n.Title, "severity": n.Severity, "owner": n.Owner, "launches": n.Launches}})
 	})
@@ -85,6 +88,11 @@ func Apply(ctx context.Context, st *store.Store, id int64, c Change, actor strin
 			inc.Status = *c.Status
 			if err := tx.AddIncidentStatus(ctx, id, inc.Status, actor); err != nil {
 				return err
+			}
+			if inc.Status == "resolved" {
+				if err := tx.AddIncidentWebhookEvent(ctx, id, "resolved"); err != nil {
+					return err
+				}
 			}
 		}
 		if err := tx.UpdateIncident(ctx, inc); err != nil {

@@ -642,7 +642,7 @@ func adminNav() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<p class=\"muted\"><a href=\"/admin/users\">Users</a> · <a href=\"/admin/tokens\">API tokens</a> · <a href=\"/audit\">Audit log</a></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<p class=\"muted\"><a href=\"/admin/users\">Users</a> · <a href=\"/admin/tokens\">API tokens</a> · <a href=\"/admin/webhooks\">Webhooks</a> · <a href=\"/audit\">Audit log</a></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

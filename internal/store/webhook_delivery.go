@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// WebhookDelivery is one event's delivery to one target, as its log shows.
+type WebhookDelivery struct {
+	ID         int64
+	WebhookID  int64
+	URL        string // the target's
+	Kind       string
+	LaunchKey  string
+	Body       string
+	State      string // pending, delivered, failed
+	Attempts   int
+	NextAt     time.Time
+	LastStatus *int // the target's HTTP status at the last attempt, if it answered
+	LastError  string
+	CreatedAt  time.Time
+	LastAt     *time.Time
+}
+
+// DeliveryResult is what an attempt came to.
+type DeliveryResult struct {
+	State      string // delivered; pending to try again at NextAt; failed to give up
+	NextAt     time.Time
+	LastStatus *int
+	LastError  string
+	At         time.Time // when the attempt was made
+}
+
+// SendFunc attempts delivery d (Attempts counts the earlier attempts).
+type SendFunc func(d WebhookDelivery) DeliveryResult
+
+// DeliverNext takes the earliest delivery due at now that no other web
+// process holds, attempts it with send while holding its row lock, and
+// records the result. The lock makes one process the only sender; should
+// this one die while sending, its transaction ends and another takes the
+// delivery. It reports whether there was one.
+func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (bool, error) {
+	found := false
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		d, err := scanDelivery(tx.tx.QueryRow(ctx, `SELECT `+deliveryColumns+`
+			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+			WHERE d.state = 'pending' AND d.next_at <= $1
+			ORDER BY d.next_at, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED`, now))
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("store: next webhook delivery: %w", err)
+		}
+		found = true
+		r := send(d)
+		_, err = tx.tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $2, attempts = attempts + 1, next_at = $3,
+			last_status = $4, last_error = $5, last_at = $6 WHERE id = $1`,
+			d.ID, r.State, r.NextAt, r.LastStatus, r.LastError, r.At)
+		return wrapErr("record webhook delivery", err)
+	})
+	return found, err
+}
+
+// NextWebhookDue returns when the earliest pending delivery is due (zero
+// when none is pending).
+func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, error) {
+	var at *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT min(next_at) FROM webhook_deliveries WHERE state = 'pending'`).Scan(&at)
+	if err != nil || at == nil {
+		return time.Time{}, wrapErr("next webhook due", err)
+	}
+	return *at, nil
+}
+
+// WebhookDeliveries returns the last limit deliveries of target
+// webhookID, newest first.
+func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, limit int) ([]WebhookDelivery, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
+		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+		WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`, webhookID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook deliveries: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (WebhookDelivery, error) { return scanDelivery(row) })
+	return out, wrapErr("webhook deliveries", err)
+}
+
+// LatestLaunchID returns the id of the launch created last, for a test
+// delivery to name a real launch; nil when there is none.
+func (s *Store) LatestLaunchID(ctx context.Context) (*int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM launches ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: latest launch: %w", err)
+	}
+	return &id, nil
+}
+
+const deliveryColumns = `d.id, d.webhook_id, w.url, d.kind, d.launch_key, d.body, d.state, d.attempts, d.next_at,
+	d.last_status, d.last_error, d.created_at, d.last_at`
+
+func scanDelivery(row pgx.Row) (WebhookDelivery, error) {
+	var d WebhookDelivery
+	err := row.Scan(&d.ID, &d.WebhookID, &d.URL, &d.Kind, &d.LaunchKey, &d.Body, &d.State, &d.Attempts, &d.NextAt,
+		&d.LastStatus, &d.LastError, &d.CreatedAt, &d.LastAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, ErrNotFound
+	}
+	return d, err
+}
