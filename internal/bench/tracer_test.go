@@ -59,13 +59,17 @@ func (t *sqlTimes) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 	return t.start(ctx, statementName(d.SQL))
 }
 
-func (t *sqlTimes) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) { t.end(ctx) }
+func (t *sqlTimes) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	t.end(ctx)
+}
 
 func (t *sqlTimes) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
 	return t.start(ctx, "COPY "+d.TableName.Sanitize())
 }
 
-func (t *sqlTimes) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromEndData) { t.end(ctx) }
+func (t *sqlTimes) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromEndData) {
+	t.end(ctx)
+}
 
 // top is the n statements that took longest, with their share of whole.
 func (t *sqlTimes) top(n int, whole time.Duration) (string, time.Duration) {
