@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-deps lint bench build postgres chromium clients generate screenshot clean
+.PHONY: run test test-deps lint bench bench-all build postgres chromium clients generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -31,9 +31,16 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-## bench: benchmarks (classification throughput, ingest); figures, not pass/fail
+## bench: the cost model in one run — every ratio beside its anchor and target (ingest vs raw COPY,
+## classification vs grep, POST → websocket on another node, gap fill vs in-order batch, stored bytes
+## per log byte; LWBENCH_LINES sizes it), then the page budgets; figures, not pass/fail
 bench: postgres
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
+	$(GO) test -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x -count=1 -timeout 30m ./internal/bench/
+	$(GO) test -run '^$$' -bench '^BenchmarkBudgets$$' -benchtime 1x -count=1 -timeout 30m ./internal/web/
+
+## bench-all: every benchmark of every package
+bench-all: postgres
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
 
 postgres:
 	@./scripts/ensure-postgres.sh

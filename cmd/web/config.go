@@ -42,6 +42,10 @@ type config struct {
 	AuthProxyDefaultRole string
 	SessionTTL           time.Duration
 	MetricsAddr          string
+	// Retention: launches with nothing new for this long are deleted
+	// (store.ApplyRetention); 0 keeps everything.
+	Retention               time.Duration
+	MaxNewLaunchesPerMinute int64
 }
 
 const usageHeader = `Usage: web [flags]
@@ -121,7 +125,17 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.StringVar(&c.AuthProxyDefaultRole, "auth-proxy-default-role", envOr("LAUNCHWATCH_AUTH_PROXY_DEFAULT_ROLE", "viewer"), "`role` of a user the proxy names for the first time: viewer, reviewer or admin [LAUNCHWATCH_AUTH_PROXY_DEFAULT_ROLE]")
 	fs.DurationVar(&c.SessionTTL, "session-ttl", sessionTTL, "how long a browser sign-in lasts [LAUNCHWATCH_SESSION_TTL]")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", envOr("LAUNCHWATCH_METRICS_ADDR", ""), "serve /metrics without authentication on this separate listen `address` (host:port); on the main address it needs a read token [LAUNCHWATCH_METRICS_ADDR]")
+	retention := envOr("LAUNCHWATCH_RETENTION", "0")
+	fs.StringVar(&retention, "retention", retention, "delete launches with no line, heartbeat or change for this `duration` (720h or 30d), dropping whole line partitions where it can; pinned launches and those of an unresolved incident stay; 0 keeps everything [LAUNCHWATCH_RETENTION]")
+	maxNew, err := envInt(getenv, "LAUNCHWATCH_MAX_NEW_LAUNCHES_PER_MINUTE", 600)
+	if err != nil {
+		return c, err
+	}
+	fs.Int64Var(&c.MaxNewLaunchesPerMinute, "max-new-launches-per-minute", maxNew, "at most `n` new launches a minute per API token (or person) in each web process; more get 429 with Retry-After; 0 means no limit [LAUNCHWATCH_MAX_NEW_LAUNCHES_PER_MINUTE]")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.Retention, err = parseRetention(retention); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -176,6 +190,9 @@ func (c config) validate() error {
 	}
 	if c.BootstrapToken != "" && !auth.LooksLikeSecret(c.BootstrapToken) {
 		errs = append(errs, errors.New("--bootstrap-token must be one word of at most 512 characters"))
+	}
+	if c.MaxNewLaunchesPerMinute < 0 {
+		errs = append(errs, fmt.Errorf("--max-new-launches-per-minute must be 0 (no limit) or more, got %d", c.MaxNewLaunchesPerMinute))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", c.ShutdownTimeout))
@@ -280,6 +297,33 @@ func envDuration(getenv func(string) string, name string, def time.Duration) (ti
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return 0, fmt.Errorf("%s must be a duration such as 10s, got %q", name, v)
+	}
+	return d, nil
+}
+
+// parseRetention reads --retention: a Go duration (720h) or whole days
+// (30d); "" and 0 keep everything. Less than an hour is refused: a typo
+// such as 30m must not delete a fleet's launches.
+func parseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("--retention must be a duration such as 720h or 30d, got %q", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("--retention must be a duration such as 720h or 30d, got %q", s)
+		}
+	}
+	if d != 0 && d < time.Hour {
+		return 0, fmt.Errorf("--retention must be 0 (keep everything) or at least 1h, got %q", s)
 	}
 	return d, nil
 }

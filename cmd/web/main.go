@@ -123,6 +123,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	defer func() { stopListening(); <-expiring }()
 
+	if cfg.Retention > 0 {
+		// Old launches go, whole line partitions at a time where possible.
+		retaining := make(chan struct{})
+		go func() {
+			defer close(retaining)
+			st.RunRetention(listenCtx, clock.Real{}, cfg.Retention, store.DefaultRetentionEvery, log)
+		}()
+		defer func() { stopListening(); <-retaining }()
+	}
+
 	pipe := ingest.NewPipeline(st, log, ingest.WithSettleAfter(cfg.SettleAfter))
 	// Fatal alarms that no line settled settle by time: one settler per
 	// process, safe beside those of other processes (row locks).
@@ -145,6 +155,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mets := metrics.New(st, hub.Subscribers, log)
 	wcfg := web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
 		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String(), Metrics: mets,
+		MaxNewLaunchesPerMinute: newLaunchLimit(cfg.MaxNewLaunchesPerMinute),
 		Auth: web.AuthConfig{SessionTTL: cfg.SessionTTL, ProxyHeader: cfg.AuthProxyHeader, ProxyTrusted: trusted,
 			ProxyDefaultRole: cfg.AuthProxyDefaultRole}}
 	if !wcfg.ChecksHosts() {
@@ -213,4 +224,13 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// newLaunchLimit is web.Config's form of --max-new-launches-per-minute,
+// whose 0 means no limit.
+func newLaunchLimit(n int64) int {
+	if n == 0 {
+		return -1
+	}
+	return int(min(n, 1<<30))
 }

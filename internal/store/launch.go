@@ -71,6 +71,9 @@ func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs LaunchAttrs)
 	var id int64
 	err := s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if err := admitNewLaunch(ctx); err != nil {
+			return 0, err // refused as is: the gate's error says why
+		}
 		err = s.pool.QueryRow(ctx, `
 			INSERT INTO launches (key, name, server, host, labels) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (key) DO NOTHING

@@ -51,6 +51,9 @@ type principal struct {
 	// name, or "token:NAME" for an API token.
 	name   string
 	userID int64
+	// tokenID is the API token's id (0 for a person): what the limit on
+	// new launches counts by (launch_limit.go).
+	tokenID int64
 	// ambient is true when the credential is one a browser attaches by
 	// itself (a session cookie, a proxy's header): then a state-changing
 	// request must also carry the CSRF token.
@@ -241,7 +244,7 @@ func (h *handler) tokenPrincipal(c echo.Context, secret string) (principal, erro
 	}
 	h.touchToken(c, t.ID, now)
 	level, _ := auth.ParseScope(t.Scope)
-	return principal{level: level, name: "token:" + t.Name}, nil
+	return principal{level: level, name: "token:" + t.Name, tokenID: t.ID}, nil
 }
 
 // touchToken records a token's use at most once a minute: the list shows

@@ -63,6 +63,10 @@ type Config struct {
 	// it asks whether the database answers at all (ingest_route.go); 0
 	// means DefaultDatabaseProbeAfter.
 	DatabaseProbeAfter time.Duration
+	// MaxNewLaunchesPerMinute is how many launches one token or person may
+	// create a minute, per process (launch_limit.go); more get 429. 0 means
+	// DefaultMaxNewLaunchesPerMinute, a negative number no limit.
+	MaxNewLaunchesPerMinute int
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -98,6 +102,8 @@ type handler struct {
 	authState
 	logins *auth.LoginLimiter
 	hasher auth.Hasher
+	// launches limits the launches each principal creates (launch_limit.go).
+	launches *launchLimiter
 }
 
 // router registers each route with its access policy, so no route exists
@@ -183,6 +189,10 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 		policies: map[string]routePolicy{}, logins: auth.NewLoginLimiter(loginBurst, loginEvery),
 		hasher: auth.Hasher{Cost: cfg.Auth.PasswordCost}}
 	h.touched = map[int64]time.Time{}
+	if cfg.MaxNewLaunchesPerMinute == 0 {
+		cfg.MaxNewLaunchesPerMinute = DefaultMaxNewLaunchesPerMinute
+	}
+	h.launches = newLaunchLimiter(cfg.MaxNewLaunchesPerMinute)
 	h.metrics = cfg.Metrics
 	if h.metrics == nil {
 		h.metrics = metrics.New(st, cfg.Hub.Subscribers, log)
@@ -206,6 +216,7 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 		LogValuesFunc: h.logRequest,
 	}))
 	e.Use(h.authenticate)
+	e.Use(h.limitNewLaunches)
 
 	r := router{e: e, h: h}
 	r.anyone("GET", "/healthz", h.healthz)
@@ -224,6 +235,8 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	r.add("GET", "/launches/:key/config", auth.Read, h.launchConfig)
 	r.addForm("POST", "/launches/:key/alarms/:no/decide", auth.Review, h.alarmDecide)
 	r.addForm("POST", "/launches/:key/annotations", auth.Review, h.annotationCreate)
+	r.addForm("POST", "/launches/:key/pin", auth.Review, h.launchPinForm)
+	r.addForm("POST", "/launches/:key/delete", auth.Admin, h.launchDeleteForm)
 	r.add("GET", "/rules", auth.Read, h.rulesIndex)
 	r.add("GET", "/rules/new", auth.Review, h.ruleNew)
 	r.add("GET", "/rules/preview", auth.Review, h.rulePreview)
@@ -260,6 +273,9 @@ func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *
 	r.add("GET", "/api/v1/launches", auth.Read, h.launchesList)
 	r.add("GET", "/api/v1/launches/:key", auth.LaunchStatus, h.launchShow)
 	r.add("GET", "/api/v1/launches/:key/live", auth.LaunchStatus, h.launchLive)
+	r.add("DELETE", "/api/v1/launches/:key", auth.Admin, h.launchDeleteAPI)
+	r.add("POST", "/api/v1/launches/:key/pin", auth.Review, h.launchPinAPI(true))
+	r.add("POST", "/api/v1/launches/:key/unpin", auth.Review, h.launchPinAPI(false))
 	r.add("GET", "/api/v1/live", auth.Read, h.launchesLive)
 	r.add("POST", "/api/v1/launches/:key/alarms/:no/decision", auth.Review, h.apiDecision)
 	r.add("GET", "/api/v1/rules", auth.Read, h.apiRulesList)

@@ -86,6 +86,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	if d.audit, err = h.store.AuditWithPrefix(ctx, review.SubjectPrefix(key)); err != nil {
 		return views.LaunchProps{}, err
 	}
+	d.audit = auditSince(d.audit, l.CreatedAt)
 	p := d.props()
 	if lq.zoomInvalid {
 		p.Timeline.ZoomError = lq.invalid
@@ -96,6 +97,11 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	case !errors.Is(err, store.ErrNotFound):
 		return views.LaunchProps{}, err
 	}
+	pin, err := h.store.LaunchPin(ctx, l.ID)
+	if err != nil {
+		return views.LaunchProps{}, err
+	}
+	p.Pinned, p.PinnedBy = pin.Pinned, pin.By
 	p.Log = logProps(l, d.lines, lq)
 	p.Log.Alarms, p.Log.MoreAlarms = logAlarms(l.Key, d.alarms)
 	// Silence is a judgement about the present, made at read time like the API does.
