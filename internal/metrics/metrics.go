@@ -51,7 +51,7 @@ func New(src Source, clients func() int, log *slog.Logger) *Metrics {
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "launchwatch_ingest_batches_total",
 			Help: "Ingest requests stored, by protocol."}, []string{"protocol"}),
 		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "launchwatch_ingest_rejections_total",
-			Help: "Ingest requests refused, by protocol and reason (invalid, too_large, unsupported, overloaded, unavailable, error)."},
+			Help: "Ingest requests refused, by protocol and reason (invalid, too_large, unsupported, overloaded, slow, unavailable, error)."},
 			[]string{"protocol", "reason"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "launchwatch_ingest_duration_seconds",
 			Help:    "Time to answer an ingest request, by protocol.",

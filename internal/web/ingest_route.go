@@ -176,6 +176,10 @@ func rejectReason(err error) string {
 	case store.IsUnavailable(err):
 		return "unavailable"
 	}
+	var httpErr *echo.HTTPError
+	if errors.As(err, &httpErr) && httpErr.Code == http.StatusTooManyRequests {
+		return "overloaded" // the new-launch limit
+	}
 	return "error"
 }
 
