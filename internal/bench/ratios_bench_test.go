@@ -23,6 +23,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/store"
@@ -75,7 +76,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 			first := i + 1 - (i % 50_000)
 			post(b, node+"/api/v1/launches/ingest-run/lines?server=sglang&seq="+strconv.Itoa(first), "text/plain", body.String())
 			cpu0 := cpuTime() // decoding alone, on the same body, measured apart
-			if _, err := ingest.DecodeText([]byte(body.String()), int64(first), ingest.DefaultMaxLineBytes); err != nil {
+			if _, err := decode.Text([]byte(body.String()), int64(first), decode.DefaultMaxLineBytes); err != nil {
 				b.Fatal(err)
 			}
 			decodeCPU += cpuTime() - cpu0

@@ -11,6 +11,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/clock"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 )
@@ -73,9 +74,9 @@ func (p *Pipeline) now() time.Time { return p.clock.Now() }
 // numbered after the last stored line. A line whose seq is stored already,
 // or a seqless line whose Key is, is a duplicate and is not stored again,
 // so a retried batch is harmless.
-func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []Line) (Ack, error) {
-	if len(lines) > MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
-		return Ack{}, tooManyLines()
+func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []decode.Line) (Ack, error) {
+	if len(lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
+		return Ack{}, decode.TooManyLines()
 	}
 	id, err := p.store.EnsureLaunch(ctx, key, attrs)
 	if err != nil {
@@ -146,7 +147,7 @@ func checkLabels(stored, added map[string]string) error {
 		}
 	}
 	if n > MaxLaunchLabels {
-		return badRequest("a launch has at most %d labels; this batch would give it %d", MaxLaunchLabels, n)
+		return decode.BadRequest("a launch has at most %d labels; this batch would give it %d", MaxLaunchLabels, n)
 	}
 	return nil
 }
@@ -154,14 +155,14 @@ func checkLabels(stored, added map[string]string) error {
 // freshLines numbers lines that have no seq, sorts the batch by seq and
 // splits off the lines already stored (earlier batches, or repeated inside
 // this one) as duplicates.
-func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []Line) ([]Line, int, error) {
+func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []decode.Line) ([]decode.Line, int, error) {
 	if len(lines) == 0 {
 		return nil, 0, nil
 	}
 	if lines[0].Seq == 0 {
 		return seqlessLines(ctx, tx, l, lines)
 	}
-	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortStableFunc(lines, func(a, b decode.Line) int { return cmp.Compare(a.Seq, b.Seq) })
 	if err := checkSeqRange(l.LastSeq, lines[len(lines)-1].Seq); err != nil {
 		return nil, 0, err
 	}
@@ -194,7 +195,7 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 // stored already or repeats inside the batch (a retried Loki push or OTLP
 // export) and numbers the rest after the last stored line, in batch order.
 // Lines without a key are always new.
-func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []Line) ([]Line, int, error) {
+func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lines []decode.Line) ([]decode.Line, int, error) {
 	var keys [][]byte
 	for _, ln := range lines {
 		if ln.Key != nil {
@@ -206,7 +207,7 @@ func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, l
 		return nil, 0, err
 	}
 	seen := make(map[string]bool, len(keys))
-	fresh := make([]Line, 0, len(lines))
+	fresh := make([]decode.Line, 0, len(lines))
 	for _, ln := range lines {
 		if ln.Key != nil {
 			k := string(ln.Key)
@@ -218,7 +219,7 @@ func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, l
 		fresh = append(fresh, ln)
 	}
 	if l.LastSeq > math.MaxInt64-int64(len(fresh)) {
-		return nil, 0, badRequest("cannot number %d more lines after seq %d: send explicit seqs", len(fresh), l.LastSeq)
+		return nil, 0, decode.BadRequest("cannot number %d more lines after seq %d: send explicit seqs", len(fresh), l.LastSeq)
 	}
 	for i := range fresh {
 		fresh[i].Seq = l.LastSeq + 1 + int64(i)
@@ -227,7 +228,7 @@ func seqlessLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, l
 }
 
 // lineKeys lists the duplicate keys of the lines that have one.
-func lineKeys(lines []Line) []store.LineKey {
+func lineKeys(lines []decode.Line) []store.LineKey {
 	var out []store.LineKey
 	for _, ln := range lines {
 		if ln.Key != nil {
@@ -255,7 +256,7 @@ type batch struct {
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
 // yet) and the launch's new state.
-func (b *batch) apply(ctx context.Context, fresh []Line, attrs store.LaunchAttrs) error {
+func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs) error {
 	server := b.launch.Server
 	if server == "" {
 		server = attrs.Server
@@ -317,7 +318,7 @@ func (b *batch) ended() bool {
 
 // store writes what the classifier learned (alarms, phases, rules hit) and
 // the launch's new state and status.
-func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []Line, attrs store.LaunchAttrs) error {
+func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []decode.Line, attrs store.LaunchAttrs) error {
 	alarms := latestAlarms(res.Alarms)
 	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
 		return err
@@ -354,7 +355,7 @@ func (b *batch) restoreState(server string) (*classify.State, bool) {
 	return classify.New(server), false
 }
 
-func classifierLines(lines []Line, times []lineTime, received time.Time) []classify.Line {
+func classifierLines(lines []decode.Line, times []lineTime, received time.Time) []classify.Line {
 	out := make([]classify.Line, len(lines))
 	for i, l := range lines {
 		t := l.TS
@@ -368,7 +369,7 @@ func classifierLines(lines []Line, times []lineTime, received time.Time) []class
 
 // writeLines COPYs the fresh lines with their times and their verdicts
 // from res, and rewrites earlier lines whose verdicts res revised.
-func (b *batch) writeLines(ctx context.Context, fresh []Line, times []lineTime, res *classify.Result) error {
+func (b *batch) writeLines(ctx context.Context, fresh []decode.Line, times []lineTime, res *classify.Result) error {
 	verdicts := make(map[int64]classify.LineVerdict, len(res.Lines))
 	var revised []classify.LineVerdict
 	for _, v := range res.Lines {
@@ -418,7 +419,7 @@ func latestAlarms(alarms []classify.Alarm) []classify.Alarm {
 	return out
 }
 
-func (b *batch) saveLaunch(ctx context.Context, fresh []Line, attrs store.LaunchAttrs, state *classify.State, config map[string]string) error {
+func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs, state *classify.State, config map[string]string) error {
 	saved, err := state.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("ingest: save classifier state: %w", err)
@@ -477,9 +478,9 @@ const (
 func checkSeqRange(last, highest int64) error {
 	switch {
 	case highest > maxSeq:
-		return badRequest("seq %d is above 2^53: numbers lines from 1 up", highest)
+		return decode.BadRequest("seq %d is above 2^53: numbers lines from 1 up", highest)
 	case highest-last > maxSeqJump:
-		return badRequest("seq %d is more than %d beyond the launch's last line (%d): send the lines in between first, or number them from %d", highest, maxSeqJump, last, last+1)
+		return decode.BadRequest("seq %d is more than %d beyond the launch's last line (%d): send the lines in between first, or number them from %d", highest, maxSeqJump, last, last+1)
 	}
 	return nil
 }

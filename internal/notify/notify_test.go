@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"launchwatch/internal/clock"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/store"
@@ -104,7 +105,7 @@ func (b *testBundle) hook(t *testing.T, url, format string, events ...string) st
 // crash ships a short crashing log of launch key and reports its exit code 1.
 func (b *testBundle) crash(t *testing.T, key string) {
 	t.Helper()
-	lines := []ingest.Line{
+	lines := []decode.Line{
 		{Seq: 1, Text: "INFO 10:00:01 engine: loading model acme/tiny-demo-7b"},
 		{Seq: 2, Text: "Traceback (most recent call last):"},
 		{Seq: 3, Text: `  File "/opt/engine/boot.py", line 17, in start`},

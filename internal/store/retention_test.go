@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/clock"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
@@ -33,9 +34,9 @@ func newRetentionBundle(t *testing.T) *retentionBundle {
 // launch stores a launch of lines lines and returns its id.
 func (b *retentionBundle) launch(key string, lines int) int64 {
 	b.t.Helper()
-	var batch []ingest.Line
+	var batch []decode.Line
 	for i := range lines {
-		batch = append(batch, ingest.Line{Seq: int64(i + 1), Text: fmt.Sprintf("INFO step %d of the made-up warmup", i)})
+		batch = append(batch, decode.Line{Seq: int64(i + 1), Text: fmt.Sprintf("INFO step %d of the made-up warmup", i)})
 	}
 	if _, err := b.pipe.Ingest(context.Background(), key, store.LaunchAttrs{Server: "vllm"}, batch); err != nil {
 		b.t.Fatal(err)
@@ -229,7 +230,7 @@ func TestEveryLaunchReferenceCascades(t *testing.T) {
 
 	id := b.launch("doomed", 3)
 	b.launch("bystander", 3)
-	crash := []ingest.Line{{Seq: 4, Text: "Traceback (most recent call last):"}, {Seq: 5, Text: `  File "made_up.py", line 3, in <module>`},
+	crash := []decode.Line{{Seq: 4, Text: "Traceback (most recent call last):"}, {Seq: 5, Text: `  File "made_up.py", line 3, in <module>`},
 		{Seq: 6, Text: "RuntimeError: CUDA error: an illegal memory access was encountered"}}
 	if _, err := b.pipe.Ingest(ctx, "doomed", store.LaunchAttrs{}, crash); err != nil {
 		t.Fatal(err)

@@ -29,13 +29,13 @@ func TestLinesAPI(t *testing.T) {
 	t.Run("Pages", func(t *testing.T) {
 		r := b.do("GET", "/api/v1/launches/paged/lines?after=5&limit=10", "", nil)
 		var p linesPage
-		decode(t, r, &p)
+		decodeOK(t, r, &p)
 		if len(p.Lines) != 10 || p.Lines[0].Seq != 6 || p.Lines[9].Seq != 15 || p.NextAfter == nil || *p.NextAfter != 15 {
 			t.Errorf("page = %d lines from %d, next_after %v", len(p.Lines), p.Lines[0].Seq, p.NextAfter)
 		}
 		r = b.do("GET", "/api/v1/launches/paged/lines?after=15&limit=10", "", nil)
 		p = linesPage{}
-		decode(t, r, &p)
+		decodeOK(t, r, &p)
 		if len(p.Lines) != 10 || p.NextAfter != nil {
 			t.Errorf("last page = %d lines, next_after %v; want 10 and none", len(p.Lines), p.NextAfter)
 		}
@@ -115,7 +115,7 @@ func TestHealth(t *testing.T) {
 	})
 }
 
-func decode(t *testing.T, r response, v any) {
+func decodeOK(t *testing.T, r response, v any) {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.status, r.body)

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"launchwatch/internal/auth"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
@@ -33,7 +34,7 @@ type Config struct {
 	// line or heartbeat before it is shown as silent; 0 means DefaultSilentAfter.
 	SilentAfter time.Duration
 	// LokiLaunchLabel is the Loki stream label that names the launch;
-	// "" means ingest.DefaultLokiLaunchLabel ("launch").
+	// "" means decode.DefaultLokiLaunchLabel ("launch").
 	LokiLaunchLabel string
 	// MaxConcurrentIngest is how many ingest requests are served at once;
 	// more are answered 429 with Retry-After. 0 means DefaultMaxConcurrentIngest.
@@ -162,13 +163,13 @@ func (h *handler) now() time.Time { return h.pipe.Clock().Now() }
 // New returns the echo instance serving all routes.
 func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = ingest.DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = decode.DefaultMaxBodyBytes
 	}
 	if cfg.SilentAfter <= 0 {
 		cfg.SilentAfter = DefaultSilentAfter
 	}
 	if cfg.MaxLineBytes <= 0 {
-		cfg.MaxLineBytes = ingest.DefaultMaxLineBytes
+		cfg.MaxLineBytes = decode.DefaultMaxLineBytes
 	}
 	if cfg.Hub == nil {
 		cfg.Hub = live.NewHub()
