@@ -17,7 +17,7 @@ import (
 	"launchwatch/internal/auth"
 	"launchwatch/internal/cliflag"
 	"launchwatch/internal/decode"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/pipeline"
 )
 
 // config is every setting of cmd/web. Each has a flag and an environment
@@ -96,7 +96,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
-	settle, err := envDuration(getenv, "LAUNCHWATCH_SETTLE_AFTER", ingest.DefaultSettleAfter)
+	settle, err := envDuration(getenv, "LAUNCHWATCH_SETTLE_AFTER", pipeline.DefaultSettleAfter)
 	if err != nil {
 		return c, err
 	}

@@ -24,8 +24,8 @@ import (
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
 	"launchwatch/internal/decode"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
@@ -341,7 +341,7 @@ func startNode(b *testing.B, dbURL string, tracer *sqlTimes) string {
 		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
 	}()
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config.Handler = web.New(web.Config{Hub: hub, ListenAddr: srv.Listener.Addr().String()}, st, ingest.NewPipeline(st, log), log)
+	srv.Config.Handler = web.New(web.Config{Hub: hub, ListenAddr: srv.Listener.Addr().String()}, st, pipeline.New(st, log), log)
 	srv.Start()
 	b.Cleanup(func() { hub.Close(); srv.Close(); cancel(); <-listening; pool.Close() })
 	return srv.URL

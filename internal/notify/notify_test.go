@@ -15,8 +15,8 @@ import (
 
 	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/notify"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -68,7 +68,7 @@ func (r *receiver) deliveries() []delivery {
 type testBundle struct {
 	ctx   context.Context
 	st    *store.Store
-	pipe  *ingest.Pipeline
+	pipe  *pipeline.Pipeline
 	clock *clock.Fake
 }
 
@@ -78,7 +78,7 @@ func setup(t *testing.T) *testBundle {
 	st := store.New(pool)
 	clk := clock.NewFake(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &testBundle{ctx: context.Background(), st: st, pipe: ingest.NewPipeline(st, log, ingest.WithClock(clk)), clock: clk}
+	return &testBundle{ctx: context.Background(), st: st, pipe: pipeline.New(st, log, pipeline.WithClock(clk)), clock: clk}
 }
 
 // worker returns a new worker, as a restarted web process would make.

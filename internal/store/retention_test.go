@@ -12,7 +12,7 @@ import (
 
 	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -22,13 +22,13 @@ type retentionBundle struct {
 	t    *testing.T
 	pool *pgxpool.Pool
 	st   *store.Store
-	pipe *ingest.Pipeline
+	pipe *pipeline.Pipeline
 }
 
 func newRetentionBundle(t *testing.T) *retentionBundle {
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	return &retentionBundle{t: t, pool: pool, st: st, pipe: ingest.NewPipeline(st, slog.New(slog.DiscardHandler))}
+	return &retentionBundle{t: t, pool: pool, st: st, pipe: pipeline.New(st, slog.New(slog.DiscardHandler))}
 }
 
 // launch stores a launch of lines lines and returns its id.

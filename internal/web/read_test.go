@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 )
@@ -97,7 +97,7 @@ func TestHealth(t *testing.T) {
 		t.Cleanup(pool.Close)
 		st := store.New(pool)
 		log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-		srv := httptest.NewServer(web.New(web.Config{}, st, ingest.NewPipeline(st, log), log))
+		srv := httptest.NewServer(web.New(web.Config{}, st, pipeline.New(st, log), log))
 		t.Cleanup(srv.Close)
 		b := &testBundle{t: t, url: srv.URL, store: st}
 

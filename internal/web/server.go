@@ -16,9 +16,9 @@ import (
 
 	"launchwatch/internal/auth"
 	"launchwatch/internal/decode"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/static"
 )
@@ -84,7 +84,7 @@ const DefaultSilentAfter = 2 * time.Minute
 type handler struct {
 	cfg   Config
 	store *store.Store
-	pipe  *ingest.Pipeline
+	pipe  *pipeline.Pipeline
 	hub   *live.Hub
 	log   *slog.Logger
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
@@ -161,7 +161,7 @@ func (r router) addForm(method, path string, need auth.Level, fn echo.HandlerFun
 func (h *handler) now() time.Time { return h.pipe.Clock().Now() }
 
 // New returns the echo instance serving all routes.
-func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
+func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger) *echo.Echo {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = decode.DefaultMaxBodyBytes
 	}
