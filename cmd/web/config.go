@@ -16,7 +16,8 @@ import (
 
 	"launchwatch/internal/auth"
 	"launchwatch/internal/cliflag"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/pipeline"
 )
 
 // config is every setting of cmd/web. Each has a flag and an environment
@@ -79,7 +80,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
-	maxBody, err := envInt(getenv, "LAUNCHWATCH_MAX_BODY_BYTES", ingest.DefaultMaxBodyBytes)
+	maxBody, err := envInt(getenv, "LAUNCHWATCH_MAX_BODY_BYTES", decode.DefaultMaxBodyBytes)
 	if err != nil {
 		return c, err
 	}
@@ -95,7 +96,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if err != nil {
 		return c, err
 	}
-	settle, err := envDuration(getenv, "LAUNCHWATCH_SETTLE_AFTER", ingest.DefaultSettleAfter)
+	settle, err := envDuration(getenv, "LAUNCHWATCH_SETTLE_AFTER", pipeline.DefaultSettleAfter)
 	if err != nil {
 		return c, err
 	}
@@ -117,7 +118,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "how long to let in-flight requests finish on SIGINT/SIGTERM [LAUNCHWATCH_SHUTDOWN_TIMEOUT]")
 	fs.DurationVar(&c.SilentAfter, "silent-after", silent, "a starting or loading launch with no line and no heartbeat for this `duration` is shown as silent [LAUNCHWATCH_SILENT_AFTER]")
 	fs.DurationVar(&c.SettleAfter, "settle-after", settle, "a fatal alarm whose event could still change (a retry line may withdraw it) counts for the status and `wait` this `duration` after the launch's last line at the latest [LAUNCHWATCH_SETTLE_AFTER]")
-	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", ingest.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
+	fs.StringVar(&c.LokiLaunchLabel, "loki-launch-label", envOr("LAUNCHWATCH_LOKI_LAUNCH_LABEL", decode.DefaultLokiLaunchLabel), "Loki stream `label` that names the launch (else service_name, else job) [LAUNCHWATCH_LOKI_LAUNCH_LABEL]")
 	fs.StringVar(&c.PublicURL, "public-url", envOr("LAUNCHWATCH_PUBLIC_URL", ""), "`URL` people and shippers reach the server at (https://launchwatch.example.com): other Host headers get 421, and only this origin may post forms or open websockets; empty accepts the loopback names when --addr is a loopback address, and any host (with a warning) on all interfaces [LAUNCHWATCH_PUBLIC_URL]")
 	fs.StringVar(&c.BootstrapToken, "bootstrap-token", bootstrap, "make sure an admin-scoped API token with exactly this `secret` exists at start (compose, CI, scripts); a changed secret revokes the old one [LAUNCHWATCH_BOOTSTRAP_TOKEN or LAUNCHWATCH_BOOTSTRAP_TOKEN_FILE]")
 	fs.StringVar(&c.AuthProxyHeader, "auth-proxy-header", envOr("LAUNCHWATCH_AUTH_PROXY_HEADER", ""), "`header` a reverse proxy sets to the signed-in user's e-mail (X-Forwarded-Email for oauth2-proxy); honoured only from --auth-proxy-trusted [LAUNCHWATCH_AUTH_PROXY_HEADER]")

@@ -20,11 +20,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/clock"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/pgserver"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
@@ -133,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer func() { stopListening(); <-retaining }()
 	}
 
-	pipe := ingest.NewPipeline(st, log, ingest.WithSettleAfter(cfg.SettleAfter))
+	pipe := pipeline.New(st, log, pipeline.WithSettleAfter(cfg.SettleAfter))
 	// Fatal alarms that no line settled settle by time: one settler per
 	// process, safe beside those of other processes (row locks).
 	settling := make(chan struct{})

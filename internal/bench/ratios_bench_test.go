@@ -23,8 +23,9 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/live"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
@@ -75,7 +76,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 			first := i + 1 - (i % 50_000)
 			post(b, node+"/api/v1/launches/ingest-run/lines?server=sglang&seq="+strconv.Itoa(first), "text/plain", body.String())
 			cpu0 := cpuTime() // decoding alone, on the same body, measured apart
-			if _, err := ingest.DecodeText([]byte(body.String()), int64(first), ingest.DefaultMaxLineBytes); err != nil {
+			if _, err := decode.Text([]byte(body.String()), int64(first), decode.DefaultMaxLineBytes); err != nil {
 				b.Fatal(err)
 			}
 			decodeCPU += cpuTime() - cpu0
@@ -340,7 +341,7 @@ func startNode(b *testing.B, dbURL string, tracer *sqlTimes) string {
 		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
 	}()
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config.Handler = web.New(web.Config{Hub: hub, ListenAddr: srv.Listener.Addr().String()}, st, ingest.NewPipeline(st, log), log)
+	srv.Config.Handler = web.New(web.Config{Hub: hub, ListenAddr: srv.Listener.Addr().String()}, st, pipeline.New(st, log), log)
 	srv.Start()
 	b.Cleanup(func() { hub.Close(); srv.Close(); cancel(); <-listening; pool.Close() })
 	return srv.URL

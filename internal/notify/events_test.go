@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/incident"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/store"
 )
@@ -45,7 +45,7 @@ func TestReadyAndAlarmAnnounced(t *testing.T) {
 	b := setup(t)
 	rcv := newReceiver(t, 0)
 	b.hook(t, rcv.srv.URL, "json", "alarm", "ready")
-	lines := []ingest.Line{
+	lines := []decode.Line{
 		{Seq: 1, Text: "[2031-03-04 10:00:01] INFO engine: loading model acme/tiny-demo-7b"},
 		{Seq: 2, Text: "[2031-03-04 10:00:09] INFO:     Application startup complete."},
 	}
@@ -74,7 +74,7 @@ func TestReadyAndAlarmAnnounced(t *testing.T) {
 // past the settle bound so the settler would count it.
 func (b *testBundle) shipFatal(t *testing.T, key string) {
 	t.Helper()
-	lines := []ingest.Line{
+	lines := []decode.Line{
 		{Seq: 1, Text: "INFO engine: loading model acme/tiny-demo-7b"},
 		{Seq: 2, Text: "Traceback (most recent call last):"},
 		{Seq: 3, Text: `  File "/opt/engine/step.py", line 88, in forward`},
@@ -104,7 +104,7 @@ func TestSilentOncePerSilence(t *testing.T) {
 	ship := func(seq int64) {
 		t.Helper()
 		if _, err := b.pipe.Ingest(b.ctx, "demo-quiet", store.LaunchAttrs{Server: "sglang"},
-			[]ingest.Line{{Seq: seq, Text: "INFO engine: loading weights shard " + string(rune('0'+seq)) + "/8"}}); err != nil {
+			[]decode.Line{{Seq: seq, Text: "INFO engine: loading weights shard " + string(rune('0'+seq)) + "/8"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestIncidentOpenedAndResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.crash(t, "demo-inc-a")
-	if _, err := b.pipe.Ingest(b.ctx, "demo-inc-b", store.LaunchAttrs{Server: "sglang"}, []ingest.Line{{Seq: 1, Text: "INFO engine: up"}}); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, "demo-inc-b", store.LaunchAttrs{Server: "sglang"}, []decode.Line{{Seq: 1, Text: "INFO engine: up"}}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := incident.Open(b.ctx, b.st, incident.New{Title: "widget pool exhausted", Severity: "sev2",

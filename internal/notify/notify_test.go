@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"launchwatch/internal/clock"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/notify"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -67,7 +68,7 @@ func (r *receiver) deliveries() []delivery {
 type testBundle struct {
 	ctx   context.Context
 	st    *store.Store
-	pipe  *ingest.Pipeline
+	pipe  *pipeline.Pipeline
 	clock *clock.Fake
 }
 
@@ -77,7 +78,7 @@ func setup(t *testing.T) *testBundle {
 	st := store.New(pool)
 	clk := clock.NewFake(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &testBundle{ctx: context.Background(), st: st, pipe: ingest.NewPipeline(st, log, ingest.WithClock(clk)), clock: clk}
+	return &testBundle{ctx: context.Background(), st: st, pipe: pipeline.New(st, log, pipeline.WithClock(clk)), clock: clk}
 }
 
 // worker returns a new worker, as a restarted web process would make.
@@ -104,7 +105,7 @@ func (b *testBundle) hook(t *testing.T, url, format string, events ...string) st
 // crash ships a short crashing log of launch key and reports its exit code 1.
 func (b *testBundle) crash(t *testing.T, key string) {
 	t.Helper()
-	lines := []ingest.Line{
+	lines := []decode.Line{
 		{Seq: 1, Text: "INFO 10:00:01 engine: loading model acme/tiny-demo-7b"},
 		{Seq: 2, Text: "Traceback (most recent call last):"},
 		{Seq: 3, Text: `  File "/opt/engine/boot.py", line 17, in start`},

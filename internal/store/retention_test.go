@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/clock"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -21,21 +22,21 @@ type retentionBundle struct {
 	t    *testing.T
 	pool *pgxpool.Pool
 	st   *store.Store
-	pipe *ingest.Pipeline
+	pipe *pipeline.Pipeline
 }
 
 func newRetentionBundle(t *testing.T) *retentionBundle {
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	return &retentionBundle{t: t, pool: pool, st: st, pipe: ingest.NewPipeline(st, slog.New(slog.DiscardHandler))}
+	return &retentionBundle{t: t, pool: pool, st: st, pipe: pipeline.New(st, slog.New(slog.DiscardHandler))}
 }
 
 // launch stores a launch of lines lines and returns its id.
 func (b *retentionBundle) launch(key string, lines int) int64 {
 	b.t.Helper()
-	var batch []ingest.Line
+	var batch []decode.Line
 	for i := range lines {
-		batch = append(batch, ingest.Line{Seq: int64(i + 1), Text: fmt.Sprintf("INFO step %d of the made-up warmup", i)})
+		batch = append(batch, decode.Line{Seq: int64(i + 1), Text: fmt.Sprintf("INFO step %d of the made-up warmup", i)})
 	}
 	if _, err := b.pipe.Ingest(context.Background(), key, store.LaunchAttrs{Server: "vllm"}, batch); err != nil {
 		b.t.Fatal(err)
@@ -229,7 +230,7 @@ func TestEveryLaunchReferenceCascades(t *testing.T) {
 
 	id := b.launch("doomed", 3)
 	b.launch("bystander", 3)
-	crash := []ingest.Line{{Seq: 4, Text: "Traceback (most recent call last):"}, {Seq: 5, Text: `  File "made_up.py", line 3, in <module>`},
+	crash := []decode.Line{{Seq: 4, Text: "Traceback (most recent call last):"}, {Seq: 5, Text: `  File "made_up.py", line 3, in <module>`},
 		{Seq: 6, Text: "RuntimeError: CUDA error: an illegal memory access was encountered"}}
 	if _, err := b.pipe.Ingest(ctx, "doomed", store.LaunchAttrs{}, crash); err != nil {
 		t.Fatal(err)

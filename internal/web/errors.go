@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -35,7 +35,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 		return
 	}
 	status, msg := http.StatusInternalServerError, "internal error"
-	var inputErr *ingest.InputError
+	var inputErr *decode.InputError
 	var httpErr *echo.HTTPError
 	var forbidden *review.ForbiddenError
 	switch {

@@ -18,8 +18,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/auth"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/pgserver"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
@@ -80,7 +80,7 @@ func startFaultCluster(t *testing.T, cfg web.Config) *faultCluster {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.ListenAddr = srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(cfg, st, ingest.NewPipeline(st, log), log)
+	srv.Config.Handler = web.New(cfg, st, pipeline.New(st, log), log)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	f.url = srv.URL

@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/incident"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -44,7 +44,7 @@ func (h *handler) incidentsIndex(c echo.Context) error {
 		Status: c.QueryParam("status"), Severity: c.QueryParam("severity"), Query: c.QueryParam("q"),
 		Launch: c.QueryParam("launch")}
 	f, err := incidentFilter(c)
-	var inputErr *ingest.InputError
+	var inputErr *decode.InputError
 	if errors.As(err, &inputErr) {
 		p.Error = inputErr.Message
 		return render(c, inputErr.Status, views.Incidents(p))

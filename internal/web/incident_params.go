@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/incident"
-	"launchwatch/internal/ingest"
 )
 
 // maxIncidentJSON bounds an incident API request body.
@@ -43,7 +43,7 @@ func incidentActor(c echo.Context) string {
 func incidentInput(err error, status int) error {
 	var invalid *incident.InvalidError
 	if errors.As(err, &invalid) {
-		return &ingest.InputError{Status: status, Message: invalid.Message()}
+		return &decode.InputError{Status: status, Message: invalid.Message()}
 	}
 	return err
 }
@@ -54,13 +54,13 @@ func incidentInput(err error, status int) error {
 func decodeJSON(c echo.Context, v any) error {
 	r := c.Request()
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); ct != echo.MIMEApplicationJSON {
-		return &ingest.InputError{Status: http.StatusUnsupportedMediaType, Message: "send Content-Type: application/json"}
+		return &decode.InputError{Status: http.StatusUnsupportedMediaType, Message: "send Content-Type: application/json"}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxIncidentJSON))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return &ingest.InputError{Status: http.StatusRequestEntityTooLarge, Message: "a request body is at most 1 MiB"}
+		return &decode.InputError{Status: http.StatusRequestEntityTooLarge, Message: "a request body is at most 1 MiB"}
 	case err != nil:
 		return badParam("the body could not be read")
 	}

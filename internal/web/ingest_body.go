@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 )
 
 // Defaults of the ingest body deadline: a body gets DefaultIngestBodyGrace,
@@ -82,7 +82,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 		b.move()
 	}
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		return n, &ingest.InputError{Status: http.StatusRequestTimeout, Message: fmt.Sprintf(
+		return n, &decode.InputError{Status: http.StatusRequestTimeout, Message: fmt.Sprintf(
 			"the body arrived too slowly: %d bytes in %s, below the %d bytes a second (after %s) the server waits for",
 			b.read, time.Since(b.start).Round(time.Millisecond), b.minRate, b.grace)}
 	}

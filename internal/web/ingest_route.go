@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -103,7 +103,7 @@ func (h *handler) serveIngest(c echo.Context, rec *ingestRecord, fn ingestFunc) 
 }
 
 func overloaded() error {
-	return &ingest.InputError{Status: http.StatusTooManyRequests, Message: "too many ingest requests at once, retry later"}
+	return &decode.InputError{Status: http.StatusTooManyRequests, Message: "too many ingest requests at once, retry later"}
 }
 
 // errDatabaseHung is why an ingest request's database work is cancelled
@@ -159,7 +159,7 @@ func storeError(ctx context.Context, err error) error {
 
 // rejectReason is the metrics label of a refused ingest request.
 func rejectReason(err error) string {
-	var inputErr *ingest.InputError
+	var inputErr *decode.InputError
 	switch {
 	case errors.As(err, &inputErr):
 		switch inputErr.Status {
@@ -187,7 +187,7 @@ func rejectReason(err error) string {
 // Decoding checked the whole request first, so a client mistake stores
 // nothing; if storing fails half way (the database went away) the client's
 // retry stores the rest, and the duplicate keys keep the first half once.
-func (h *handler) storeBatches(ctx context.Context, batches []ingest.Batch, rec *ingestRecord) error {
+func (h *handler) storeBatches(ctx context.Context, batches []decode.Batch, rec *ingestRecord) error {
 	for _, b := range batches {
 		ack, err := h.pipe.Ingest(ctx, b.Key, b.Attrs, b.Lines)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -31,7 +31,7 @@ func firstLogCurl(serverURL string) string {
 // launchesIndex answers GET /: the launches, filtered and paged.
 func (h *handler) launchesIndex(c echo.Context) error {
 	f, err := parseLaunchesFilter(c.QueryParams())
-	var inputErr *ingest.InputError
+	var inputErr *decode.InputError
 	if errors.As(err, &inputErr) {
 		// The form stays, with what was typed and why it was refused.
 		return render(c, inputErr.Status, views.Launches(views.LaunchesProps{Filter: f, Statuses: allStatuses,

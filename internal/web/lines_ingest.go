@@ -1,12 +1,11 @@
 package web
 
 import (
-	"math"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 )
 
 // linesIngest stores a batch of lines: POST /api/v1/launches/{key}/lines
@@ -21,16 +20,16 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	firstSeq, err := intParam(q, "seq", 0, 1, math.MaxInt64)
+	firstSeq, err := decode.SeqParam(q)
 	if err != nil {
 		return err
 	}
 	req := c.Request()
-	format, err := ingest.FormatOf(req.Header.Get(echo.HeaderContentType))
+	format, err := decode.FormatOf(req.Header.Get(echo.HeaderContentType))
 	if err != nil {
 		return err
 	}
-	body, err := ingest.ReadBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
+	body, err := decode.ReadBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
 	}
@@ -39,16 +38,16 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	var lines []ingest.Line
+	var lines []decode.Line
 	switch {
-	case format != ingest.FormatText && q.Has("seq"):
+	case format != decode.FormatText && q.Has("seq"):
 		return badParam("seq is a parameter of text/plain batches; NDJSON objects carry their own \"seq\", and so do JSON arrays")
-	case format == ingest.FormatNDJSON:
-		lines, err = ingest.DecodeNDJSON(body, h.cfg.MaxLineBytes)
-	case format == ingest.FormatJSON:
-		lines, err = ingest.DecodeJSON(body, h.cfg.MaxLineBytes)
+	case format == decode.FormatNDJSON:
+		lines, err = decode.NDJSON(body, h.cfg.MaxLineBytes)
+	case format == decode.FormatJSON:
+		lines, err = decode.JSON(body, h.cfg.MaxLineBytes)
 	default:
-		lines, err = ingest.DecodeText(body, firstSeq, h.cfg.MaxLineBytes)
+		lines, err = decode.Text(body, firstSeq, h.cfg.MaxLineBytes)
 	}
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 )
 
 // lokiPush stores a Grafana Loki push: POST /loki/api/v1/push with a JSON
@@ -14,7 +14,7 @@ import (
 // accepted and not needed: Launchwatch has one tenant.
 func (h *handler) lokiPush(c echo.Context, rec *ingestRecord) error {
 	req := c.Request()
-	body, err := ingest.ReadLokiBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
+	body, err := decode.ReadLokiBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func (h *handler) lokiPush(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	batches, err := ingest.DecodeLoki(body, req.Header.Get(echo.HeaderContentType), ingest.LokiOptions{
+	batches, err := decode.Loki(body, req.Header.Get(echo.HeaderContentType), decode.LokiOptions{
 		LaunchLabel: h.cfg.LokiLaunchLabel, MaxBodyBytes: h.cfg.MaxBodyBytes, MaxLineBytes: h.cfg.MaxLineBytes,
 	})
 	if err != nil {

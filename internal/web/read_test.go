@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/web"
 )
@@ -29,13 +29,13 @@ func TestLinesAPI(t *testing.T) {
 	t.Run("Pages", func(t *testing.T) {
 		r := b.do("GET", "/api/v1/launches/paged/lines?after=5&limit=10", "", nil)
 		var p linesPage
-		decode(t, r, &p)
+		decodeOK(t, r, &p)
 		if len(p.Lines) != 10 || p.Lines[0].Seq != 6 || p.Lines[9].Seq != 15 || p.NextAfter == nil || *p.NextAfter != 15 {
 			t.Errorf("page = %d lines from %d, next_after %v", len(p.Lines), p.Lines[0].Seq, p.NextAfter)
 		}
 		r = b.do("GET", "/api/v1/launches/paged/lines?after=15&limit=10", "", nil)
 		p = linesPage{}
-		decode(t, r, &p)
+		decodeOK(t, r, &p)
 		if len(p.Lines) != 10 || p.NextAfter != nil {
 			t.Errorf("last page = %d lines, next_after %v; want 10 and none", len(p.Lines), p.NextAfter)
 		}
@@ -97,7 +97,7 @@ func TestHealth(t *testing.T) {
 		t.Cleanup(pool.Close)
 		st := store.New(pool)
 		log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-		srv := httptest.NewServer(web.New(web.Config{}, st, ingest.NewPipeline(st, log), log))
+		srv := httptest.NewServer(web.New(web.Config{}, st, pipeline.New(st, log), log))
 		t.Cleanup(srv.Close)
 		b := &testBundle{t: t, url: srv.URL, store: st}
 
@@ -115,7 +115,7 @@ func TestHealth(t *testing.T) {
 	})
 }
 
-func decode(t *testing.T, r response, v any) {
+func decodeOK(t *testing.T, r response, v any) {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.status, r.body)

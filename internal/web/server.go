@@ -15,9 +15,10 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"launchwatch/internal/auth"
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/live"
 	"launchwatch/internal/metrics"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/static"
 )
@@ -33,7 +34,7 @@ type Config struct {
 	// line or heartbeat before it is shown as silent; 0 means DefaultSilentAfter.
 	SilentAfter time.Duration
 	// LokiLaunchLabel is the Loki stream label that names the launch;
-	// "" means ingest.DefaultLokiLaunchLabel ("launch").
+	// "" means decode.DefaultLokiLaunchLabel ("launch").
 	LokiLaunchLabel string
 	// MaxConcurrentIngest is how many ingest requests are served at once;
 	// more are answered 429 with Retry-After. 0 means DefaultMaxConcurrentIngest.
@@ -83,7 +84,7 @@ const DefaultSilentAfter = 2 * time.Minute
 type handler struct {
 	cfg   Config
 	store *store.Store
-	pipe  *ingest.Pipeline
+	pipe  *pipeline.Pipeline
 	hub   *live.Hub
 	log   *slog.Logger
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
@@ -160,15 +161,15 @@ func (r router) addForm(method, path string, need auth.Level, fn echo.HandlerFun
 func (h *handler) now() time.Time { return h.pipe.Clock().Now() }
 
 // New returns the echo instance serving all routes.
-func New(cfg Config, st *store.Store, pipe *ingest.Pipeline, log *slog.Logger) *echo.Echo {
+func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger) *echo.Echo {
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = ingest.DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = decode.DefaultMaxBodyBytes
 	}
 	if cfg.SilentAfter <= 0 {
 		cfg.SilentAfter = DefaultSilentAfter
 	}
 	if cfg.MaxLineBytes <= 0 {
-		cfg.MaxLineBytes = ingest.DefaultMaxLineBytes
+		cfg.MaxLineBytes = decode.DefaultMaxLineBytes
 	}
 	if cfg.Hub == nil {
 		cfg.Hub = live.NewHub()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
@@ -26,7 +26,7 @@ func (h *handler) timelineShow(c echo.Context) error {
 	}
 	lq, err := parseLogQuery(c.QueryParams())
 	status := http.StatusOK
-	var inputErr *ingest.InputError
+	var inputErr *decode.InputError
 	switch {
 	case errors.As(err, &inputErr):
 		lq.invalid, status = inputErr.Message, inputErr.Status

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"launchwatch/internal/ingest"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
@@ -86,22 +86,22 @@ func (b *testBundle) do(method, path, contentType string, body []byte, headers .
 	return response{status: res.StatusCode, header: res.Header, body: data}
 }
 
-func (b *testBundle) postText(path, body string) ingest.Ack {
+func (b *testBundle) postText(path, body string) pipeline.Ack {
 	b.t.Helper()
 	return b.ack(b.do("POST", path, "text/plain", []byte(body)))
 }
 
-func (b *testBundle) postNDJSON(path, body string) ingest.Ack {
+func (b *testBundle) postNDJSON(path, body string) pipeline.Ack {
 	b.t.Helper()
 	return b.ack(b.do("POST", path, "application/x-ndjson", []byte(body)))
 }
 
-func (b *testBundle) ack(r response) ingest.Ack {
+func (b *testBundle) ack(r response) pipeline.Ack {
 	b.t.Helper()
 	if r.status != http.StatusOK {
 		b.t.Fatalf("status %d: %s", r.status, r.body)
 	}
-	var a ingest.Ack
+	var a pipeline.Ack
 	if err := json.Unmarshal(r.body, &a); err != nil {
 		b.t.Fatalf("ack %s: %v", r.body, err)
 	}

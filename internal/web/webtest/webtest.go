@@ -16,8 +16,8 @@ import (
 
 	"launchwatch/internal/auth"
 	"launchwatch/internal/clock"
-	"launchwatch/internal/ingest"
 	"launchwatch/internal/live"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
@@ -96,7 +96,7 @@ func (s *Server) Session(t testing.TB, name, role string) string {
 type Option func(*options)
 
 type options struct {
-	pipe       []ingest.Option
+	pipe       []pipeline.Option
 	noAccounts bool
 }
 
@@ -109,12 +109,12 @@ func WithoutAccounts() Option {
 // WithClock runs the server (its ingest and its settler) on c, so a test
 // moves time by hand instead of sleeping.
 func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.pipe = append(o.pipe, ingest.WithClock(c)) }
+	return func(o *options) { o.pipe = append(o.pipe, pipeline.WithClock(c)) }
 }
 
 // WithSettleAfter sets the server's settle bound (--settle-after).
 func WithSettleAfter(d time.Duration) Option {
-	return func(o *options) { o.pipe = append(o.pipe, ingest.WithSettleAfter(d)) }
+	return func(o *options) { o.pipe = append(o.pipe, pipeline.WithSettleAfter(d)) }
 }
 
 // Start runs a server with cfg for the rest of the test, with a settler as
@@ -136,7 +136,7 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		opt(&o)
 	}
 	clk := clock.Clock(clock.Real{})
-	pipe := ingest.NewPipeline(st, log, append([]ingest.Option{ingest.WithClock(clk)}, o.pipe...)...)
+	pipe := pipeline.New(st, log, append([]pipeline.Option{pipeline.WithClock(clk)}, o.pipe...)...)
 	settling := make(chan struct{})
 	go func() {
 		defer close(settling)

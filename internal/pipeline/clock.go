@@ -1,16 +1,13 @@
-package ingest
+package pipeline
 
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
-	_ "time/tzdata" // --tz names a zone whatever the server's system has
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -45,45 +42,11 @@ const (
 	ClockTZ        = "tz"        // the shipper's --tz
 )
 
-// ParseTZ reads a --tz value: an IANA zone name (Europe/Berlin), UTC, or a
-// fixed offset ±hh:mm (+02:00, -0530).
-func ParseTZ(s string) (*time.Location, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, fmt.Errorf("empty time zone")
-	}
-	if s[0] == '+' || s[0] == '-' {
-		digits := strings.ReplaceAll(s[1:], ":", "")
-		if len(digits) != 4 && len(digits) != 2 {
-			return nil, fmt.Errorf("time zone %q: want ±hh:mm", s)
-		}
-		h, err1 := strconv.Atoi(digits[:2])
-		m := 0
-		var err2 error
-		if len(digits) == 4 {
-			m, err2 = strconv.Atoi(digits[2:])
-		}
-		if err1 != nil || err2 != nil || h > 14 || m > 59 {
-			return nil, fmt.Errorf("time zone %q: want ±hh:mm", s)
-		}
-		off := h*3600 + m*60
-		if s[0] == '-' {
-			off = -off
-		}
-		return time.FixedZone(s, off), nil
-	}
-	loc, err := time.LoadLocation(s)
-	if err != nil || s == "Local" {
-		return nil, fmt.Errorf("time zone %q: not an IANA zone name (Europe/Berlin) or ±hh:mm", s)
-	}
-	return loc, nil
-}
-
 // tzOffset is the clock offset a host in zone s has at t: a log time
 // written in local wall time, read as UTC, is the zone's offset ahead of
 // the true time.
 func tzOffset(s string, t time.Time) (time.Duration, bool) {
-	loc, err := ParseTZ(s)
+	loc, err := decode.ParseTZ(s)
 	if err != nil {
 		return 0, false
 	}
@@ -190,7 +153,7 @@ type lineTime struct {
 // a launch no line of which had a log time yet) the shipper's time or the
 // receive time. The first line with a log time gives it to the lines
 // before it too.
-func (b *batch) clockTimes(ctx context.Context, fresh []Line, tz string) ([]lineTime, error) {
+func (b *batch) clockTimes(ctx context.Context, fresh []decode.Line, tz string) ([]lineTime, error) {
 	lc := b.launch.Clock
 	c := clockState{Offset: lc.Offset, Source: lc.Source, TZ: lc.TZ, Samples: lc.Samples}
 	logged := make([]time.Time, len(fresh))

@@ -1,10 +1,11 @@
-package ingest
+package pipeline
 
 import (
 	"context"
 	"fmt"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -76,7 +77,7 @@ func mergeResult(all *classify.Result, r classify.Result) {
 // saved state stands. It writes the verdicts that changed and the
 // checkpoints, and returns the state and the result whose alarms and phases
 // the batch stores.
-func (b *batch) refeed(ctx context.Context, server string, saved *classify.State, fresh []Line, scratch bool) (*classify.State, classify.Result, error) {
+func (b *batch) refeed(ctx context.Context, server string, saved *classify.State, fresh []decode.Line, scratch bool) (*classify.State, classify.Result, error) {
 	id := b.launch.ID
 	state := classify.New(server)
 	from := int64(0)

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"fmt"
@@ -52,13 +52,13 @@ type OTLPResult struct {
 	Reason   string // why records were rejected, for partial_success
 }
 
-// DecodeOTLP decodes an OTLP/HTTP ExportLogsServiceRequest with the
+// OTLP decodes an OTLP/HTTP ExportLogsServiceRequest with the
 // OpenTelemetry Collector's pdata (hex trace ids and int64 strings in JSON
 // as the OTLP spec maps them). The resource attribute launchwatch.launch,
 // else service.instance.id, names the launch; records of a resource with
 // neither are rejected (reported as partial success), not the request.
 // Lines keep the request's order; severity becomes the line's level.
-func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, error) {
+func OTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, error) {
 	req := plogotlp.NewExportRequest()
 	var err error
 	if enc == OTLPJSON {
@@ -67,10 +67,10 @@ func DecodeOTLP(body []byte, enc OTLPEncoding, maxLineBytes int) (OTLPResult, er
 		err = req.UnmarshalProto(body)
 	}
 	if err != nil {
-		return OTLPResult{}, badRequest("body is not an OTLP ExportLogsServiceRequest: %v", err)
+		return OTLPResult{}, BadRequest("body is not an OTLP ExportLogsServiceRequest: %v", err)
 	}
 	if req.Logs().LogRecordCount() > MaxBatchLines {
-		return OTLPResult{}, tooManyLines()
+		return OTLPResult{}, TooManyLines()
 	}
 	var res OTLPResult
 	index := map[string]int{}

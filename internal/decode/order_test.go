@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func TestSeqlessLinesAreOrderedByTimeThenStream(t *testing.T) {
 				{"body":{"stringValue":"untimed after b 2"}},
 				{"timeUnixNano":"%d","body":{"stringValue":"burst a 1"}},
 				{"timeUnixNano":"%d","body":{"stringValue":"burst a 2"}}]}]}]}`, ns(5), ns(6), ns(1), ns(2))
-		res, err := DecodeOTLP([]byte(body), OTLPJSON, DefaultMaxLineBytes)
+		res, err := OTLP([]byte(body), OTLPJSON, DefaultMaxLineBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestSeqlessLinesAreOrderedByTimeThenStream(t *testing.T) {
 			{"stream":{"launch":"l","stream":"stdout"},"values":[["%d","out 3"],["%d","out 1"],["%d","out 5 tie"]]},
 			{"stream":{"launch":"l","stream":"stderr"},"values":[["%d","err 5 tie"],["%d","err 2"]]}]}`,
 			ns(3), ns(1), ns(5), ns(5), ns(2))
-		batches, err := DecodeLoki([]byte(body), "application/json", LokiOptions{MaxBodyBytes: DefaultMaxBodyBytes, MaxLineBytes: DefaultMaxLineBytes})
+		batches, err := Loki([]byte(body), "application/json", LokiOptions{MaxBodyBytes: DefaultMaxBodyBytes, MaxLineBytes: DefaultMaxLineBytes})
 		if err != nil {
 			t.Fatal(err)
 		}

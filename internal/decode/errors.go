@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Message }
 
-func badRequest(format string, args ...any) *InputError {
+// BadRequest is a 400 InputError with a formatted message.
+func BadRequest(format string, args ...any) *InputError {
 	return &InputError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestDecodeText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			lines, err := DecodeText([]byte(tt.body), tt.firstSeq, DefaultMaxLineBytes)
+			lines, err := Text([]byte(tt.body), tt.firstSeq, DefaultMaxLineBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,9 +117,9 @@ func FuzzDecode(f *testing.F) {
 		var lines []Line
 		var err error
 		if ndjson {
-			lines, err = DecodeNDJSON(body, 32)
+			lines, err = NDJSON(body, 32)
 		} else {
-			lines, err = DecodeText(body, 1, 32)
+			lines, err = Text(body, 1, 32)
 		}
 		if err != nil {
 			var ie *InputError
@@ -145,9 +145,9 @@ func TestDecodersRefuseTooManyLines(t *testing.T) {
 	manyObjects := bytes.Repeat([]byte(`{"line":""}`+"\n"), MaxBatchLines+1)
 	manyArray := append(append([]byte("["), bytes.Repeat([]byte(`{"line":""},`), MaxBatchLines)...), []byte(`{"line":""}]`)...)
 	for name, decode := range map[string]func() error{
-		"Text":   func() error { _, err := DecodeText(many, 0, DefaultMaxLineBytes); return err },
-		"NDJSON": func() error { _, err := DecodeNDJSON(manyObjects, DefaultMaxLineBytes); return err },
-		"JSON":   func() error { _, err := DecodeJSON(manyArray, DefaultMaxLineBytes); return err },
+		"Text":   func() error { _, err := Text(many, 0, DefaultMaxLineBytes); return err },
+		"NDJSON": func() error { _, err := NDJSON(manyObjects, DefaultMaxLineBytes); return err },
+		"JSON":   func() error { _, err := JSON(manyArray, DefaultMaxLineBytes); return err },
 	} {
 		var ie *InputError
 		if err := decode(); !errors.As(err, &ie) || ie.Status != http.StatusRequestEntityTooLarge {
@@ -155,11 +155,11 @@ func TestDecodersRefuseTooManyLines(t *testing.T) {
 		}
 	}
 	// Exactly the limit is fine.
-	if lines, err := DecodeText(bytes.Repeat([]byte("x\n"), MaxBatchLines), 0, DefaultMaxLineBytes); err != nil || len(lines) != MaxBatchLines {
+	if lines, err := Text(bytes.Repeat([]byte("x\n"), MaxBatchLines), 0, DefaultMaxLineBytes); err != nil || len(lines) != MaxBatchLines {
 		t.Errorf("%d lines: %d, %v", MaxBatchLines, len(lines), err)
 	}
 	// A JSON array followed by more is refused.
-	if _, err := DecodeJSON([]byte(`[{"line":"a"}] [1]`), DefaultMaxLineBytes); err == nil {
+	if _, err := JSON([]byte(`[{"line":"a"}] [1]`), DefaultMaxLineBytes); err == nil {
 		t.Error("an array followed by more JSON was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ const DefaultLokiLaunchLabel = "launch"
 // Loki's own service_name, then Promtail's and Alloy's usual job.
 var lokiFallbackLabels = []string{"service_name", "job"}
 
-// LokiOptions configure DecodeLoki.
+// LokiOptions configure the Loki decoder.
 type LokiOptions struct {
 	LaunchLabel  string // the label naming the launch; DefaultLokiLaunchLabel when ""
 	MaxBodyBytes int64  // the largest decompressed protobuf body
@@ -54,13 +54,13 @@ func ReadLokiBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byt
 	return ReadBody(body, contentEncoding, maxBytes)
 }
 
-// DecodeLoki decodes a Loki push request body (POST /loki/api/v1/push) as
+// Loki decodes a Loki push request body (POST /loki/api/v1/push) as
 // Grafana Loki does: JSON when the Content-Type is application/json, else
 // snappy-compressed protobuf. It groups the entries by launch; the lines of
 // each launch are sorted by timestamp (stable, so equal timestamps keep
 // their order in the push) and carry their duplicate key. A stream that
 // names no launch rejects the whole push.
-func DecodeLoki(body []byte, contentType string, opts LokiOptions) ([]Batch, error) {
+func Loki(body []byte, contentType string, opts LokiOptions) ([]Batch, error) {
 	var streams []lokiStream
 	var err error
 	if isJSON(contentType) {
@@ -91,7 +91,7 @@ type lokiJSONPush struct {
 func decodeLokiJSON(body []byte) ([]lokiStream, error) {
 	var push lokiJSONPush
 	if err := json.Unmarshal(body, &push); err != nil {
-		return nil, badRequest("body is not a Loki JSON push request: %v", err)
+		return nil, BadRequest("body is not a Loki JSON push request: %v", err)
 	}
 	streams := make([]lokiStream, 0, len(push.Streams))
 	for i, s := range push.Streams {
@@ -99,18 +99,18 @@ func decodeLokiJSON(body []byte) ([]lokiStream, error) {
 		for j, v := range s.Values {
 			// values[j] = ["<unix ns as a string>", "<line>"(, {structured metadata})]
 			if len(v) < 2 || len(v) > 3 {
-				return nil, badRequest("streams[%d].values[%d]: want [\"<unix ns>\", \"<line>\"] with optional metadata, got %d elements", i, j, len(v))
+				return nil, BadRequest("streams[%d].values[%d]: want [\"<unix ns>\", \"<line>\"] with optional metadata, got %d elements", i, j, len(v))
 			}
 			var tsText, line string
 			if err := json.Unmarshal(v[0], &tsText); err != nil {
-				return nil, badRequest("streams[%d].values[%d]: the timestamp must be unix nanoseconds as a string, got %s", i, j, v[0])
+				return nil, BadRequest("streams[%d].values[%d]: the timestamp must be unix nanoseconds as a string, got %s", i, j, v[0])
 			}
 			ns, err := strconv.ParseInt(tsText, 10, 64)
 			if err != nil || ns < 0 {
-				return nil, badRequest("streams[%d].values[%d]: the timestamp must be unix nanoseconds, got %q", i, j, tsText)
+				return nil, BadRequest("streams[%d].values[%d]: the timestamp must be unix nanoseconds, got %q", i, j, tsText)
 			}
 			if err := json.Unmarshal(v[1], &line); err != nil {
-				return nil, badRequest("streams[%d].values[%d]: the line must be a string, got %s", i, j, v[1])
+				return nil, BadRequest("streams[%d].values[%d]: the line must be a string, got %s", i, j, v[1])
 			}
 			// Structured metadata (v[2]) is accepted in any shape (real
 			// clients send numbers and nested objects) and not stored.
@@ -124,18 +124,18 @@ func decodeLokiJSON(body []byte) ([]lokiStream, error) {
 func decodeLokiProto(body []byte, maxBytes int64) ([]lokiStream, error) {
 	n, err := snappy.DecodedLen(body)
 	if err != nil {
-		return nil, badRequest("body is not snappy-compressed protobuf (send Content-Type: application/json for JSON): %v", err)
+		return nil, BadRequest("body is not snappy-compressed protobuf (send Content-Type: application/json for JSON): %v", err)
 	}
 	if maxBytes > 0 && int64(n) > maxBytes {
 		return nil, tooLarge(maxBytes)
 	}
 	raw, err := snappy.Decode(nil, body)
 	if err != nil {
-		return nil, badRequest("body is not snappy-compressed protobuf: %v", err)
+		return nil, BadRequest("body is not snappy-compressed protobuf: %v", err)
 	}
 	streams, err := decodePushRequest(raw)
 	if err != nil {
-		return nil, badRequest("body is not a Loki PushRequest: %v", err)
+		return nil, BadRequest("body is not a Loki PushRequest: %v", err)
 	}
 	return streams, nil
 }
@@ -145,7 +145,7 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 	total := 0
 	for _, s := range streams {
 		if total += len(s.entries); total > MaxBatchLines {
-			return nil, tooManyLines()
+			return nil, TooManyLines()
 		}
 	}
 	launchLabel := opts.LaunchLabel
@@ -173,7 +173,7 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 			}
 		}
 		if key == "" {
-			return nil, badRequest("stream %s names no launch: add a %q label (or service_name or job)", labelString, launchLabel)
+			return nil, BadRequest("stream %s names no launch: add a %q label (or service_name or job)", labelString, launchLabel)
 		}
 		i, ok := index[key]
 		if !ok {
@@ -216,7 +216,7 @@ func mergeAttrs(dst *store.LaunchAttrs, src store.LaunchAttrs) {
 		if dst.Labels == nil {
 			dst.Labels = map[string]string{}
 		}
-		if _, ok := dst.Labels[k]; ok || len(dst.Labels) < maxBatchLabels {
+		if _, ok := dst.Labels[k]; ok || len(dst.Labels) < MaxBatchLabels {
 			dst.Labels[k] = v
 		}
 	}

@@ -1,4 +1,4 @@
-package ingest
+package pipeline
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -63,7 +64,7 @@ func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail strin
 // operator asked the process to stop (requested), crashed otherwise.
 func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal string, requested bool) (ProcessAck, error) {
 	if (code == nil) == (signal == "") {
-		return ProcessAck{}, badRequest(`an exit report needs either "code" or "signal"`)
+		return ProcessAck{}, decode.BadRequest(`an exit report needs either "code" or "signal"`)
 	}
 	detail := signal
 	var sig *string

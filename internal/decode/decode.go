@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -30,24 +30,24 @@ type Line struct {
 	group int
 }
 
-// DecodeText splits a text/plain body into lines on \n, dropping one
+// Text splits a text/plain body into lines on \n, dropping one
 // trailing \r per line and the empty piece after a final \n. A \r inside a
 // line (a progress bar) stays in the line. firstSeq > 0 numbers the lines
 // from it; 0 leaves them to be numbered after the last stored line.
-func DecodeText(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
+func Text(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 	if firstSeq < 0 {
-		return nil, badRequest("seq must be a positive integer, got %d", firstSeq)
+		return nil, BadRequest("seq must be a positive integer, got %d", firstSeq)
 	}
 	if len(body) == 0 {
 		return nil, nil
 	}
 	body = bytes.TrimSuffix(body, []byte("\n"))
 	if bytes.Count(body, []byte("\n")) >= MaxBatchLines { // counted before anything is allocated per line
-		return nil, tooManyLines()
+		return nil, TooManyLines()
 	}
 	pieces := bytes.Split(body, []byte("\n"))
 	if firstSeq > math.MaxInt64-int64(len(pieces)) {
-		return nil, badRequest("seq %d is too large for %d lines", firstSeq, len(pieces))
+		return nil, BadRequest("seq %d is too large for %d lines", firstSeq, len(pieces))
 	}
 	lines := make([]Line, len(pieces))
 	for i, raw := range pieces {
@@ -97,11 +97,11 @@ func (w *ndjsonLine) aliasTS() json.RawMessage {
 	return nil
 }
 
-// DecodeNDJSON decodes an application/x-ndjson body: one object per line,
+// NDJSON decodes an application/x-ndjson body: one object per line,
 // {"seq": 12, "line": "...", "ts": "RFC 3339" or unix ns, "stream": "stdout"}.
 // Blank lines are skipped. Either every object has a seq or none has. The
 // first bad object rejects the whole batch with a message naming its line.
-func DecodeNDJSON(body []byte, maxLineBytes int) ([]Line, error) {
+func NDJSON(body []byte, maxLineBytes int) ([]Line, error) {
 	var lines []Line
 	for n := 1; len(body) > 0; n++ {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
@@ -112,13 +112,13 @@ func DecodeNDJSON(body []byte, maxLineBytes int) ([]Line, error) {
 		}
 		l, err := decodeNDJSONLine(raw, maxLineBytes)
 		if err != nil {
-			return nil, badRequest("line %d of the body: %v", n, err)
+			return nil, BadRequest("line %d of the body: %v", n, err)
 		}
 		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
-			return nil, badRequest("line %d of the body: either every object has a \"seq\" or none has", n)
+			return nil, BadRequest("line %d of the body: either every object has a \"seq\" or none has", n)
 		}
 		if len(lines) == MaxBatchLines {
-			return nil, tooManyLines()
+			return nil, TooManyLines()
 		}
 		lines = append(lines, l)
 	}
@@ -185,11 +185,11 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 	return l, nil
 }
 
-// DecodeJSON decodes an application/json body: an array of objects with
+// JSON decodes an application/json body: an array of objects with
 // the fields of an NDJSON line (Vector's and Fluent Bit's default HTTP
 // body), or a single such object. Either every object has a seq or none
 // has; the first bad object rejects the whole batch.
-func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
+func JSON(body []byte, maxLineBytes int) ([]Line, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, nil
@@ -197,7 +197,7 @@ func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
 	if body[0] == '{' {
 		l, err := decodeNDJSONLine(body, maxLineBytes)
 		if err != nil {
-			return nil, badRequest("the body: %v", err)
+			return nil, BadRequest("the body: %v", err)
 		}
 		return []Line{l}, nil
 	}
@@ -205,31 +205,31 @@ func DecodeJSON(body []byte, maxLineBytes int) ([]Line, error) {
 	// instead of being decoded whole first.
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, badRequest("body is not a JSON array of objects or one object")
+		return nil, BadRequest("body is not a JSON array of objects or one object")
 	}
 	var lines []Line
 	for i := 0; dec.More(); i++ {
 		if len(lines) == MaxBatchLines {
-			return nil, tooManyLines()
+			return nil, TooManyLines()
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, badRequest("body is not a JSON array of objects: %v", err)
+			return nil, BadRequest("body is not a JSON array of objects: %v", err)
 		}
 		l, err := decodeNDJSONLine(raw, maxLineBytes)
 		if err != nil {
-			return nil, badRequest("element %d of the array: %v", i, err)
+			return nil, BadRequest("element %d of the array: %v", i, err)
 		}
 		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
-			return nil, badRequest("element %d of the array: either every object has a \"seq\" or none has", i)
+			return nil, BadRequest("element %d of the array: either every object has a \"seq\" or none has", i)
 		}
 		lines = append(lines, l)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, badRequest("body is not a JSON array of objects: %v", err)
+		return nil, BadRequest("body is not a JSON array of objects: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, badRequest("body is not one JSON array: something follows it")
+		return nil, BadRequest("body is not one JSON array: something follows it")
 	}
 	return lines, nil
 }

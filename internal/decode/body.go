@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func ReadBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byte, e
 			case errors.As(err, &inputErr):
 				return nil, inputErr
 			}
-			return nil, badRequest("body is not valid gzip: %v", err)
+			return nil, BadRequest("body is not valid gzip: %v", err)
 		}
 		defer zr.Close()
 		r = io.LimitReader(zr, maxBytes+1)
@@ -142,13 +142,13 @@ func readError(err error, maxBytes int64) error {
 		return tooLarge(maxBytes)
 	}
 	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return badRequest("body is not valid compressed data: %v", err)
+		return BadRequest("body is not valid compressed data: %v", err)
 	}
 	var ce flate.CorruptInputError
 	if errors.As(err, &ce) {
-		return badRequest("body is not valid compressed data: %v", err)
+		return BadRequest("body is not valid compressed data: %v", err)
 	}
-	return badRequest("reading body: %v", err)
+	return BadRequest("reading body: %v", err)
 }
 
 // MaxBatchLines is the most lines one request may carry, whatever its
@@ -157,8 +157,8 @@ func readError(err error, maxBytes int64) error {
 // bounded as well as the bytes.
 const MaxBatchLines = 100_000
 
-// tooManyLines answers a request with more than MaxBatchLines lines.
-func tooManyLines() error {
+// TooManyLines answers a request with more than MaxBatchLines lines.
+func TooManyLines() error {
 	return &InputError{Status: http.StatusRequestEntityTooLarge,
 		Message: fmt.Sprintf("more than %d lines in one request: split it into smaller batches", MaxBatchLines)}
 }

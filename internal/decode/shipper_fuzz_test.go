@@ -1,4 +1,4 @@
-package ingest
+package decode
 
 import (
 	"errors"
@@ -24,20 +24,20 @@ func FuzzShipperBodies(f *testing.F) {
 		var err error
 		switch kind % 5 {
 		case 0:
-			batches, err = DecodeLoki(body, "application/json", LokiOptions{MaxBodyBytes: 1 << 20, MaxLineBytes: 32})
+			batches, err = Loki(body, "application/json", LokiOptions{MaxBodyBytes: 1 << 20, MaxLineBytes: 32})
 		case 1:
-			batches, err = DecodeLoki(body, "", LokiOptions{MaxBodyBytes: 1 << 20, MaxLineBytes: 32})
+			batches, err = Loki(body, "", LokiOptions{MaxBodyBytes: 1 << 20, MaxLineBytes: 32})
 		case 2, 3:
 			enc := OTLPProto
 			if kind%5 == 2 {
 				enc = OTLPJSON
 			}
 			var res OTLPResult
-			res, err = DecodeOTLP(body, enc, 32)
+			res, err = OTLP(body, enc, 32)
 			batches = res.Batches
 		case 4:
 			var lines []Line
-			lines, err = DecodeJSON(body, 32)
+			lines, err = JSON(body, 32)
 			batches = []Batch{{Key: "k", Lines: lines}}
 		}
 		if err != nil {

@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"launchwatch/internal/clock"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/status"
+	"launchwatch/internal/store"
+)
+
+// Ack is the answer to a stored batch.
+type Ack struct {
+	Launch     string `json:"launch"`
+	Accepted   int    `json:"accepted"`         // lines stored by this batch
+	Duplicates int    `json:"duplicates"`       // lines of this batch that were already stored (a retry)
+	LastSeq    int64  `json:"last_seq"`         // the highest seq stored for the launch
+	Status     string `json:"status,omitempty"` // the settled status; absent while a fatal alarm settles, unless ready
+	// Settling is set while a fatal alarm waits to settle (at most the
+	// settle bound after the last line): Status may still become alarm.
+	Settling bool `json:"settling,omitempty"`
+}
+
+// Pipeline stores batches of lines: it numbers them, drops the ones already
+// stored, classifies the new ones in seq order and writes lines, alarms and
+// the launch's new state in one transaction.
+type Pipeline struct {
+	store *store.Store
+	log   *slog.Logger
+	clock clock.Clock
+	// settleAfter bounds how long an unsettled fatal alarm waits for a
+	// line that could still change it (settle.go).
+	settleAfter time.Duration
+	// deadlines wakes this process's settler when a batch sets a settle
+	// deadline; buffered, so a wake is never lost and never blocks.
+	deadlines chan struct{}
+}
+
+// Option configures a Pipeline.
+type Option func(*Pipeline)
+
+// WithClock makes the pipeline read the time from c (tests move a fake one).
+func WithClock(c clock.Clock) Option { return func(p *Pipeline) { p.clock = c } }
+
+// WithSettleAfter sets the settle bound; d <= 0 keeps DefaultSettleAfter.
+func WithSettleAfter(d time.Duration) Option {
+	return func(p *Pipeline) {
+		if d > 0 {
+			p.settleAfter = d
+		}
+	}
+}
+
+// New returns a Pipeline writing to st.
+func New(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
+	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, deadlines: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func (p *Pipeline) now() time.Time { return p.clock.Now() }
+
+// Ingest stores lines as the next batch of the launch key, creating the
+// launch with attrs when this is its first batch. Lines with Seq 0 are
+// numbered after the last stored line. A line whose seq is stored already,
+// or a seqless line whose Key is, is a duplicate and is not stored again,
+// so a retried batch is harmless.
+func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []decode.Line) (Ack, error) {
+	if len(lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
+		return Ack{}, decode.TooManyLines()
+	}
+	id, err := p.store.EnsureLaunch(ctx, key, attrs)
+	if err != nil {
+		return Ack{}, err
+	}
+	received := p.now().UTC()
+	ack := Ack{Launch: key}
+	settling := false
+	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
+		ack.Accepted, ack.Duplicates = 0, 0 // WithTx may be retried by callers; start clean
+		l, err := tx.LockLaunch(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := checkLabels(l.Labels, attrs.Labels); err != nil {
+			return err
+		}
+		fresh, dups, err := freshLines(ctx, tx, l, lines)
+		if err != nil {
+			return err
+		}
+		ack.Duplicates = dups
+		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock}
+		if err := b.apply(ctx, fresh, attrs); err != nil {
+			return err
+		}
+		if err := tx.CopyLineKeys(ctx, id, lineKeys(fresh)); err != nil {
+			return err
+		}
+		ack.Accepted, ack.LastSeq, ack.Status, ack.Settling = len(fresh), b.lastSeq, b.status, b.settleAt != nil
+		if b.unsettled && ack.Status != status.Ready {
+			// No status while a fatal alarm is not settled: a client that
+			// needs one reads the launch, which answers once it is. (A ready
+			// launch is ready whatever an alarm after its ready line turns
+			// out to be.) A trailing ERROR run alone leaves the status as it
+			// is: the lines that follow decide it, or a reader after the
+			// bound. A crash log cut in the middle of its traceback needs the
+			// read to be decided at all, which is why an unfinished
+			// traceback counts here too.
+			ack.Status = ""
+		}
+		settling = b.settleAt != nil && len(fresh) > 0
+		if len(fresh) == 0 {
+			return nil // nothing changed: a retry
+		}
+		return tx.Notify(ctx, key)
+	})
+	if err != nil {
+		return Ack{}, err
+	}
+	if settling {
+		p.wakeSettler()
+	}
+	return ack, nil
+}
