@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"launchwatch/internal/client"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/shipper"
 )
 
@@ -58,7 +59,7 @@ The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
 		return exitUnreachable
 	}
 	cmdArgs = append(pos, cmdArgs...)
-	if len(cmdArgs) == 0 || *launch == "" || !launchKeyPattern.MatchString(*launch) {
+	if len(cmdArgs) == 0 || *launch == "" || !decode.LaunchKeyPattern.MatchString(*launch) {
 		fmt.Fprintln(stderr, "launchwatch run: want --launch KEY (letters, digits, . _ : @ + = -) and a command after -- (see --help)")
 		return exitUnreachable
 	}

@@ -10,13 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"launchwatch/internal/client"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/shipper"
 )
-
-var launchKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,199}$`)
 
 // runShip implements `launchwatch ship FILE --launch KEY`.
 func runShip(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -54,7 +52,7 @@ server the shipper is alive while the launch prints nothing.`,
 		fmt.Fprintln(stderr, "launchwatch ship: want one FILE and --launch KEY (see --help)")
 		return exitUnreachable
 	}
-	if !launchKeyPattern.MatchString(*launch) {
+	if !decode.LaunchKeyPattern.MatchString(*launch) {
 		fmt.Fprintf(stderr, "launchwatch ship: launch key %q is not valid: use 1 to 200 letters, digits and . _ : @ + = -\n", *launch)
 		return exitUnreachable
 	}

@@ -1,9 +1,9 @@
 package notify
 
 import (
+	"launchwatch/internal/decode"
 	"net"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,8 +22,6 @@ type Target struct {
 
 // maxURL bounds a target's URL.
 const maxURL = 2000
-
-var serverKind = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
 
 // Validate trims t and returns what is wrong with it, by field (nil when
 // nothing is): an http or https URL with a host, a known format, at least
@@ -52,7 +50,7 @@ func (t *Target) Validate() map[string]string {
 		errs["events"] = "name at least one of " + strings.Join(Events, ", ")
 	}
 	t.Events = events
-	if t.Server != "" && !serverKind.MatchString(t.Server) {
+	if t.Server != "" && !decode.ServerPattern.MatchString(t.Server) {
 		errs["server"] = "a server kind such as sglang or vllm (lower case letters, digits, . _ -)"
 	}
 	if t.Label != "" {

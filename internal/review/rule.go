@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -58,8 +58,6 @@ func (d *RuleDraft) checkRole(old *store.Rule) error {
 	return nil
 }
 
-var scopeServer = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
-
 // Validate trims the draft and checks every field; messages are per form field.
 func (d *RuleDraft) Validate() error {
 	d.Pattern, d.ScopeValue = strings.TrimSpace(d.Pattern), strings.TrimSpace(d.ScopeValue)
@@ -77,7 +75,7 @@ func (d *RuleDraft) Validate() error {
 	case "all":
 		d.ScopeValue = ""
 	case "server":
-		if !scopeServer.MatchString(d.ScopeValue) {
+		if !decode.ServerPattern.MatchString(d.ScopeValue) {
 			f["scope"] = "name the server kind, such as sglang or vllm"
 		}
 	case "label":
