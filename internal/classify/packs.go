@@ -200,8 +200,8 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 			if !slices.Contains(validRoles, g.Role) {
 				return nil, fmt.Errorf("classify: signature %s: unknown role %q", g.ID, g.Role)
 			}
-			if len(g.Any) == 0 {
-				return nil, fmt.Errorf("classify: signature %s: needs at least one literal in any", g.ID)
+			if len(g.Any) == 0 || slices.Contains(g.Any, "") {
+				return nil, fmt.Errorf("classify: signature %s: needs at least one literal in any, none empty", g.ID)
 			}
 			if len(g.Tests) == 0 {
 				return nil, fmt.Errorf("classify: signature %s: needs at least one test line", g.ID)
