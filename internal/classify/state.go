@@ -197,7 +197,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}()
 
 	if m.config != nil {
-		fb.config(ParseConfig(body[m.configAt:]))
+		fb.parseConfig(body[m.configAt:])
 		v.Kind = KindConfig
 		return
 	}
