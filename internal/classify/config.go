@@ -135,13 +135,21 @@ func isIdentLike(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !isWordByte(c) && c != '.' && c != '-' {
+		if !identByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// identByte is isWordByte(c) || c == '.' || c == '-' as a table: config
+// keys are checked byte by byte, hundreds per dump.
+var identByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || c == '.' || c == '-'
+	}
+	return t
+}()
 
 func nonEmpty(m map[string]string) map[string]string {
 	if len(m) == 0 {
