@@ -12,12 +12,14 @@ import "strings"
 // literal puts one of the two at an even position of the line, so the scan
 // hashes only the windows at even positions, each independently (no chain
 // of dependent loads as in an automaton), and only where a hash is set
-// compares the literals of that bucket byte by byte. Literals too short for
-// two grams are few ("\r", "%|", "vllm") and are searched for one by one
-// with IndexByte.
+// compares the literals of that bucket byte by byte. A literal of exactly
+// gramLen bytes ("vllm") is one gram at an even position or, at an odd one,
+// its first three bytes end the even window before it: that window is
+// entered once for each value its first byte can fold to. Literals shorter than a gram are few ("\r", "%|") and
+// are searched for one by one.
 type matcher struct {
 	folded []string // the literals, ASCII lower-cased
-	short  []int32  // literals shorter than gramLen+1
+	short  []int32  // literals shorter than gramLen
 
 	bloom [1 << bloomBits / 64]uint64 // hash of a literal's grams -> set
 	// The grams grouped by bucket (the low bucketBits of the bloom hash):
@@ -73,8 +75,16 @@ func newMatcher(pats []string) *matcher {
 		switch {
 		case p == "":
 			// compilePacks refuses empty literals.
-		case len(p) < gramLen+1:
+		case len(p) < gramLen:
 			m.short = append(m.short, int32(id))
+		case len(p) == gramLen:
+			g := gramAt(f, 0)
+			all = append(all, gramEntry{gram: g, off: 0, pat: int32(id)})
+			for x := range uint32(256) {
+				if x&0x20 != 0 { // the values a folded byte takes
+					all = append(all, gramEntry{gram: x | g<<8, off: -1, pat: int32(id)})
+				}
+			}
 		default:
 			best, bestCost := 0, -1
 			for o := 0; o+gramLen+1 <= len(f); o++ {
@@ -175,6 +185,9 @@ func hasFoldedPrefix(s, f string) bool {
 // folded) in s ignoring ASCII case, -1 if none. It jumps between the
 // occurrences of f's first byte (in either case) with IndexByte.
 func indexFoldedASCII(s, f string) int {
+	if !hasLetter(f) {
+		return strings.Index(s, f) // folding changes no byte of f
+	}
 	c0 := f[0]
 	c1 := c0
 	if c0 >= 'a' && c0 <= 'z' {
@@ -221,4 +234,13 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
 }
