@@ -75,7 +75,9 @@ func parseConfigItems(s string, out map[string]string, countWrites bool) bool {
 			k := unquote(strings.TrimSpace(s[start:sep]))
 			v := unquote(strings.TrimSpace(s[sep+1 : end]))
 			if isIdentLike(k) {
-				out[clean(k, maxConfigKey)] = clean(v, maxConfigValue)
+				// An identifier-like key is ASCII and at most maxConfigKey
+				// bytes: clean(k, maxConfigKey) would return it as it is.
+				out[k] = clean(v, maxConfigValue)
 				writes++
 			}
 		}
