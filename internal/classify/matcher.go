@@ -35,10 +35,11 @@ type gramEntry struct {
 }
 
 const (
-	gramLen    = 4
-	bloomBits  = 16 // 8 KB of bitmap
-	bucketBits = 10
-	dfWeight   = 16
+	gramLen      = 4
+	bloomBits    = 16 // 8 KB of bitmap
+	bucketBits   = 10
+	dfWeight     = 16
+	sampleWeight = 8
 )
 
 // gramAt is the gramLen bytes of s at i as a little-endian word with bit 5
@@ -52,7 +53,10 @@ func gramAt(s string, i int) uint32 {
 func gramHash(g uint32) uint32 { return (g * 0x9E3779B1) >> (32 - bloomBits) }
 
 // newMatcher builds the matcher for pats (matched case-insensitively).
-func newMatcher(pats []string) *matcher {
+// sample is log text (the packs' test lines): a gram frequent there is
+// frequent in logs, and a literal is filtered on rarer ones of its own. The
+// choice changes only the speed, never what is found.
+func newMatcher(pats []string, sample ...string) *matcher {
 	m := &matcher{folded: make([]string, len(pats))}
 	var all []gramEntry
 	// How many literals contain a gram predicts how common it is in log
@@ -66,6 +70,13 @@ func newMatcher(pats []string) *matcher {
 				seen[g] = true
 				df[g]++
 			}
+		}
+	}
+	seen := map[uint32]int{} // occurrences in sample
+	for _, l := range sample {
+		f := foldASCII(l)
+		for o := 0; o+gramLen <= len(f); o++ {
+			seen[gramAt(f, o)]++
 		}
 	}
 	used := map[uint32]int{} // grams already chosen: sharing one costs comparisons
@@ -90,7 +101,7 @@ func newMatcher(pats []string) *matcher {
 			for o := 0; o+gramLen+1 <= len(f); o++ {
 				g0, g1 := gramAt(f, o), gramAt(f, o+1)
 				c := gramCost(f[o:o+gramLen]) + gramCost(f[o+1:o+1+gramLen]) +
-					dfWeight*(df[g0]+df[g1]) + 64*(used[g0]+used[g1])
+					dfWeight*(df[g0]+df[g1]) + 64*(used[g0]+used[g1]) + sampleWeight*(seen[g0]+seen[g1])
 				if bestCost < 0 || c < bestCost {
 					best, bestCost = o, c
 				}

@@ -242,7 +242,12 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 			}
 		}
 	}
-	rs.m = newMatcher(lits)
+	var sample []string
+	for _, g := range rs.sigs {
+		sample = append(sample, g.Tests...)
+		sample = append(sample, g.NotTests...)
+	}
+	rs.m = newMatcher(lits, sample...)
 	return rs, nil
 }
 
