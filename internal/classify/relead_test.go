@@ -12,7 +12,7 @@ import (
 
 // TestLeadRegexpMatchesRegexp holds the lead-literal shortcut to plain
 // regexp matching for every expression of the embedded packs: on the packs'
-// own test lines, on every corpus line, and on those cut, re-cased and
+// own test lines, on corpus lines, and on those cut, re-cased and
 // salted with word bytes, non-ASCII runes (the Kelvin sign folds onto k
 // under (?i)) and invalid UTF-8 around the literals.
 func TestLeadRegexpMatchesRegexp(t *testing.T) {
@@ -29,23 +29,29 @@ func TestLeadRegexpMatchesRegexp(t *testing.T) {
 		lines = append(lines, g.Tests...)
 		lines = append(lines, g.NotTests...)
 	}
-	withLits := 0
+	// Without lead literals MatchString is the regexp itself.
+	var withLits []*leadRegexp
 	for _, lr := range exprs {
 		if lr.lits != nil {
-			withLits++
+			withLits = append(withLits, lr)
 		}
 	}
-	t.Logf("%d of %d expressions have lead literals", withLits, len(exprs))
-	if withLits < 10 {
-		t.Fatalf("only %d of %d expressions have lead literals: the shortcut is not exercised", withLits, len(exprs))
+	if len(withLits) < 10 {
+		t.Fatalf("only %d of %d expressions have lead literals: the shortcut is not exercised", len(withLits), len(exprs))
 	}
+	exprs = withLits
 	files, _ := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.log"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, strings.Split(string(data), "\n")...)
+		// Every third line, cut to 1 KB, keeps the test fast.
+		for i, l := range strings.Split(string(data), "\n") {
+			if i%3 == 0 {
+				lines = append(lines, truncate(l, 1024))
+			}
+		}
 	}
 	check := func(s string) {
 		t.Helper()
@@ -61,7 +67,7 @@ func TestLeadRegexpMatchesRegexp(t *testing.T) {
 	for _, l := range lines {
 		check(l)
 	}
-	for range 3000 {
+	for range 1000 {
 		s := pick()
 		switch rng.IntN(4) {
 		case 0:
