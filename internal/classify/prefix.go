@@ -46,6 +46,13 @@ type Prefix struct {
 // with year 0 such timestamps are left zero.
 func ParsePrefix(text string, year int) Prefix {
 	var p Prefix
+	p.parse(text, year)
+	return p
+}
+
+// parse is ParsePrefix into a zero p: the classifier's per-line Prefix then
+// needs no copy of the whole struct on return.
+func (p *Prefix) parse(text string, year int) {
 	if hasColour(text) {
 		text = stripANSI(text)
 	}
@@ -74,7 +81,6 @@ func ParsePrefix(text string, year int) Prefix {
 	if p.Time.IsZero() {
 		p.Time = env.time
 	}
-	return p
 }
 
 // eat consumes one prefix from the start of s.
