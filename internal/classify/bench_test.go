@@ -122,3 +122,47 @@ func BenchmarkGrepBaseline(b *testing.B) {
 		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 	}
 }
+
+// BenchmarkRatioVsGrep is make bench's classify-vs-grep line without its
+// database: 200,000 lines of the corpus mix through one State in batches of
+// 500 (so a long run's state, not a fresh one per file), then `grep -ciE`
+// three times over the same bytes, both as CPU time, and their ratio.
+func BenchmarkRatioVsGrep(b *testing.B) {
+	mix, _ := benchMix(b, false)
+	const n = 200_000
+	text := make([]string, n)
+	var size int64
+	for i := range n {
+		text[i] = mix[i%len(mix)]
+		size += int64(len(text[i])) + 1
+	}
+	f := filepath.Join(b.TempDir(), "mix.log")
+	if err := os.WriteFile(f, []byte(strings.Join(text, "\n")+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var classifyCPU, grepCPU time.Duration
+	for b.Loop() {
+		cpu0 := cpuTime()
+		st := classify.New("")
+		for i := 0; i < n; i += 500 {
+			batch := make([]classify.Line, 0, 500)
+			for j := i; j < min(n, i+500); j++ {
+				batch = append(batch, classify.Line{Seq: int64(j + 1), Text: text[j]})
+			}
+			st.Feed(batch)
+		}
+		classifyCPU += cpuTime() - cpu0
+		for range 3 {
+			cmd := exec.Command("grep", "-ciE", grepPattern, f)
+			if out, err := cmd.Output(); err != nil || len(out) == 0 {
+				b.Fatalf("grep: %v %q", err, out)
+			}
+			grepCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+	}
+	classifyMBs := float64(size) * float64(b.N) / classifyCPU.Seconds() / 1e6
+	grepMBs := 3 * float64(size) * float64(b.N) / grepCPU.Seconds() / 1e6
+	b.ReportMetric(classifyMBs, "classify-cpu-MB/s")
+	b.ReportMetric(grepMBs, "grep-cpu-MB/s")
+	b.ReportMetric(classifyMBs/grepMBs, "ratio")
+}

@@ -15,27 +15,78 @@ const (
 // values are kept as text. It stops at the bracket that closes the dump and
 // returns nil when nothing was found.
 func ParseConfig(text string) map[string]string {
+	s := configBody(text)
+	out := make(map[string]string, configSizeHint(s))
+	parseConfigItems(s, out, false)
+	return nonEmpty(out)
+}
+
+// mergeConfig is m = ParseConfig(text), then every key of m set in dst,
+// without the intermediate map: the items are written into dst directly.
+// ParseConfig stops after maxConfigKeys distinct keys; writes into dst
+// cannot tell this dump's keys from earlier ones, so they are counted
+// instead (never fewer than the distinct keys), and a dump that reaches the
+// limit that way is merged again through ParseConfig, whose map holds every
+// key written so far with its final value.
+func mergeConfig(dst map[string]string, text string) {
+	if !parseConfigItems(configBody(text), dst, true) {
+		for k, v := range ParseConfig(text) {
+			dst[k] = v
+		}
+	}
+}
+
+// configBody skips the blanks and a leading constructor name of a dump:
+// "ServerArgs(" or "{".
+func configBody(text string) string {
 	s := strings.TrimLeft(text, " ")
-	// Skip a leading constructor name: "ServerArgs(" or "{".
 	if i := strings.IndexAny(s, "({"); i >= 0 && i < 64 && (i == 0 || isIdentLike(strings.TrimSpace(s[:i]))) {
 		s = s[i+1:]
 	}
-	n := strings.Count(s[:min(len(s), 64<<10)], ", ") + 1
-	out := make(map[string]string, min(n, maxConfigKeys))
+	return s
+}
+
+func configSizeHint(s string) int {
+	return min(strings.Count(s[:min(len(s), 64<<10)], ", ")+1, maxConfigKeys)
+}
+
+// configByte marks the bytes the item scanner acts on (quotes, escapes,
+// brackets, separators); runs of other bytes are skipped without a switch.
+var configByte = [256]bool{'\\': true, '\'': true, '"': true, '(': true, '[': true, '{': true,
+	')': true, ']': true, '}': true, '=': true, ':': true, ',': true}
+
+// parseConfigItems writes the top-level items of the dump s into out. It
+// stops at the bracket that closes the dump or after maxConfigKeys keys:
+// len(out) of them, or, when countWrites, that many writes; it returns
+// false when it stopped for that count of writes.
+func parseConfigItems(s string, out map[string]string, countWrites bool) bool {
+	writes := 0
+	full := func() bool {
+		if countWrites {
+			return writes >= maxConfigKeys
+		}
+		return len(out) >= maxConfigKeys
+	}
 	depth := 0
 	var quote byte
 	start, sep := 0, -1 // current item and its first top-level '=' or ':'
 	flush := func(end int) {
-		if sep > start && len(out) < maxConfigKeys {
+		if sep > start && !full() {
 			k := unquote(strings.TrimSpace(s[start:sep]))
 			v := unquote(strings.TrimSpace(s[sep+1 : end]))
 			if isIdentLike(k) {
-				out[clean(k, maxConfigKey)] = clean(v, maxConfigValue)
+				// An identifier-like key is ASCII and at most maxConfigKey
+				// bytes: clean(k, maxConfigKey) would return it as it is.
+				out[k] = clean(v, maxConfigValue)
+				writes++
 			}
 		}
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if !configByte[c] {
+			continue
+		}
 		if quote != 0 {
 			switch c {
 			case '\\':
@@ -53,7 +104,7 @@ func ParseConfig(text string) map[string]string {
 		case ')', ']', '}':
 			if depth == 0 {
 				flush(i)
-				return nonEmpty(out)
+				return !countWrites || !full()
 			}
 			depth--
 		case '=', ':':
@@ -63,15 +114,15 @@ func ParseConfig(text string) map[string]string {
 		case ',':
 			if depth == 0 {
 				flush(i)
-				if len(out) >= maxConfigKeys {
-					return nonEmpty(out)
+				if full() {
+					return !countWrites
 				}
 				start, sep = i+1, -1
 			}
 		}
 	}
 	flush(len(s))
-	return nonEmpty(out)
+	return !countWrites || !full()
 }
 
 func unquote(s string) string {
@@ -86,13 +137,21 @@ func isIdentLike(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !isWordByte(c) && c != '.' && c != '-' {
+		if !identByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// identByte is isWordByte(c) || c == '.' || c == '-' as a table: config
+// keys are checked byte by byte, hundreds per dump.
+var identByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || c == '.' || c == '-'
+	}
+	return t
+}()
 
 func nonEmpty(m map[string]string) map[string]string {
 	if len(m) == 0 {

@@ -64,6 +64,16 @@ func (fb *feedBuf) phase(ph Phase) {
 	fb.phases = append(fb.phases, ph)
 }
 
+// parseConfig merges the configuration dump that starts at text, as
+// fb.config(ParseConfig(text)) would.
+func (fb *feedBuf) parseConfig(text string) {
+	if fb.cfg == nil {
+		fb.config(ParseConfig(text))
+		return
+	}
+	mergeConfig(fb.cfg, text)
+}
+
 func (fb *feedBuf) config(kv map[string]string) {
 	if len(kv) == 0 {
 		return

@@ -16,8 +16,8 @@ import (
 // decides whether it was fatal.
 
 var (
-	reStrictExc = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`)
-	reLooseExc  = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`)
+	reStrictExc = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`), next: ":"}
+	reLooseExc  = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`), next: "[:"}
 	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
 	// faulthandler's per-thread header after "Fatal Python error".
 	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -82,8 +81,8 @@ type Signature struct {
 	// mention, 3 for wording only that server prints (family.go).
 	Weight int `json:"weight,omitempty"`
 
-	re     *regexp.Regexp
-	unless *regexp.Regexp
+	re     *leadRegexp
+	unless *leadRegexp
 	pack   string
 }
 
@@ -200,8 +199,8 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 			if !slices.Contains(validRoles, g.Role) {
 				return nil, fmt.Errorf("classify: signature %s: unknown role %q", g.ID, g.Role)
 			}
-			if len(g.Any) == 0 {
-				return nil, fmt.Errorf("classify: signature %s: needs at least one literal in any", g.ID)
+			if len(g.Any) == 0 || slices.Contains(g.Any, "") {
+				return nil, fmt.Errorf("classify: signature %s: needs at least one literal in any, none empty", g.ID)
 			}
 			if len(g.Tests) == 0 {
 				return nil, fmt.Errorf("classify: signature %s: needs at least one test line", g.ID)
@@ -217,12 +216,12 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 			}
 			var err error
 			if g.Regex != "" {
-				if g.re, err = regexp.Compile(g.Regex); err != nil {
+				if g.re, err = compileLead(g.Regex); err != nil {
 					return nil, fmt.Errorf("classify: signature %s: %w", g.ID, err)
 				}
 			}
 			if g.Unless != "" {
-				if g.unless, err = regexp.Compile(g.Unless); err != nil {
+				if g.unless, err = compileLead(g.Unless); err != nil {
 					return nil, fmt.Errorf("classify: signature %s: %w", g.ID, err)
 				}
 			}
@@ -243,7 +242,12 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 			}
 		}
 	}
-	rs.m = newMatcher(lits)
+	var sample []string
+	for _, g := range rs.sigs {
+		sample = append(sample, g.Tests...)
+		sample = append(sample, g.NotTests...)
+	}
+	rs.m = newMatcher(lits, sample...)
 	return rs, nil
 }
 

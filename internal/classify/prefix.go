@@ -46,6 +46,13 @@ type Prefix struct {
 // with year 0 such timestamps are left zero.
 func ParsePrefix(text string, year int) Prefix {
 	var p Prefix
+	p.parse(text, year)
+	return p
+}
+
+// parse is ParsePrefix into a zero p: the classifier's per-line Prefix then
+// needs no copy of the whole struct on return.
+func (p *Prefix) parse(text string, year int) {
 	if hasColour(text) {
 		text = stripANSI(text)
 	}
@@ -74,7 +81,6 @@ func ParsePrefix(text string, year int) Prefix {
 	if p.Time.IsZero() {
 		p.Time = env.time
 	}
-	return p
 }
 
 // eat consumes one prefix from the start of s.
@@ -128,7 +134,7 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 // "(RayWorkerWrapper pid=2960, ip=10.1.1.1) " and "(pid=2960) ", and a
 // wrapper's one-word tag such as "(Process) " (no source of its own).
 func (p *Prefix) eatProcTag(s string) (string, bool) {
-	end := strings.IndexByte(s, ')')
+	end := indexByteWithin(s, ')', 97)
 	if end < 2 || end > 96 {
 		return s, false
 	}
@@ -184,7 +190,7 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	if len(s) < 21 || !isDigit(s[1]) {
 		return s, false
 	}
-	end := strings.IndexByte(s, ']')
+	end := indexByteWithin(s, ']', 81)
 	if end < 0 || end > 80 {
 		return s, false
 	}
@@ -213,7 +219,7 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
 // "[DP2 TP2] " rank tags.
 func (p *Prefix) eatRankTag(s string) (string, bool) {
-	if end := strings.IndexByte(s, ']'); end > 3 && end < 40 {
+	if end := indexByteWithin(s, ']', 40); end > 3 && end < 40 {
 		words := strings.Fields(s[1:end])
 		all := len(words) > 0
 		for _, w := range words {
@@ -228,7 +234,7 @@ func (p *Prefix) eatRankTag(s string) (string, bool) {
 	if !strings.HasPrefix(s, "[rank") {
 		return s, false
 	}
-	end := strings.IndexByte(s, ']')
+	end := indexByteWithin(s, ']', 13)
 	if end < 6 || end > 12 || !allDigits(s[5:end]) {
 		return s, false
 	}
@@ -243,7 +249,7 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 	if !strings.HasPrefix(rest, "[") {
 		return s, false
 	}
-	end := strings.IndexByte(rest, ']')
+	end := indexByteWithin(rest, ']', 11)
 	if end < 2 || end > 10 {
 		return s, false
 	}
@@ -383,7 +389,7 @@ func (p *Prefix) eatGlog(s string, year int, closer byte) (string, bool) {
 	if len(s) < 10 || !isGlogLevel(s[0]) || !isDigit(s[1]) {
 		return s, false
 	}
-	end := strings.IndexByte(s, ']')
+	end := indexByteWithin(s, ']', 161)
 	if end < 0 || end > 160 {
 		return s, false
 	}
@@ -616,4 +622,11 @@ func stripIntro(s, intro string) string {
 	}
 	b.WriteString(s)
 	return b.String()
+}
+
+// indexByteWithin is strings.IndexByte(s, c) when that is below n, else -1:
+// prefix fields are short, so a long line is not searched to its end for a
+// closing bracket that could not be accepted anyway.
+func indexByteWithin(s string, c byte, n int) int {
+	return strings.IndexByte(s[:min(len(s), n)], c)
 }

@@ -8,8 +8,8 @@ import "strings"
 // it, a rank's Python traceback under mpirun (trtllm-serve, TensorRT-LLM
 // workers) would not be read as one: its frames carry the tag first.
 func (p *Prefix) eatMPITag(s string) (string, bool) {
-	comma := strings.IndexByte(s, ',')
-	end := strings.IndexByte(s, ']')
+	comma := indexByteWithin(s, ',', 17) // beyond 16, end could not follow it
+	end := indexByteWithin(s, ']', 17)
 	if comma < 2 || end < comma+2 || end > 16 || !allDigits(s[1:comma]) || !allDigits(s[comma+1:end]) {
 		return s, false
 	}

@@ -159,7 +159,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 	if !l.Time.IsZero() {
 		year = l.Time.Year()
 	}
-	p := ParsePrefix(l.Text, year)
+	var p Prefix
+	p.parse(l.Text, year)
 	if !p.Time.IsZero() {
 		s.d.Year = p.Time.Year()
 	}
@@ -173,7 +174,8 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}
 	src := s.source(&p)
 
-	m := s.match(&p)
+	var m lineMatch
+	s.match(&p, &m)
 	body := p.Body
 	t := strings.TrimSpace(body)
 	s.reconsiderTentative(fb, &p, t, &m)
@@ -197,7 +199,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 	}()
 
 	if m.config != nil {
-		fb.config(ParseConfig(body[m.configAt:]))
+		fb.parseConfig(body[m.configAt:])
 		v.Kind = KindConfig
 		return
 	}
@@ -355,14 +357,14 @@ type lineMatch struct {
 	ending   bool // the line says the process is ending
 }
 
-func (s *State) match(p *Prefix) lineMatch {
-	var m lineMatch
+// match fills the zero m with what the signatures say about the line.
+func (s *State) match(p *Prefix, m *lineMatch) {
 	// A long line that starts as a configuration dump is one: skip scanning
 	// its megabytes for signatures.
 	if len(p.Body) > longLine {
 		if g, at := s.rs.configAt(p.Body[:longLine/2]); g != nil {
 			m.config, m.configAt = g, at
-			return m
+			return
 		}
 	}
 	// The prefix only matters to detect the server family (vLLM's
@@ -375,7 +377,7 @@ func (s *State) match(p *Prefix) lineMatch {
 	m.builtin = s.h.builtin
 	s.observeFamily(p)
 	if len(s.h.sigs) == 0 {
-		return m
+		return
 	}
 	awaiting := false
 	for _, ev := range s.d.Events {
@@ -443,7 +445,6 @@ func (s *State) match(p *Prefix) lineMatch {
 		// model table) quotes an error already reported above it.
 		m.best, m.follow, m.conseq, m.survivor = nil, nil, false, false
 	}
-	return m
 }
 
 // isTableRow reports a row of a text table: "| tensorrt_llm | 1 | UNAVAILABLE: ... |".

@@ -1,10 +1,9 @@
 package classify
 
-// matcher is an Aho-Corasick automaton over ASCII-case-folded bytes. It is
-// the literal prefilter: one pass over a line finds every literal of every
-// signature, so regular expressions run only on the few lines that contain
-// one of their literals.
-type matcher struct {
+// acMatcher is the Aho-Corasick automaton the classifier used as its literal
+// prefilter before the gram matcher (matcher.go). It stays as the reference
+// the gram matcher is checked against: both must find the same literals.
+type acMatcher struct {
 	class  [256]uint8 // byte -> equivalence class; 0 = no literal uses it
 	nclass int
 	delta  []int32 // state*nclass + class -> next state
@@ -13,9 +12,9 @@ type matcher struct {
 	npat   int
 }
 
-// newMatcher builds the automaton for pats (matched case-insensitively).
-func newMatcher(pats []string) *matcher {
-	m := &matcher{npat: len(pats)}
+// newACMatcher builds the automaton for pats (matched case-insensitively).
+func newACMatcher(pats []string) *acMatcher {
+	m := &acMatcher{npat: len(pats)}
 	next := uint8(1)
 	for _, p := range pats {
 		for i := 0; i < len(p); i++ {
@@ -111,7 +110,7 @@ func newMatcher(pats []string) *matcher {
 }
 
 // scan calls hit for every pattern found in s (possibly more than once).
-func (m *matcher) scan(s string, hit func(pat int32)) {
+func (m *acMatcher) scan(s string, hit func(pat int32)) {
 	// next holds row offsets (state*nclass); a negative entry marks a state
 	// with outputs, so the loop does one load and one test per byte.
 	next, class := m.next, &m.class
@@ -125,11 +124,4 @@ func (m *matcher) scan(s string, hit func(pat int32)) {
 			}
 		}
 	}
-}
-
-func lower(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

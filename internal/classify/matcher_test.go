@@ -1,0 +1,117 @@
+package classify
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"launchwatch/internal/corpustest"
+)
+
+// found lists the distinct patterns a scan reports, ascending.
+func found(scan func(string, func(int32)), s string) []int32 {
+	var got []int32
+	scan(s, func(p int32) {
+		if !slices.Contains(got, p) {
+			got = append(got, p)
+		}
+	})
+	slices.Sort(got)
+	return got
+}
+
+// TestMatcherAgreesWithAhoCorasick checks the gram matcher against the
+// automaton it replaced on the literals of the embedded packs: on lines
+// made of those literals in mixed case, cut, glued and salted with bytes
+// that collide under the gram folding, and on every line of the corpus.
+func TestMatcherAgreesWithAhoCorasick(t *testing.T) {
+	rs := defaultRules()
+	lits := append([]string(nil), builtinLiterals[:]...)
+	for _, g := range rs.sigs {
+		lits = append(lits, g.Any...)
+	}
+	lits = append(lits, "ab", "Q", "x_[", "[@^_", "Ünï", "µs", "a\x7fb_", "Q[Z]", "%||x")
+	gm, ac := newMatcher(lits), newACMatcher(lits)
+	check := func(s string) {
+		t.Helper()
+		if a, b := found(gm.scan, s), found(ac.scan, s); !slices.Equal(a, b) {
+			t.Fatalf("line %q: gram matcher %v, automaton %v", s, a, b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(13, 6))
+	salt := []string{" ", "\r", "%", "|", "\x7f", "@", "`", "{", "[", "_", "\x00", "\xc3", "é", "A", "z", "\n"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			l := lits[rng.IntN(len(lits))]
+			switch rng.IntN(4) {
+			case 0:
+				l = strings.ToUpper(l)
+			case 1:
+				if len(l) > 1 {
+					l = l[rng.IntN(len(l)):]
+				}
+			case 2:
+				if len(l) > 1 {
+					l = l[:rng.IntN(len(l))]
+				}
+			}
+			b.WriteString(l)
+			for range rng.IntN(3) {
+				b.WriteString(salt[rng.IntN(len(salt))])
+			}
+		}
+		check(b.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.log"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			check(l)
+		}
+	}
+}
+
+// BenchmarkMatcher compares the literal scan of every corpus line by the
+// gram matcher and by the automaton it replaced.
+func BenchmarkMatcher(b *testing.B) {
+	rs := defaultRules()
+	lits := append([]string(nil), builtinLiterals[:]...)
+	for _, g := range rs.sigs {
+		lits = append(lits, g.Any...)
+	}
+	files, _ := filepath.Glob(filepath.Join(corpustest.Dir(b), "*.log"))
+	var lines []string
+	var size int64
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			lines = append(lines, l)
+			size += int64(len(l)) + 1
+		}
+	}
+	n := 0
+	hit := func(int32) { n++ }
+	for _, c := range []struct {
+		name string
+		scan func(string, func(int32))
+	}{{"Gram", newMatcher(lits).scan}, {"AhoCorasick", newACMatcher(lits).scan}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				for _, l := range lines {
+					c.scan(l, hit)
+				}
+			}
+		})
+	}
+}
