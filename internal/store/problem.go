@@ -111,11 +111,13 @@ func (s *Store) addTrends(ctx context.Context, now time.Time, ps []Problem) erro
 		fps[i], idx[p.Fingerprint] = p.Fingerprint, i
 		ps[i].Trend = make([]int, TrendDays)
 	}
+	// An alarm seen "after" now counts as today: its time is on its
+	// launch's clock, which a time-zone estimate may put a little ahead.
 	rows, err := s.pool.Query(ctx, `
-		SELECT a.fingerprint, floor(extract(epoch FROM $2::timestamptz - `+seenAt+`) / 86400)::int, count(DISTINCT a.launch_id)
+		SELECT a.fingerprint, GREATEST(floor(extract(epoch FROM $2::timestamptz - `+seenAt+`) / 86400), 0)::int,
+			count(DISTINCT a.launch_id)
 		FROM alarms a
 		WHERE NOT a.withdrawn AND a.fingerprint = ANY($1) AND `+seenAt+` > $2::timestamptz - make_interval(days => $3)
-			AND `+seenAt+` <= $2::timestamptz
 		GROUP BY 1, 2`, fps, now, TrendDays)
 	if err != nil {
 		return fmt.Errorf("store: problem trends: %w", err)
