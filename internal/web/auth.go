@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -278,8 +279,11 @@ func (h *handler) proxyPrincipal(c echo.Context) (principal, bool, error) {
 	if email == "" || !h.fromTrustedProxy(r) {
 		return principal{}, false, nil
 	}
-	if len(email) > 320 || strings.ContainsFunc(email, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return principal{}, true, echo.NewHTTPError(http.StatusBadRequest, "the proxy's user header is not a name")
+	// A user's name is at most 80 characters (decisions and rules record
+	// it), and one line.
+	if utf8.RuneCountInString(email) > 80 || !utf8.ValidString(email) ||
+		strings.ContainsFunc(email, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return principal{}, true, echo.NewHTTPError(http.StatusBadRequest, "the proxy's user header is not a name of at most 80 characters")
 	}
 	role := cfg.ProxyDefaultRole
 	if role == "" {
