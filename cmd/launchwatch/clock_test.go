@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,72 @@ func TestTZFlag(t *testing.T) {
 	if v.ClockOffset != -7200 || v.ClockSource != "tz" || v.Times.FirstLine == nil || !v.Times.FirstLine.Equal(want) {
 		t.Errorf("clock %v (%q), first_line %v; want -7200 (tz) and %s", v.ClockOffset, v.ClockSource, v.Times.FirstLine, want)
 	}
+}
+
+// TestShipOnceOfCorpusLogsKeepsTheirTimes: real logs of the shared
+// corpus, uploaded with ship --once long after they were written, get a
+// time to ready equal to the difference of their own timestamps (the
+// first line's and the labeled ready line's), read here from the files.
+func TestShipOnceOfCorpusLogsKeepsTheirTimes(t *testing.T) {
+	t.Parallel()
+	dir := corpusDir(t)
+	srv := webtest.Start(t, web.Config{})
+	stamp := regexp.MustCompile(`^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)`)
+	tested := 0
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		var label struct {
+			Server    string `json:"server"`
+			Outcome   string `json:"outcome"`
+			ReadyLine int    `json:"ready_line"`
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &label); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		logPath := strings.TrimSuffix(name, ".json") + ".log"
+		text, err := os.ReadFile(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(text), "\n")
+		if label.Outcome != "ready" || label.ReadyLine < 2 || label.ReadyLine > len(lines) ||
+			!strings.Contains(lines[label.ReadyLine-1], "ready to roll") {
+			continue // the logs whose ready line is SGLang's, stamped like their first line
+		}
+		first, ready := stamp.FindStringSubmatch(lines[0]), stamp.FindStringSubmatch(lines[label.ReadyLine-1])
+		if first == nil || ready == nil {
+			continue
+		}
+		t0, err1 := time.Parse(time.DateTime, first[1])
+		t1, err2 := time.Parse(time.DateTime, ready[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		key := "corpus-" + strings.TrimSuffix(filepath.Base(name), ".json")
+		code, out := cli(t, "ship", logPath, "--launch", key, "--server", label.Server, "--once",
+			"--url", srv.URL, "--state-file", filepath.Join(t.TempDir(), "state"))
+		if code != 0 {
+			t.Fatalf("ship --once %s: exit %d\n%s", logPath, code, out)
+		}
+		v := getClockTimes(t, srv.URL, key)
+		if v.Times.FirstLine == nil || v.Times.Ready == nil {
+			t.Errorf("%s: times %+v, want first_line and ready", key, v.Times)
+			continue
+		}
+		if got, want := v.Times.Ready.Sub(*v.Times.FirstLine), t1.Sub(t0); got != want {
+			t.Errorf("%s: time to ready %s, want %s (the log's own timestamps)", key, got, want)
+		}
+		tested++
+	}
+	if tested < 2 {
+		t.Fatalf("only %d corpus logs have a stamped first line and SGLang's ready line; want at least 2", tested)
+	}
+	t.Logf("%d corpus logs shipped with --once keep their own time to ready", tested)
 }
