@@ -306,13 +306,9 @@ func TestRules(t *testing.T) {
 		// Once it expires, what it suppressed is open again.
 		fake.Advance(31 * 24 * time.Hour)
 		// The expiry worker gives the alarms back; pages only read.
-		deadline := time.Now().Add(10 * time.Second)
-		for b.alarm("ok-1", 1).State != "open" {
-			if time.Now().After(deadline) {
-				t.Fatalf("alarm of an expired rule still %s 10 s after the expiry", b.alarm("ok-1", 1).State)
-			}
-			time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
-		}
+		waitFor(t, 10*time.Second, "the expiry worker to give the alarm back", func() bool {
+			return b.alarm("ok-1", 1).State == "open"
+		})
 		doc = b.page("/rules", 200)
 		if st := testid(doc, "rule-row").AttrOr("data-state", ""); st != "expired" {
 			t.Errorf("rule state %q, want expired", st)

@@ -395,37 +395,27 @@ func TestIngestOverload(t *testing.T) {
 	}
 	done := make(chan int)
 	go func() {
-		// Like a shipper, it retries a 429 (one of the probes below may
-		// hold the slot when it arrives) until it gets the slot.
-		for {
-			req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", bytes.NewReader(push("held", "held")))
-			req.Header.Set("Content-Type", "application/json")
-			res, err := http.DefaultClient.Do(authorize(req))
-			if err != nil {
-				done <- 0
-				return
-			}
-			res.Body.Close()
-			if res.StatusCode != http.StatusTooManyRequests {
-				done <- res.StatusCode
-				return
-			}
-			time.Sleep(10 * time.Millisecond) // a shipper's backoff, shortened
+		req, _ := http.NewRequest("POST", b.url+"/loki/api/v1/push", bytes.NewReader(push("held", "held")))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(authorize(req))
+		if err != nil {
+			done <- 0
+			return
 		}
+		res.Body.Close()
+		done <- res.StatusCode
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := b.do("POST", "/loki/api/v1/push", "application/json", []byte(`{"streams":[]}`))
-		if r.status == http.StatusTooManyRequests {
-			if r.header.Get("Retry-After") == "" {
-				t.Errorf("429 without Retry-After")
-			}
-			break
-		}
-		if r.status != http.StatusNoContent || time.Now().After(deadline) {
-			t.Fatalf("while the slot is held: %d %s, want 429", r.status, r.body)
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The held push has its slot once its transaction waits for the row
+	// lock: then, and only then, another push finds no slot.
+	waitFor(t, 10*time.Second, "the held push to wait for the launch's row lock", func() bool {
+		var waiting int
+		err := b.store.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
+		return err == nil && waiting > 0
+	})
+	r := b.do("POST", "/loki/api/v1/push", "application/json", []byte(`{"streams":[]}`))
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Fatalf("while the slot is held: %d %s (Retry-After %q), want 429 with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
