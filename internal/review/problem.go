@@ -19,7 +19,7 @@ func AlarmRef(launchKey string, no int) string { return launchKey + "/" + strcon
 // transaction, and returns how many it decided. An alarm that opened after
 // the preview is left open (the reviewer has not seen it); one decided
 // meanwhile keeps that decision. Launches are locked in id order, as
-// DecideGroup does.
+// DecideGroup does (both through decideOpen).
 func DecideProblem(ctx context.Context, st *store.Store, fingerprint string, previewed map[string]bool, d Decision) (int, error) {
 	if err := d.Validate(); err != nil {
 		return 0, err
@@ -28,50 +28,11 @@ func DecideProblem(ctx context.Context, st *store.Store, fingerprint string, pre
 	if err != nil {
 		return 0, err
 	}
-	state := "confirmed"
-	if d.Verdict == Dismiss {
-		state = "dismissed"
+	seen := refs[:0]
+	for _, r := range refs {
+		if previewed[AlarmRef(r.LaunchKey, r.No)] {
+			seen = append(seen, r)
+		}
 	}
-	n := 0
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		n = 0
-		changed := map[int64]string{}
-		locked := map[int64]bool{}
-		for _, r := range refs {
-			if !previewed[AlarmRef(r.LaunchKey, r.No)] {
-				continue
-			}
-			if !locked[r.LaunchID] {
-				if _, err := tx.LockLaunch(ctx, r.LaunchID); err != nil {
-					return err
-				}
-				locked[r.LaunchID] = true
-			}
-			decided, err := tx.DecideOpenAlarm(ctx, r.LaunchID, r.No, state, d.Actor, d.Reason)
-			if err != nil {
-				return err
-			}
-			if !decided {
-				continue
-			}
-			err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
-				Subject: Subject(r.LaunchKey, r.No),
-				Detail:  map[string]any{"from": "open", "to": state, "reason": d.Reason, "problem": fingerprint}})
-			if err != nil {
-				return err
-			}
-			changed[r.LaunchID] = r.LaunchKey
-			n++
-		}
-		for id, key := range changed {
-			if _, err := tx.RecomputeStatus(ctx, id); err != nil {
-				return err
-			}
-			if err := tx.Notify(ctx, key); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return n, err
+	return decideOpen(ctx, st, seen, d, "problem", fingerprint)
 }

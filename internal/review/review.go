@@ -158,22 +158,32 @@ func DecideGroup(ctx context.Context, st *store.Store, fingerprint string, d Dec
 	if err != nil {
 		return 0, err
 	}
+	return decideOpen(ctx, st, refs, d, "bulk", fingerprint)
+}
+
+// decideOpen gives d's verdict to the alarms of refs (in launch id order)
+// that are still open, in one transaction, locking each launch before its
+// first alarm, and returns how many it decided. The list was read before
+// the transaction: an alarm someone decided since keeps that decision. Each
+// decision is audited with detail[via] = fingerprint; the launches whose
+// alarms changed get their status recomputed and their live pages told.
+func decideOpen(ctx context.Context, st *store.Store, refs []store.AlarmRef, d Decision, via, fingerprint string) (int, error) {
 	state := "confirmed"
 	if d.Verdict == Dismiss {
 		state = "dismissed"
 	}
 	n := 0
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
+	err := st.WithTx(ctx, func(tx *store.Tx) error {
 		n = 0
 		changed := map[int64]string{}
+		locked := map[int64]bool{}
 		for _, r := range refs {
-			if _, ok := changed[r.LaunchID]; !ok {
+			if !locked[r.LaunchID] {
 				if _, err := tx.LockLaunch(ctx, r.LaunchID); err != nil {
 					return err
 				}
+				locked[r.LaunchID] = true
 			}
-			// The list was read before the transaction: an alarm someone
-			// decided since keeps that decision.
 			decided, err := tx.DecideOpenAlarm(ctx, r.LaunchID, r.No, state, d.Actor, d.Reason)
 			if err != nil {
 				return err
@@ -183,7 +193,7 @@ func DecideGroup(ctx context.Context, st *store.Store, fingerprint string, d Dec
 			}
 			err = tx.AddAudit(ctx, store.AuditEvent{Actor: d.Actor, Action: "alarm." + d.Verdict,
 				Subject: Subject(r.LaunchKey, r.No),
-				Detail:  map[string]any{"from": "open", "to": state, "reason": d.Reason, "bulk": fingerprint}})
+				Detail:  map[string]any{"from": "open", "to": state, "reason": d.Reason, via: fingerprint}})
 			if err != nil {
 				return err
 			}
