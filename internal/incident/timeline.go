@@ -2,6 +2,7 @@ package incident
 
 import (
 	"cmp"
+	"launchwatch/internal/timefmt"
 	"slices"
 	"strconv"
 	"time"
@@ -64,7 +65,7 @@ func (l *Launch) entries() []Entry {
 	for _, p := range l.Phases {
 		text := "phase " + p.Name + " began"
 		if p.End != nil {
-			text = "phase " + p.Name + " (" + formatDuration(p.End.Sub(p.Begin)) + ")"
+			text = "phase " + p.Name + " (" + timefmt.Duration(p.End.Sub(p.Begin)) + ")"
 		}
 		out = append(out, Entry{At: p.Begin, LaunchKey: key, Kind: "phase", Text: text, Seq: p.BeginSeq})
 	}
@@ -130,27 +131,4 @@ func ExitText(code *int, signal *string) string {
 		return "exit code " + strconv.Itoa(*code)
 	}
 	return "ended"
-}
-
-// formatDuration is views.Duration's format (33.8s, 4m12s, 2h05m), kept
-// here so the read model does not depend on the views.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "—"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Hour:
-		m, s := int(d.Minutes()), int(d.Seconds())%60
-		return strconv.Itoa(m) + "m" + pad2(s) + "s"
-	}
-	h, m := int(d.Hours()), int(d.Minutes())%60
-	return strconv.Itoa(h) + "h" + pad2(m) + "m"
-}
-
-func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }

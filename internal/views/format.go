@@ -1,24 +1,13 @@
 package views
 
 import (
-	"fmt"
+	"launchwatch/internal/timefmt"
 	"strconv"
 	"time"
 )
 
 // Duration formats d the way an engineer reads a launch: 33.8s, 4m12s, 2h05m.
-func Duration(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "—"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-}
+func Duration(d time.Duration) string { return timefmt.Duration(d) }
 
 // Time formats t in UTC, to the second; an unknown time is a dash.
 func Time(t *time.Time) string {
