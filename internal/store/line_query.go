@@ -123,16 +123,9 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 	if _, err := w.collect(rows, f); err != nil {
 		return w, err
 	}
-	if back {
-		slices.Reverse(w.Lines)
-	}
+	w.finish(back)
 	switch {
-	case w.More && back:
-		w.Cursor = w.Lines[0].Seq
-		w.ScannedFrom = w.Cursor
 	case w.More:
-		w.Cursor = w.Lines[len(w.Lines)-1].Seq
-		w.ScannedTo = w.Cursor
 	case bounded && back && w.ScannedFrom > 1:
 		// The range ended before the window filled: more may lie before it.
 		w.More, w.Cursor = true, w.ScannedFrom
@@ -177,6 +170,23 @@ func (f LineFilter) lineConds(q *launchQuery, p prefilter) {
 // collect reads rows of lines into w in the order they come, keeping those
 // f.Match (if any) matches, until w holds f.Limit lines and one more is
 // found (More). It returns how many rows it read.
+// finish puts a window read backwards (newest first) in seq order and,
+// when more lines match beyond it, sets the cursor to its far end: what
+// was scanned ends there.
+func (w *LineWindow) finish(back bool) {
+	if back {
+		slices.Reverse(w.Lines)
+	}
+	switch {
+	case w.More && back:
+		w.Cursor = w.Lines[0].Seq
+		w.ScannedFrom = w.Cursor
+	case w.More:
+		w.Cursor = w.Lines[len(w.Lines)-1].Seq
+		w.ScannedTo = w.Cursor
+	}
+}
+
 func (w *LineWindow) collect(rows pgx.Rows, f LineFilter) (int, error) {
 	defer rows.Close()
 	n := 0

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // searchGroupSeqs is how many seqs of candidate chunks one query reads: a
@@ -101,17 +100,7 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 			break
 		}
 	}
-	if back {
-		slices.Reverse(w.Lines)
-	}
-	switch {
-	case w.More && back:
-		w.Cursor = w.Lines[0].Seq
-		w.ScannedFrom = w.Cursor
-	case w.More:
-		w.Cursor = w.Lines[len(w.Lines)-1].Seq
-		w.ScannedTo = w.Cursor
-	}
+	w.finish(back)
 	if !back && lastSeq > 0 {
 		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
 	}
