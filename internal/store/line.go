@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,8 +27,17 @@ type Line struct {
 }
 
 // ExistingSeqs returns which of seqs are already stored for the launch.
+// The seqs' range and the order by seq make the primary key serve it: on
+// its own, seq = ANY($2) may be planned as a filter over every line of the
+// launch in either index (a launch the statistics do not know yet looks
+// tiny), 2-16 ms for one seq of 100k instead of 0.05.
 func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (map[int64]bool, error) {
-	rows, err := t.tx.Query(ctx, `SELECT seq FROM lines WHERE launch_id = $1 AND seq = ANY($2)`, launchID, seqs)
+	if len(seqs) == 0 {
+		return map[int64]bool{}, nil
+	}
+	lo, hi := slices.Min(seqs), slices.Max(seqs)
+	rows, err := t.tx.Query(ctx, `SELECT seq FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 AND seq = ANY($4) ORDER BY seq`,
+		launchID, lo, hi, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("store: existing seqs: %w", err)
 	}
@@ -81,7 +91,8 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 }
 
 // UpdateVerdicts rewrites the classification of lines already stored, for
-// verdicts the classifier revised after seeing later lines. A verdict
+// verdicts the classifier revised after seeing later lines (the seqs' range
+// bounds the scan, as in ExistingSeqs). A verdict
 // without a level keeps the stored one: the level the shipper sent (OTLP
 // severity, a Loki level label) for a line whose text shows none. The
 // template summary takes the revised severities.
@@ -104,7 +115,8 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 	_, err := t.tx.Exec(ctx, `
 		UPDATE lines l SET kind = v.kind, level = COALESCE(NULLIF(v.level, ''), l.level), rank = v.rank, alarm_no = v.alarm_no
 		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(seq, kind, level, rank, alarm_no)
-		WHERE l.launch_id = $1 AND l.seq = v.seq`, launchID, seqs, kinds, levels, ranks, alarms)
+		WHERE l.launch_id = $1 AND l.seq BETWEEN $7 AND $8 AND l.seq = v.seq`,
+		launchID, seqs, kinds, levels, ranks, alarms, slices.Min(seqs), slices.Max(seqs))
 	if err != nil {
 		return fmt.Errorf("store: update verdicts: %w", err)
 	}

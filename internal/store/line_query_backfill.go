@@ -24,7 +24,7 @@ func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 	}
 	for from := int64(1); from <= last; from += backfillBatch {
 		err := s.WithTx(ctx, func(t *Tx) error {
-			rows, err := t.tx.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3`,
+			rows, err := t.tx.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
 				launchID, from, from+backfillBatch)
 			if err != nil {
 				return err

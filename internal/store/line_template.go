@@ -233,8 +233,10 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 		}
 		return nil
 	}
-	rows, err := t.tx.Query(ctx, `SELECT seq, kind, text FROM lines WHERE launch_id = $1 AND seq = ANY($2)`,
-		launchID, slices.Collect(maps.Keys(sev)))
+	seqs := slices.Sorted(maps.Keys(sev))
+	// Bounded and ordered by seq so that the primary key serves it (see ExistingSeqs).
+	rows, err := t.tx.Query(ctx, `SELECT seq, kind, text FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 AND seq = ANY($4) ORDER BY seq`,
+		launchID, seqs[0], seqs[len(seqs)-1], seqs)
 	if err != nil {
 		return fmt.Errorf("store: revise line templates: %w", err)
 	}
