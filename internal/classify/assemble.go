@@ -14,6 +14,10 @@ import (
 //   - a consequence (a launcher reporting its child's failure, "See root
 //     cause above") keeps its own alarm but links to its root cause.
 
+// rootCausePriority is the headline priority of a root-cause signature
+// (packs/README.md).
+const rootCausePriority = 3
+
 // isRootCauseKind reports kinds that are a root cause by their nature: a
 // retry line after them never means they were harmless.
 func isRootCauseKind(k AlarmKind) bool {

@@ -171,9 +171,11 @@ type Summary struct {
 	// PendingFatal counts live fatal alarms that are not settled yet: the
 	// caller should call Settle when no line has come for a while.
 	PendingFatal int
-	// PendingRuns counts runs of ERROR lines that were the last lines of a
-	// launch that is not ready: Settle(SettleStreamEnd) makes them a fatal
-	// alarm (the process went quiet after them), more lines make them
-	// warnings.
+	// PendingRuns counts what only the stream's end makes fatal: runs of
+	// ERROR lines that were the last lines of a launch that is not ready
+	// (Settle(SettleStreamEnd) makes them a fatal alarm: the process went
+	// quiet after them; more lines make them warnings), and undecided
+	// tracebacks (settle.go: a network call's failure, a bare header) whose
+	// next line has not come yet.
 	PendingRuns int
 }

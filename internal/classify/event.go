@@ -44,7 +44,19 @@ type event struct {
 	Frames    int         `json:"fr,omitempty"`        // traceback frames read
 	Tentative bool        `json:"tent,omitempty"`      // promoted by SettleStreamEnd: withdrawn if the stream goes on
 	Sub       int         `json:"sub,omitempty"`       // a recogniser's sub-state (grammar_*.go)
+	// NetFrame: the traceback frame read last is inside a network client
+	// library; Net: what its exception lines showed so far (netNone,
+	// netOnly: network failures under such frames, netOther). See undecided.
+	NetFrame bool `json:"nf,omitempty"`
+	Net      int  `json:"net,omitempty"`
 }
+
+// What the exception lines of an event showed so far (event.Net).
+const (
+	netNone  = iota // no exception line yet
+	netOnly         // only network failures raised inside network client code
+	netOther        // anything else, or a root cause: never retryable again
+)
 
 // lineRange is a run of consecutively fed lines of an event with the same
 // prefix, kept so that the lines can be revised if the event is withdrawn or

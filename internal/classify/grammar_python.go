@@ -55,6 +55,9 @@ func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 		prio = m.best.Priority
 	}
 	s.setHeadline(ev, t, seq, prio, m.best)
+	if m.best != nil {
+		ev.Net = netOther // the header line names the failure ("Scheduler hit an exception: Traceback")
+	}
 	ev.St = stFrames
 	return ev
 }
@@ -150,6 +153,15 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		}
 	}
 	s.setHeadline(ev, t, seq, prio, g)
+	if ev.Net != netOther {
+		// A network failure raised inside network client code is a call
+		// its caller may retry; any other exception is not.
+		ev.Net = netOther
+		if m.transient && ev.NetFrame && prio < rootCausePriority {
+			ev.Net = netOnly
+		}
+	}
+	ev.NetFrame = false
 	ev.St, ev.Level, ev.Cont, ev.Blanks, ev.Sub = stAfterExc, p.Level, 0, 0, 0
 	ev.Await = s.d.N + awaitWindow
 	if m.shutdown {
@@ -246,6 +258,7 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		return consumed
 	case isFrameLine(t):
 		ev.PrevFile = true
+		ev.NetFrame = m.transient
 		ev.Frames++
 		if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
 			s.promote(fb, ev)

@@ -34,6 +34,12 @@ const (
 	RoleDetect   = "detect"   // the line proves the server family
 	RoleServing  = "serving"  // the server answered a request: an error before it was survived
 	RoleHint     = "hint"     // advice printed with an error ("consider passing CUDA_LAUNCH_BLOCKING=1"): joins the event before it, never starts one
+	// RoleTransient: a traceback frame inside a network client library, or
+	// an exception that names a network failure (a timeout, a refused or
+	// reset connection). A traceback made only of those may well be retried:
+	// it waits for the next line, or the stream's end, before it counts
+	// (settle.go).
+	RoleTransient = "transient"
 )
 
 // Roles of level evidence (grammar_level.go).
@@ -177,7 +183,7 @@ func defaultRules() *ruleSet {
 }
 
 var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
-	RoleHint, RoleBenign, RoleTerminate}
+	RoleHint, RoleBenign, RoleTerminate, RoleTransient}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

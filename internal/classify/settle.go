@@ -9,6 +9,27 @@ func (s *State) settledNow(ev *event) bool {
 	return ev.St == stClosed && ev.Await < s.d.N && !s.awaitsEvidence(ev)
 }
 
+// undecided reports an unsettled fatal event whose lines so far do not say
+// that the process failed, only that something may have:
+//   - a traceback whose failure so far is only a network call's (event.Net):
+//     the call's caller may well retry it, as a retry line right after it
+//     would say;
+//   - a bare "Traceback (most recent call last):" and nothing else yet.
+//
+// Until the next line tells (a retry line withdraws it; anything else
+// continues or closes it, and it settles as usual) or the stream ends
+// (SettleStreamEnd, SettleExit), it waits like a trailing ERROR run:
+// Summary counts it in PendingRuns, not PendingFatal, and SettleIdle leaves
+// it alone. A shipper's batch that ends inside a retried traceback then
+// shows no alarm that the retry takes back a moment later.
+func (s *State) undecided(ev *event) bool {
+	if !ev.live() || !ev.A.Fatal || ev.A.Settled || ev.Signalled || isRootCauseKind(ev.A.Kind) {
+		return false
+	}
+	bareHeader := ev.St == stFrames && ev.Frames == 0 && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone
+	return bareHeader || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame
+}
+
 // markSettled reports every live alarm that settled during this call.
 func (s *State) markSettled(fb *feedBuf) {
 	for _, ev := range s.d.Events {
@@ -41,12 +62,13 @@ type SettleMode int
 
 const (
 	// SettleIdle: no line came for the settle bound (ingest's settler, about
-	// 2 s after the last line). Every alarm counts for the status; nothing
-	// is closed, so the lines that may still come are read as usual.
+	// 2 s after the last line). Every alarm but an undecided one counts for
+	// the status; nothing is closed, so the lines that may still come are
+	// read as usual.
 	SettleIdle SettleMode = iota
 	// SettleStreamEnd: a reader asks for the verdict after the settle bound
-	// (GET /api/v1/launches/{key}), or eval's stream ended. As SettleIdle,
-	// and an ERROR run that was the last thing a launch that is not ready
+	// (GET /api/v1/launches/{key}), or eval's stream ended. Every alarm
+	// counts, and an ERROR run that was the last thing a launch that is not ready
 	// printed becomes a fatal alarm: the process went quiet after it. Should
 	// another line come after all, that alarm is withdrawn again (it was no
 	// last words); a line that goes on with the failure keeps it.
@@ -66,9 +88,12 @@ func (s *State) Settle(mode SettleMode) Result {
 		}
 	}
 	for _, ev := range s.d.Events {
-		if mode == SettleExit {
+		switch {
+		case mode == SettleExit:
 			s.settleEvent(&fb, ev)
-		} else {
+		case mode == SettleIdle && s.undecided(ev):
+			// Waits for the next line or the stream's end.
+		default:
 			s.settleSoft(&fb, ev)
 		}
 	}

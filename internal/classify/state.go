@@ -117,11 +117,14 @@ func (s *State) Summary() Summary {
 		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > sum.LastFatalSeq {
 			sum.LastFatalSeq = ev.A.FirstSeq
 		}
-		if ev.live() && ev.A.Fatal && !ev.A.Settled {
+		switch {
+		case s.undecided(ev):
+			sum.PendingRuns++ // waits for the next line or the stream's end
+		case ev.live() && ev.A.Fatal && !ev.A.Settled:
 			sum.PendingFatal++
 		}
 	}
-	sum.PendingRuns = s.pendingRuns() // ERROR runs that SettleStreamEnd would make fatal
+	sum.PendingRuns += s.pendingRuns() // ERROR runs that SettleStreamEnd would make fatal
 	var cur *Phase
 	for i := range s.d.Phases {
 		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
@@ -348,13 +351,16 @@ type lineMatch struct {
 	ready    *Signature
 	phases   []*Signature
 	retry    bool
-	shutdown bool
-	serving  bool
-	hint     bool // advice printed with an error: never starts an event
-	conseq   bool // an alarm signature says the line reports another process's failure
-	survivor bool // an alarm signature says a parent reports its child's death and lives on
-	benign   bool // a level signature says an ERROR/CRITICAL line is harmless
-	ending   bool // the line says the process is ending
+	// transient: a frame in a network client library, or an exception
+	// naming a network failure (RoleTransient).
+	transient bool
+	shutdown  bool
+	serving   bool
+	hint      bool // advice printed with an error: never starts an event
+	conseq    bool // an alarm signature says the line reports another process's failure
+	survivor  bool // an alarm signature says a parent reports its child's death and lives on
+	benign    bool // a level signature says an ERROR/CRITICAL line is harmless
+	ending    bool // the line says the process is ending
 }
 
 // match fills the zero m with what the signatures say about the line.
@@ -392,6 +398,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		case g.Role == RoleDetect,
 			g.Role == RoleRetry && !awaiting,
 			g.Role == RoleServing && len(s.d.Events) == 0,
+			g.Role == RoleTransient && len(s.d.Events) == 0,
 			(g.Role == RoleBenign || g.Role == RoleTerminate) && !s.levelMatters(p):
 			continue
 		}
@@ -427,6 +434,8 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			m.phases = append(m.phases, g)
 		case RoleRetry:
 			m.retry = true
+		case RoleTransient:
+			m.transient = true
 		case RoleShutdown:
 			m.shutdown = true
 		case RoleServing:

@@ -27,6 +27,7 @@ type batch struct {
 	replayFrom  int64      // the seq after which it was redone; 0: from the first line
 	converged   bool       // it stopped early: later verdicts, alarms and phases stand
 	clock       store.LaunchClock
+	idle        bool // the settler settles the launch (classify.SettleIdle)
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored

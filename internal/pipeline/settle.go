@@ -25,10 +25,13 @@ func (p *Pipeline) Clock() clock.Clock { return p.clock }
 // summary is sum: none when no fatal alarm or trailing ERROR run waits, the
 // batch's arrival plus the bound when it brought lines (a new batch moves
 // the deadline: its lines may be the ones that settle or withdraw the
-// event), else unchanged.
+// event), else unchanged. Once the settler has settled the launch, what
+// only the stream's end decides (PendingRuns) waits for a reader
+// (AwaitSettled) or more lines, not for the settler: a past deadline kept
+// would have the settler settle the launch again every bound, for ever.
 func (b *batch) deadline(sum classify.Summary, newLines bool) *time.Time {
 	switch {
-	case sum.PendingFatal == 0 && sum.PendingRuns == 0:
+	case sum.PendingFatal == 0 && (sum.PendingRuns == 0 || b.idle && !newLines):
 		return nil
 	case newLines || b.launch.SettleAt == nil:
 		t := b.received.Add(b.settleAfter)
@@ -102,7 +105,8 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 		case mode == settleAsked:
 			cm = classify.SettleStreamEnd
 		}
-		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter, clock: l.Clock}
+		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter, clock: l.Clock,
+			idle: cm == classify.SettleIdle}
 		if err := b.settle(ctx, cm); err != nil {
 			return err
 		}

@@ -182,6 +182,45 @@ func TestSettle(t *testing.T) {
 		}
 	})
 
+	t.Run("ANetworkTracebackCutByABatchWaitsForItsNextLine", func(t *testing.T) {
+		t.Parallel()
+		b := setupSettle(t)
+		// A batch ends inside the traceback of a retried download: the
+		// answer keeps the status (no alarm yet, nothing to wait for), the
+		// settler leaves it alone, and the retry line withdraws it.
+		netFrames := "Traceback (most recent call last):\n" +
+			"  File \"/opt/venv/lib/python3.11/site-packages/httpx/_transports/default.py\", line 72, in map_httpcore_exceptions\n" +
+			"    yield\n"
+		ack := b.postText("/api/v1/launches/s8/lines?server=vllm", settleLoading+netFrames)
+		if ack.Status == "" || ack.Status == "alarm" || !ack.Settling {
+			t.Fatalf("ack inside a network traceback: status %q settling %v, want a status that is not alarm, and settling", ack.Status, ack.Settling)
+		}
+		sub := b.srv.Hub.Subscribe("s8")
+		defer b.srv.Hub.Unsubscribe(sub)
+		b.clock.Advance(2 * time.Second)
+		v := b.untilSettled("s8", sub.Wake())
+		if v.Status == "alarm" || len(v.Alarms) != 1 || v.Alarms[0].Settled {
+			t.Fatalf("after the settler: %+v, want the alarm still unsettled and no alarm status", v)
+		}
+		ack = b.postText("/api/v1/launches/s8/lines", "httpx.ReadTimeout: The read operation timed out\n"+settleRetry+settleReady)
+		if v := b.now("s8"); ack.Status != "ready" || v.Status != "ready" || len(v.Alarms) != 0 {
+			t.Errorf("after the retry: ack %q, launch %+v; want ready with no alarm", ack.Status, v)
+		}
+
+		// The stream's end as a reader sees it after the bound counts it.
+		ack = b.postText("/api/v1/launches/s9/lines?server=vllm", settleLoading+netFrames+"httpx.ReadTimeout: The read operation timed out\n")
+		if ack.Status == "" || ack.Status == "alarm" {
+			t.Fatalf("ack after the network exception: status %q, want one that is not alarm", ack.Status)
+		}
+		sub9 := b.srv.Hub.Subscribe("s9")
+		defer b.srv.Hub.Unsubscribe(sub9)
+		b.clock.Advance(2 * time.Second)
+		b.untilSettled("s9", sub9.Wake())
+		if v := b.get("/api/v1/launches/s9"); v.Status != "alarm" || len(v.Alarms) != 1 || !v.Alarms[0].Settled {
+			t.Errorf("a reader after the bound: %+v, want the alarm settled and the status alarm", v)
+		}
+	})
+
 	t.Run("WaitZeroAndBadWait", func(t *testing.T) {
 		t.Parallel()
 		b := setupSettle(t)
