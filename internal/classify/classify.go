@@ -17,8 +17,8 @@
 //     (CRI, compose, journald, syslog, kubectl, Docker json-file, JSON log
 //     records) and the server's own prefix (time, level, logger, rank or
 //     process tag); what goes on is (source, time, level, rank, body).
-//  2. Recognisers (grammar*.go; signatures in packs/*.json, matched by one
-//     Aho-Corasick pass in rules.go and ac.go): one small grammar per kind of
+//  2. Recognisers (grammar*.go; signatures in packs/*.json, found by one
+//     pass of the literal prefilter in matcher.go): one small grammar per kind of
 //     text, per source — Python tracebacks, C++ abort dumps, Go and Rust
 //     panics, Java exceptions, ExceptionGroups, faulthandler dumps, a
 //     process's last words, CRITICAL lines and ERROR runs — plus readiness
