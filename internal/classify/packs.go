@@ -40,6 +40,11 @@ const (
 	// it waits for the next line, or the stream's end, before it counts
 	// (settle.go).
 	RoleTransient = "transient"
+	// RolePayload: the server's request logging (SGLang's --log-requests
+	// "Receive: obj=...", vLLM's "Received request ...: prompt: ..."). What
+	// follows is a user's prompt or the model's output: data that may quote
+	// any error text, never evidence of one.
+	RolePayload = "payload"
 )
 
 // Roles of level evidence (grammar_level.go).
@@ -183,7 +188,7 @@ func defaultRules() *ruleSet {
 }
 
 var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
-	RoleHint, RoleBenign, RoleTerminate, RoleTransient}
+	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}
