@@ -83,6 +83,9 @@ type Signature struct {
 	// report that a child process it started has died while the parent
 	// keeps serving (Ollama's scheduler about a model runner): the fatal
 	// events before it were the child's, not the server's (verdict.go).
+	// On a serving signature it says the same without an alarm of its own:
+	// the parent answers the request its child failed (Ollama's "post
+	// predict" error) and lives on.
 	Survivor bool     `json:"survivor,omitempty"`
 	Tests    []string `json:"tests"`
 	NotTests []string `json:"not_tests,omitempty"`

@@ -444,6 +444,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			m.shutdown = true
 		case RoleServing:
 			m.serving = true
+			if g.Survivor {
+				m.survivor = true
+			}
 		case RoleHint:
 			m.hint = true
 		case RolePayload:
