@@ -242,3 +242,15 @@ func TestProgressBarAfterAnExceptionIsNotItsMessage(t *testing.T) {
 		t.Errorf("alarm lines %v, want 1-3 (not the progress bar)", got)
 	}
 }
+
+// The kernel's OOM report: its first line names the task that asked for
+// memory, the next the victim it killed. One event, headed by the victim.
+func TestKernelOOMReportIsHeadedByTheVictim(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `INFO 01-02 03:04:00 [gpu_model_runner.py:1] Starting to load model m...
+kernel: python3 invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0
+kernel: Out of memory: Killed process 4242 (python3) total-vm:1000kB, anon-rss:900kB, file-rss:0kB`)
+	if len(run.Alarms) != 1 || !strings.Contains(run.Alarms[0].Headline, "Out of memory: Killed process 4242") {
+		t.Fatalf("alarms %+v, want one alarm headed by the Killed process line", run.Alarms)
+	}
+}

@@ -101,7 +101,7 @@ const (
 
 // consume decides whether a line on the event's source continues it.
 func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
-	if r, ok := s.takeover(ev, p, t, m); ok {
+	if r, ok := s.takeover(ev, p, seq, t, m); ok {
 		return r
 	}
 	if ev.St >= stGo {

@@ -115,7 +115,7 @@ func (s *State) consumeGrammar(fb *feedBuf, ev *event, p *Prefix, seq int64, t s
 
 // takeover lets a dump continue in another runtime's grammar: the line is
 // part of the open event although the event's own grammar would end it.
-func (s *State) takeover(ev *event, p *Prefix, t string, m *lineMatch) (consumeResult, bool) {
+func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch) (consumeResult, bool) {
 	if t == "" || ev.St == stClosed || ev.St == stFrames || ev.St == stChain {
 		return 0, false
 	}
@@ -136,6 +136,12 @@ func (s *State) takeover(ev *event, p *Prefix, t string, m *lineMatch) (consumeR
 		return consumed, true
 	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m):
 		s.consequence(ev, m)
+		if ev.A.Kind == AlarmSignal && m.best != nil && m.best.Priority > ev.Prio {
+			// The event is itself a death report opened by its intro line
+			// (the kernel's "X invoked oom-killer"): the line naming the
+			// victim ("Out of memory: Killed process N") heads it.
+			s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+		}
 		return consumed, true
 	}
 	return 0, false

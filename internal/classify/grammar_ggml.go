@@ -30,7 +30,10 @@ var (
 	// backtrace_symbols: "/path/lib.so(+0x15c4b) [0x7f...]" or "bin(func+0x1f)[0x55...]".
 	reBtSymbol = regexp.MustCompile(`^\S+\([^()\s]*\+0x[0-9a-f]+\) ?\[0x[0-9a-f]+\]$`)
 	// gdb's frames and chatter when ggml_print_backtrace attaches it.
-	reGdbFrame = regexp.MustCompile(`^#\d+\s+0x[0-9a-f]+ in |^0x[0-9a-f]+ in \S+ \(|^\[New LWP \d+\]$|^\[Inferior \d+ \(process \d+\) detached\]$|^\[Thread debugging using libthread_db enabled\]$|^Using host libthread_db library |^\d+\t\S+: No such file or directory\.$`)
+	// boost::stacktrace, as C++ servers' fatal-signal handlers print it
+	// (Triton): " 3# TRITONBACKEND_ModelInstanceExecute in /opt/.../lib.so".
+	reBoostFrame = regexp.MustCompile(`^\d+# \S.* (?:in \S+|at \S+:\d+)$`)
+	reGdbFrame   = regexp.MustCompile(`^#\d+\s+0x[0-9a-f]+ in |^0x[0-9a-f]+ in \S+ \(|^\[New LWP \d+\]$|^\[Inferior \d+ \(process \d+\) detached\]$|^\[Thread debugging using libthread_db enabled\]$|^Using host libthread_db library |^\d+\t\S+: No such file or directory\.$`)
 )
 
 // consumeGGML continues a single-line event with ggml's abort dump (body is
@@ -59,6 +62,8 @@ func isNativeFrame(t string) bool {
 		return false
 	}
 	switch c := t[0]; {
+	case c >= '0' && c <= '9' && (t[1] == '#' || t[2] == '#'):
+		return reBoostFrame.MatchString(t)
 	case c == '#' || c == '[' || c == 'U' || (c >= '0' && c <= '9'):
 		return reGdbFrame.MatchString(t)
 	case strings.Contains(t, "+0x"):

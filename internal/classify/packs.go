@@ -40,6 +40,11 @@ const (
 	// it waits for the next line, or the stream's end, before it counts
 	// (settle.go).
 	RoleTransient = "transient"
+	// RolePayload: the server's request logging (SGLang's --log-requests
+	// "Receive: obj=...", vLLM's "Received request ...: prompt: ..."). What
+	// follows is a user's prompt or the model's output: data that may quote
+	// any error text, never evidence of one.
+	RolePayload = "payload"
 )
 
 // Roles of level evidence (grammar_level.go).
@@ -78,6 +83,9 @@ type Signature struct {
 	// report that a child process it started has died while the parent
 	// keeps serving (Ollama's scheduler about a model runner): the fatal
 	// events before it were the child's, not the server's (verdict.go).
+	// On a serving signature it says the same without an alarm of its own:
+	// the parent answers the request its child failed (Ollama's "post
+	// predict" error) and lives on.
 	Survivor bool     `json:"survivor,omitempty"`
 	Tests    []string `json:"tests"`
 	NotTests []string `json:"not_tests,omitempty"`
@@ -183,7 +191,7 @@ func defaultRules() *ruleSet {
 }
 
 var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
-	RoleHint, RoleBenign, RoleTerminate, RoleTransient}
+	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

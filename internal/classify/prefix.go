@@ -116,7 +116,10 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		if rest, ok := p.eatDated(s); ok {
 			return rest, true
 		}
-		return p.eatClock(s)
+		if rest, ok := p.eatClock(s); ok {
+			return rest, true
+		}
+		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
 	case c >= 'A' && c <= 'Z':

@@ -206,6 +206,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 		v.Kind = KindConfig
 		return
 	}
+	if m.payload {
+		return
+	}
 
 	// A retry line right after a traceback withdraws it.
 	if t != "" {
@@ -357,6 +360,7 @@ type lineMatch struct {
 	shutdown  bool
 	serving   bool
 	hint      bool // advice printed with an error: never starts an event
+	payload   bool // a request or response logged with its content: user data
 	conseq    bool // an alarm signature says the line reports another process's failure
 	survivor  bool // an alarm signature says a parent reports its child's death and lives on
 	benign    bool // a level signature says an ERROR/CRITICAL line is harmless
@@ -440,13 +444,24 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			m.shutdown = true
 		case RoleServing:
 			m.serving = true
+			if g.Survivor {
+				m.survivor = true
+			}
 		case RoleHint:
 			m.hint = true
+		case RolePayload:
+			m.payload = true
 		case RoleBenign:
 			m.benign = true
 		case RoleTerminate:
 			m.ending = true
 		}
+	}
+	if m.payload {
+		// A prompt or a generated text may quote a traceback, a CUDA error
+		// or a readiness line: none of it is the server's own.
+		*m = lineMatch{payload: true}
+		return
 	}
 	if m.hint || isTableRow(p.Body) {
 		// "Search for `cudaErrorAssert' in ..." names an error but only

@@ -92,3 +92,23 @@ time=2026-01-02T03:04:05.000Z level=ERROR source=sched.go:400 msg="error loading
 		}
 	}
 }
+
+// A runner's Go panic, forwarded to `ollama serve`'s stderr, followed by
+// serve's own "post predict" error for that request: the child died, the
+// parent that reports it did not. The report is no alarm of its own.
+func TestOllamaRunnerPanicBeforeServesRequestErrorIsNotFatal(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "ollama", `time=2026-01-02T03:04:00.000Z level=INFO source=routes.go:1200 msg="Listening on 127.0.0.1:11434 (version 0.9.0)"
+panic: runtime error: index out of range [5] with length 5
+
+goroutine 9 [running]:
+github.com/example/runner.(*Server).step(0xc000100000)
+	/src/runner/runner.go:100 +0x1a
+created by github.com/example/runner.Execute in goroutine 1
+	/src/runner/runner.go:20 +0x5c
+time=2026-01-02T03:04:05.000Z level=ERROR source=server.go:800 msg="post predict" error="Post \"http://127.0.0.1:40000/completion\": EOF"
+[GIN] 2026/01/02 - 03:04:05 | 500 |  2.000123456s |       127.0.0.1 | POST     "/api/generate"`)
+	if len(run.Alarms) != 1 || run.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want one non-fatal alarm (the runner's panic)", run.Alarms)
+	}
+}
