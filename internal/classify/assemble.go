@@ -175,3 +175,35 @@ func (s *State) tryMerge(fb *feedBuf, ev *event) {
 		return
 	}
 }
+
+// shellDeathReports are the lines a shell prints alone when its job dies by
+// a signal (bash's job status), with or without " (core dumped)".
+var shellDeathReports = []string{"Killed", "Aborted", "Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception", "Terminated"}
+
+// isShellDeathReport reports a bare job-status line of a shell.
+func isShellDeathReport(t string) bool {
+	t = strings.TrimSuffix(strings.TrimSpace(t), " (core dumped)")
+	for _, r := range shellDeathReports {
+		if t == r {
+			return true
+		}
+	}
+	return false
+}
+
+// deathOfRecent is the fatal event that a shell's bare report of a death by
+// signal ends: the latest live fatal alarm that ended within followWindow
+// lines. nil when there is none: the line is then a death of its own.
+func (s *State) deathOfRecent(t string, m *lineMatch) *event {
+	if m.best == nil || m.best.Kind != AlarmSignal || !isShellDeathReport(t) {
+		return nil
+	}
+	ev := s.recent()
+	if ev != nil && ev.Alias != 0 {
+		ev = s.byID(ev.Alias) // another rank's copy, merged into the first
+	}
+	if ev != nil && ev.live() && ev.A.Fatal && ev.Alias == 0 {
+		return ev
+	}
+	return nil
+}

@@ -86,7 +86,13 @@ type Signature struct {
 	// On a serving signature it says the same without an alarm of its own:
 	// the parent answers the request its child failed (Ollama's "post
 	// predict" error) and lives on.
-	Survivor bool     `json:"survivor,omitempty"`
+	Survivor bool `json:"survivor,omitempty"`
+	// Dooms marks a follow or alarm signature whose line is a server's
+	// last words naming the failures it reported before as the reason it
+	// exits (Triton's "error: creating server: ... failed to load all
+	// models"): before readiness, the non-fatal alarms before it (a model
+	// that failed to load, which the server may outlive) become fatal.
+	Dooms    bool     `json:"dooms,omitempty"`
 	Tests    []string `json:"tests"`
 	NotTests []string `json:"not_tests,omitempty"`
 

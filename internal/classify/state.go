@@ -241,6 +241,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 	if m.survivor {
 		s.outlived(fb, l.Seq)
 	}
+	if m.dooms {
+		s.doomedBefore(fb)
+	}
 	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
 		s.doomed()
 	}
@@ -324,6 +327,14 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.tryMerge(fb, ev)
 		s.d.CurSrc = src
 		return
+	case m.best != nil && s.deathOfRecent(t, &m) != nil:
+		// The shell's report that the process which just printed its
+		// failure died ("Killed" after SGLang's sigquit handler kills its
+		// own tree): the end of that event, not a second one to triage.
+		ev := s.deathOfRecent(t, &m)
+		ev.Signalled = true
+		s.assign(fb, ev, &v, at)
+		return
 	case m.best != nil:
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
 		if isCppLine(t) {
@@ -363,6 +374,7 @@ type lineMatch struct {
 	payload   bool // a request or response logged with its content: user data
 	conseq    bool // an alarm signature says the line reports another process's failure
 	survivor  bool // an alarm signature says a parent reports its child's death and lives on
+	dooms     bool // a signature says the failures reported before brought the process down
 	benign    bool // a level signature says an ERROR/CRITICAL line is harmless
 	ending    bool // the line says the process is ending
 }
@@ -417,6 +429,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			if g.Survivor {
 				m.survivor = true
 			}
+			m.dooms = m.dooms || g.Dooms
 			// At equal priority a family's own signature outranks a generic
 			// one: it knows whether that server survives the failure
 			// (Xinference's relayed "[address=...] CUDA out of memory").
@@ -426,6 +439,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			}
 		case RoleFollow:
 			m.follow = g
+			m.dooms = m.dooms || g.Dooms
 		case RoleConfig:
 			if m.config == nil {
 				if at := literalEnd(p.Body, g); at >= 0 {

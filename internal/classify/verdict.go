@@ -69,6 +69,22 @@ func (s *State) doomed() {
 	}
 }
 
+// doomedBefore makes the non-fatal alarms before a server's last words
+// fatal (a Dooms signature): before readiness they were startup failures
+// the server could have outlived, and it says it did not.
+func (s *State) doomedBefore(fb *feedBuf) {
+	if s.d.Ready != nil {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if ev.live() && !ev.A.Fatal && ev.Alias == 0 {
+			s.setFatal(ev, true)
+			ev.Signalled = true
+			fb.touch(ev)
+		}
+	}
+}
+
 // readyAfterErrors downgrades the fatal-looking errors before readiness: the
 // server came up after them, so none of them brought it down. A process
 // death (a signal) stays fatal: a launcher may report ready after a child died.
