@@ -49,6 +49,9 @@ type event struct {
 	// netOnly: network failures under such frames, netOther). See undecided.
 	NetFrame bool `json:"nf,omitempty"`
 	Net      int  `json:"net,omitempty"`
+	// Thread: threading's "Exception in thread NAME:" introduced the
+	// traceback: it killed one thread, not the process.
+	Thread bool `json:"thr,omitempty"`
 }
 
 // What the exception lines of an event showed so far (event.Net).

@@ -55,3 +55,66 @@ error: creating server: Internal - failed to load all models`)
 		t.Fatalf("alarms %+v, want the model failure made fatal by Triton's exit, and the exit", exited.Alarms)
 	}
 }
+
+// A background thread whose network call failed (threading's "Exception in
+// thread NAME:" over a network-only traceback) is no server failure; the
+// same intro over any other failure stays an alarm.
+func TestThreadsFailedNetworkCallIsNoAlarm(t *testing.T) {
+	t.Parallel()
+	const intro = `INFO 01-02 03:04:05 [loader.py:1] Loading weights
+Exception in thread Thread-4 (_send_metrics):
+Traceback (most recent call last):
+  File "/x/threading.py", line 1045, in _bootstrap_inner
+    self.run()
+  File "/x/site-packages/httpx/_transports/default.py", line 86, in map_httpcore_exceptions
+    raise mapped_exc(message) from exc
+`
+	run := feedBothWays(t, "vllm", intro+`httpx.ConnectError: [Errno -3] Temporary failure in name resolution
+INFO 01-02 03:04:09 [loader.py:2] Loading weights took 4.00 seconds`)
+	if len(run.Alarms) != 0 {
+		t.Fatalf("alarms %+v, want none: only a reporting thread's call failed", run.Alarms)
+	}
+	ended := feedBothWays(t, "vllm", intro+`httpx.ConnectError: [Errno -3] Temporary failure in name resolution`)
+	if len(ended.Alarms) != 0 {
+		t.Fatalf("alarms %+v at the stream's end, want none", ended.Alarms)
+	}
+	other := feedBothWays(t, "vllm", `Exception in thread Thread-4 (_step_loop):
+Traceback (most recent call last):
+  File "/x/engine.py", line 10, in _step_loop
+    self.step()
+IndexError: list index out of range
+INFO 01-02 03:04:09 [loader.py:2] Loading weights took 4.00 seconds`)
+	if len(other.Alarms) != 1 {
+		t.Fatalf("alarms %+v, want the thread's IndexError as an alarm", other.Alarms)
+	}
+}
+
+// uvicorn's "Exception in ASGI application" over a TaskGroup's
+// ExceptionGroup and the traceback chained to it are one alarm headed by the
+// leaf exception.
+func TestASGIExceptionGroupIsOneAlarmWithTheLeafHeadline(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `INFO:     Application startup complete.
+ERROR:    Exception in ASGI application
+  + Exception Group Traceback (most recent call last):
+  |   File "/x/starlette/_utils.py", line 76, in collapse_excgroups
+  |     yield
+  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/x/app.py", line 9, in auth
+    |     token = headers["x-key"]
+    | KeyError: 'x-key'
+    +------------------------------------
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/x/app.py", line 9, in auth
+    token = headers["x-key"]
+KeyError: 'x-key'
+INFO:     127.0.0.1:40002 - "POST /v1/completions HTTP/1.1" 200 OK`)
+	if len(run.Alarms) != 1 || run.Alarms[0].Headline != "KeyError: 'x-key'" {
+		t.Fatalf("alarms %+v, want one alarm headed by the KeyError", run.Alarms)
+	}
+}

@@ -58,8 +58,27 @@ func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 	if m.best != nil {
 		ev.Net = netOther // the header line names the failure ("Scheduler hit an exception: Traceback")
 	}
+	ev.Thread = pr.Thread && pr.N == s.d.N-1 && pr.Src == src
 	ev.St = stFrames
 	return ev
+}
+
+// isPyThreadDeath reports threading.excepthook's intro line, "Exception in
+// thread Thread-2 (worker):" (Java's form quotes the name and carries the
+// exception on the same line).
+func isPyThreadDeath(t string) bool {
+	return strings.HasPrefix(t, "Exception in thread ") && strings.HasSuffix(t, ":") && !strings.HasPrefix(t, `Exception in thread "`)
+}
+
+// threadCallFailed withdraws a thread's traceback that ended as a failed
+// network call (the thread's own call to a telemetry, analytics or usage
+// server that cannot be reached: Gradio's analytics, a stats reporter).
+// Only that thread died, the process serves on, and its failure is no
+// server failure: the lines stay as warnings.
+func (s *State) threadCallFailed(fb *feedBuf, ev *event) {
+	if ev.Thread && ev.Net == netOnly && ev.live() && !ev.Signalled {
+		s.withdraw(fb, ev)
+	}
 }
 
 // benign reports whether a traceback starting now is logged as a warning:
@@ -180,6 +199,10 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 // frame, a thread header), and reports whether it did.
 func (s *State) opensPythonDump(ev *event, t string, seq int64, m *lineMatch) bool {
 	switch {
+	case strings.HasPrefix(t, "+ Exception Group Traceback"):
+		// uvicorn's "Exception in ASGI application" over a TaskGroup's
+		// ExceptionGroup: the group grammar finds its leaf exception.
+		ev.St, ev.Sub, ev.PrevFile = stPyGroup, 0, false
 	case m.builtin[litTraceback]:
 		ev.St, ev.PrevFile = stFrames, false
 		s.headerSig(ev, t, seq, m)

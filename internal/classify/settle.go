@@ -88,6 +88,9 @@ func (s *State) Settle(mode SettleMode) Result {
 		}
 	}
 	for _, ev := range s.d.Events {
+		if mode != SettleIdle {
+			s.threadCallFailed(&fb, ev)
+		}
 		switch {
 		case mode == SettleExit:
 			s.settleEvent(&fb, ev)

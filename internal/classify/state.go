@@ -74,6 +74,9 @@ type prevLine struct {
 	// (a best-effort loader's failure): a traceback right after it is its
 	// exc_info, logged as a warning.
 	Benign bool `json:"benign,omitempty"`
+	// Thread: the line is threading's "Exception in thread NAME:", the
+	// intro of a traceback that killed a thread, not the process.
+	Thread bool `json:"thread,omitempty"`
 }
 
 // New returns the state of a launch that has seen no lines. server is the
@@ -194,7 +197,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.retire(fb)
 		benign := s.continuesBenign(&p, src, &m, v.Alarm)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Kind: v.Kind, Alarm: v.Alarm, Benign: benign}
+			Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t)}
 		if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
 			s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
 		}
@@ -232,6 +235,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		case notYet:
 		case ended:
 			ev.St = stClosed
+			s.threadCallFailed(fb, ev)
 		}
 	}
 
