@@ -118,3 +118,30 @@ INFO:     127.0.0.1:40002 - "POST /v1/completions HTTP/1.1" 200 OK`)
 		t.Fatalf("alarms %+v, want one alarm headed by the KeyError", run.Alarms)
 	}
 }
+
+// asyncio's exception handler reports an exception the loop survived: at
+// the very end of an excerpt it is still no crash.
+func TestAsyncioHandlerReportIsSurvived(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "vllm", `INFO:     Application startup complete.
+INFO:     127.0.0.1:40000 - "POST /v1/completions HTTP/1.1" 200 OK
+ERROR:    Exception in callback H11Protocol.timeout_keep_alive_handler()
+handle: <TimerHandle when=812.5 H11Protocol.timeout_keep_alive_handler()>
+Traceback (most recent call last):
+  File "/x/uvicorn/protocols/http/h11_impl.py", line 363, in timeout_keep_alive_handler
+    self.conn.send(event)
+h11._util.LocalProtocolError: Can't send data when our state is ERROR`)
+	if len(run.Alarms) != 1 || run.Alarms[0].Fatal || run.Alarms[0].FirstSeq != 3 {
+		t.Fatalf("alarms %+v, want one non-fatal alarm from line 3", run.Alarms)
+	}
+	dead := feedBothWays(t, "vllm", `INFO:     Application startup complete.
+ERROR:asyncio:Exception in callback _log_task_completion(error_callback=<bound method>)
+handle: <Handle _log_task_completion(error_callback=<bound method>)>
+Traceback (most recent call last):
+  File "/x/vllm/engine/async_llm_engine.py", line 59, in _log_task_completion
+    raise AsyncEngineDeadError(
+vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly. See stack trace above for the actual cause.`)
+	if len(dead.Alarms) != 1 || !dead.Alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want one fatal alarm: the engine died", dead.Alarms)
+	}
+}

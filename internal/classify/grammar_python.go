@@ -20,7 +20,10 @@ var (
 	reLooseExc  = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`), next: "[:"}
 	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
 	// faulthandler's per-thread header after "Fatal Python error".
-	reThread = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
+	// reAsyncioContext: a context line of asyncio's default exception
+	// handler report.
+	reAsyncioContext = regexp.MustCompile(`^(?:handle|future|task|protocol|transport|socket): <|^source_traceback: Object created at`)
+	reThread         = regexp.MustCompile(`^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):$`)
 )
 
 // startTraceback opens a Python traceback event at a "Traceback (most recent
@@ -172,6 +175,11 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		}
 	}
 	s.setHeadline(ev, t, seq, prio, g)
+	if m.conseq && !ev.A.Fatal {
+		// The exception says a process or engine died (EngineDeadError):
+		// whatever the intro said, the server did not survive it.
+		s.setFatal(ev, true)
+	}
 	if ev.Net != netOther {
 		// A network failure raised inside network client code is a call
 		// its caller may retry; any other exception is not.
@@ -234,6 +242,10 @@ func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 			return ended
 		}
 		return notYet
+	case !p.Tagged && reAsyncioContext.MatchString(t):
+		// asyncio's exception handler prints its context ("handle: <...>",
+		// "future: <Task ...>") between its message and the traceback.
+		return consumed
 	case !p.Tagged && consumeGGML(ev, p.Body, t):
 		// ggml's abort dump under its error line (grammar_ggml.go).
 		return consumed

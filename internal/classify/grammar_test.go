@@ -273,7 +273,7 @@ CRITICAL 03-01 10:00:00 launcher.py:50] Engine loop has stopped, terminating ser
 CRITICAL 03-01 10:00:00 launcher.py:50] Engine loop has stopped, terminating server process
 CRITICAL 03-01 10:00:00 launcher.py:50] Engine loop has stopped, terminating server process
 `,
-		headline: "launcher.py:50] Engine loop has stopped, terminating server process",
+		headline: "Engine loop has stopped, terminating server process",
 		headSeq:  2, kind: classify.AlarmOther, first: 2, last: 4,
 	},
 	{

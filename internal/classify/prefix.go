@@ -378,6 +378,9 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 			} else if e := strings.IndexByte(rest, ']'); e > 0 && e == len(rest)-1 {
 				rest = ""
 			}
+		} else if e := strings.IndexByte(rest, ']'); e > 0 && e < 80 && isFileLineTag(rest[:e]) {
+			// vLLM before 0.7: "MM-DD HH:MM:SS file.py:123] msg"
+			rest = skipOneSpace(rest[e+1:])
 		}
 		p.Level = lv
 		return rest, true
@@ -632,4 +635,23 @@ func stripIntro(s, intro string) string {
 // closing bracket that could not be accepted anyway.
 func indexByteWithin(s string, c byte, n int) int {
 	return strings.IndexByte(s[:min(len(s), n)], c)
+}
+
+// isFileLineTag reports a logger's "file.py:123" source tag.
+func isFileLineTag(s string) bool {
+	c := strings.LastIndexByte(s, ':')
+	if c < 4 || c == len(s)-1 || !strings.HasSuffix(s[:c], ".py") {
+		return false
+	}
+	for i := c + 1; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	for i := 0; i < c; i++ {
+		if b := s[i]; b == ' ' || b == '[' || b == ']' {
+			return false
+		}
+	}
+	return true
 }

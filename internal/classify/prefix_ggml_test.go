@@ -31,3 +31,17 @@ func TestGGMLClockPrefix(t *testing.T) {
 		}
 	}
 }
+
+// vLLM before 0.7 wrote "LEVEL MM-DD hh:mm:ss file.py:123] msg" (no
+// brackets): the source tag is prefix, so logged traceback lines keep their
+// shape.
+func TestVLLMUnbracketedFileTag(t *testing.T) {
+	p := ParsePrefix(`ERROR 12-01 09:05:00 async_llm_engine.py:57]   File "/x/y.py", line 47, in f`, 2026)
+	if p.Level != "ERROR" || p.Body != `  File "/x/y.py", line 47, in f` {
+		t.Fatalf("level %q body %q", p.Level, p.Body)
+	}
+	q := ParsePrefix(`INFO 12-01 09:05:00 see foo.py:57] for details`, 2026)
+	if q.Body != "see foo.py:57] for details" {
+		t.Fatalf("body %q: only a leading file:line tag is prefix", q.Body)
+	}
+}
