@@ -205,6 +205,11 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	p.Time = t
 	if rest := strings.TrimSpace(inner[n:]); rest != "" {
 		words := strings.Fields(rest)
+		if len(words) == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
+			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
+			p.Level = glogLevel(words[0][0])
+			return skipOneSpace(s[end+1:]), true
+		}
 		var ranks []string
 		for _, w := range words {
 			if isRankWord(w) {
@@ -261,7 +266,35 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 		return s, false
 	}
 	p.Level = lv
-	return skipOneSpace(rest[end+1:]), true
+	rest = skipOneSpace(rest[end+1:])
+	// DeepSpeed: "[time] [LEVEL] [launch.py:321:sigkill_handler] msg"
+	if strings.HasPrefix(rest, "[") {
+		if e := strings.Index(rest, "] "); e > 0 && e < 100 && strings.Contains(rest[:e], ".py:") && !strings.ContainsAny(rest[1:e], " []") {
+			rest = rest[e+2:]
+		}
+	}
+	return rest, true
+}
+
+// eatLoguru reads loguru's default format after its time:
+// " | ERROR    | module:function:12 - msg".
+func eatLoguru(rest string) (string, string, bool) {
+	if !strings.HasPrefix(rest, " | ") {
+		return "", "", false
+	}
+	bar := strings.Index(rest[3:], " | ")
+	if bar < 1 || bar > 10 {
+		return "", "", false
+	}
+	lv := normLevel(strings.TrimSpace(rest[3 : 3+bar]))
+	if lv == "" {
+		return "", "", false
+	}
+	body := rest[3+bar+3:]
+	if d := strings.Index(body, " - "); d > 0 && d < 120 && !strings.Contains(body[:d], " ") && strings.Contains(body[:d], ":") {
+		body = body[d+3:]
+	}
+	return body, lv, true
 }
 
 // eatDated reads prefixes that start with a date: TGI's RFC 3339 time and
@@ -300,6 +333,10 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		}
 		p.Time = t
 		return rest[3:], true
+	}
+	if body, lv, ok := eatLoguru(rest); ok {
+		p.Time, p.Level = t, lv
+		return body, true
 	}
 	trimmed := strings.TrimLeft(rest, " ")
 	if body, lv, ok := eatNamePidLevel(trimmed); ok {

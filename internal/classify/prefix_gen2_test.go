@@ -1,0 +1,22 @@
+package classify
+
+import "testing"
+
+// Loggers the red team met whose prefixes stayed in the body: Ray's C++
+// logger (its level letter), loguru's default format, DeepSpeed's
+// "[file.py:line:func]" source tag.
+func TestMoreLoggerPrefixes(t *testing.T) {
+	for _, c := range []struct{ line, level, body string }{
+		{`[2031-01-02 03:04:05,678 E 1234 5678] core_worker.cc:123: Unhandled exception: St9bad_alloc`, "ERROR", "core_worker.cc:123: Unhandled exception: St9bad_alloc"},
+		{`[2031-01-02 03:04:05,678 W 1234 5678] gcs_client.cc:40: retrying`, "WARNING", "gcs_client.cc:40: retrying"},
+		{`2031-01-02 03:04:05.678 | ERROR    | app.server:run:88 - engine died`, "ERROR", "engine died"},
+		{`2031-01-02 03:04:05.678 | INFO     | __main__:<module>:12 - ready on port 8000`, "INFO", "ready on port 8000"},
+		{`[2031-01-02 03:04:05,101] [ERROR] [launch.py:321:sigkill_handler] exits with return code = -9`, "ERROR", "exits with return code = -9"},
+		{`[2031-01-02 03:04:05] [INFO] [not a tag] hello`, "INFO", "[not a tag] hello"},
+	} {
+		p := ParsePrefix(c.line, 2031)
+		if p.Level != c.level || p.Body != c.body {
+			t.Errorf("%q: level %q body %q, want %q %q", c.line, p.Level, p.Body, c.level, c.body)
+		}
+	}
+}
