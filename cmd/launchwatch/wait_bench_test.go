@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -79,11 +78,16 @@ func measureWaits(b *testing.B, srv *webtest.Server, prefix string, decide func(
 			buf := &syncBuffer{}
 			exited := make(chan int, 1)
 			go func() {
-				exited <- runWait(context.Background(), []string{key, "--url", srv.URL, "--timeout", "60s"}, buf, io.Discard)
+				exited <- runWait(context.Background(), []string{key, "--url", srv.URL, "--timeout", "60s", "--token", webtest.AdminToken}, buf, buf)
 			}()
 			// Measure from a following wait: it printed the launch's status.
 			for !strings.Contains(buf.String(), key+" ") {
-				time.Sleep(time.Millisecond)
+				select {
+				case code := <-exited:
+					b.Errorf("%s: wait exited %d before the deciding line: %q", key, code, buf.String())
+					return
+				case <-time.After(time.Millisecond):
+				}
 			}
 			start := time.Now()
 			decide(key)
