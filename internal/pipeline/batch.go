@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -49,11 +48,10 @@ func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs store.Laun
 	case len(fresh) > 0 && state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
 		// The usual case: the batch continues the launch, so the
 		// classifier streams on from its saved state.
+		// The classifier streams on from its saved state, and the lines are
+		// stored as it goes (stream.go).
 		var cps []store.Checkpoint
-		if res, cps, err = feedInOrder(state, classifierLines(fresh, times, b.received)); err != nil {
-			return err
-		}
-		if err := b.writeLines(ctx, fresh, times, &res); err != nil {
+		if res, cps, err = b.copyInOrder(ctx, state, fresh, times); err != nil {
 			return err
 		}
 		if err := b.tx.SaveCheckpoints(ctx, b.launch.ID, cps); err != nil {
@@ -158,9 +156,7 @@ func (b *batch) writeLines(ctx context.Context, fresh []decode.Line, times []lin
 			v = classify.LineVerdict{Kind: classify.KindPlain}
 		}
 		delete(verdicts, l.Seq)
-		rows[i] = store.Line{Seq: l.Seq, TS: times[i].ts, ReceivedAt: b.received, LoggedAt: times[i].logged,
-			Stream: l.Stream, Kind: string(v.Kind), Level: cmp.Or(v.Level, l.Level), Rank: v.Rank,
-			AlarmNo: alarmNo(v.Alarm), Text: l.Text}
+		rows[i] = lineRow(&fresh[i], &times[i], v, b.received)
 	}
 	for _, v := range verdicts {
 		revised = append(revised, v)

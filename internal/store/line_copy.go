@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// copyLineColumns are the columns a COPY of new lines writes, in the order
+// lineCopy.appendRow encodes them.
+var copyLineColumns = []string{"launch_id", "seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+
+// CopyLines bulk-writes new lines of a launch with COPY and adds them to
+// the launch's template summary (line_template.go) and search index
+// (line_query_index.go). The caller has made sure none of the seqs is
+// stored yet.
+func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
+	done := false
+	return t.CopyLineStream(ctx, launchID, func() ([]Line, error) {
+		if done {
+			return nil, nil
+		}
+		done = true
+		return lines, nil
+	})
+}
+
+// CopyLineStream is CopyLines for lines that are not all known when the
+// COPY starts: next returns the following lines in seq order (nil at the
+// end, or an error that aborts the COPY and the transaction), and is
+// called while the COPY already streams the lines before them, from
+// another goroutine than the caller's. A caller that classifies lines
+// while the database stores the ones before them keeps both cores busy
+// instead of one after the other. The search index and the template
+// summary are computed from each piece as it passes, and written after
+// the COPY.
+func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, next func() ([]Line, error)) error {
+	// The index is computed in a goroutine of its own: the COPY is fed as
+	// fast as the rows come, and the index catches up meanwhile.
+	index := newLineIndex()
+	toIndex := make(chan []Line, indexDepth)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		for piece := range toIndex {
+			index.add(piece)
+		}
+	}()
+	src := &lineCopy{next: next, launchID: launchID, toIndex: toIndex}
+	n, err := t.copyFrom(ctx, "lines", copyLineColumns, src)
+	close(toIndex) // the COPY is over: no piece comes any more
+	<-indexed
+	if src.err != nil {
+		err = src.err // what stopped the rows, rather than the server's "COPY from stdin failed"
+	}
+	if err != nil {
+		return fmt.Errorf("store: copy lines: %w", err)
+	}
+	if n != src.rows {
+		return fmt.Errorf("store: copy lines: wrote %d of %d", n, src.rows)
+	}
+	if src.rows == 0 {
+		return nil
+	}
+	if err := t.addLineChunks(ctx, launchID, index.blooms); err != nil {
+		return err
+	}
+	return t.addLineTemplates(ctx, launchID, index.templates)
+}
+
+// indexDepth bounds the pieces of lines COPYed but not indexed yet.
+const indexDepth = 16
+
+// copyFrom runs COPY table (columns) FROM STDIN in PostgreSQL's binary
+// format with the rows r encodes, and reports it to the connection's
+// tracer as pgx's own CopyFrom does. r must encode every column in the
+// binary format of its type in the table.
+func (t *Tx) copyFrom(ctx context.Context, table string, columns []string, r io.Reader) (int64, error) {
+	conn := t.tx.Conn()
+	tracer, _ := conn.Config().Tracer.(pgx.CopyFromTracer)
+	if tracer != nil {
+		ctx = tracer.TraceCopyFromStart(ctx, conn, pgx.TraceCopyFromStartData{TableName: pgx.Identifier{table}, ColumnNames: columns})
+	}
+	quoted := make([]string, len(columns))
+	for i, c := range columns {
+		quoted[i] = pgx.Identifier{c}.Sanitize()
+	}
+	tag, err := conn.PgConn().CopyFrom(ctx, r,
+		"COPY "+pgx.Identifier{table}.Sanitize()+" ("+strings.Join(quoted, ", ")+") FROM STDIN (FORMAT binary)")
+	if tracer != nil {
+		tracer.TraceCopyFromEnd(ctx, conn, pgx.TraceCopyFromEndData{CommandTag: tag, Err: err})
+	}
+	return tag.RowsAffected(), err
+}
+
+// lineIndex is what a batch of new lines adds to its launch's search index
+// and template summary.
+type lineIndex struct {
+	blooms    map[int64]bloom
+	templates templateAcc
+}
+
+func newLineIndex() lineIndex {
+	return lineIndex{blooms: map[int64]bloom{}, templates: templateAcc{}}
+}
+
+func (x lineIndex) add(lines []Line) {
+	bloomsOf(x.blooms, lines)
+	for i := range lines {
+		l := &lines[i]
+		x.templates.add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
+	}
+}
