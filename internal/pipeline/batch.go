@@ -27,6 +27,7 @@ type batch struct {
 	converged   bool       // it stopped early: later verdicts, alarms and phases stand
 	clock       store.LaunchClock
 	idle        bool // the settler settles the launch (classify.SettleIdle)
+	piece       int  // about how many lines a COPY is handed at a time (stream.go)
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored

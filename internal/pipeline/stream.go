@@ -37,7 +37,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 	pieces := make(chan []store.Line, streamDepth)
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	s := streamer{state: state, fresh: fresh, times: times, received: b.received,
+	s := streamer{state: state, fresh: fresh, times: times, received: b.received, piece: cmp.Or(b.piece, streamPiece),
 		verdicts: make([]classify.LineVerdict, len(fresh)), judged: make([]bool, len(fresh)), revised: map[int64]classify.LineVerdict{}}
 	go func() {
 		defer close(done)
@@ -89,6 +89,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 // streamer classifies the fresh lines of a batch in a goroutine of its
 // own and hands their rows on as their verdicts become final.
 type streamer struct {
+	piece    int
 	state    *classify.State
 	fresh    []decode.Line
 	times    []lineTime
@@ -127,7 +128,7 @@ func (s *streamer) run(emit func([]store.Line) bool) {
 			prev = last
 		}
 		start = end
-		if end-s.emitted >= streamPiece || end == len(lines) {
+		if end-s.emitted >= s.piece || end == len(lines) {
 			through := end // hand on what the state no longer holds
 			if held := s.state.Held().FromSeq; held != 0 && end < len(lines) {
 				through, _ = slices.BinarySearchFunc(lines[:end], held, func(l decode.Line, seq int64) int { return cmp.Compare(l.Seq, seq) })
