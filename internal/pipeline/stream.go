@@ -145,8 +145,14 @@ func (s *streamer) run(emit func([]store.Line) bool) {
 // note records the result of one feed: the verdicts of lines not handed on
 // yet go to their rows, the others are revisions rewritten after the COPY.
 func (s *streamer) note(r classify.Result) {
+	next := 0 // where the next verdict's line usually is: r.Lines and s.fresh are in seq order
 	for _, v := range r.Lines {
-		i, found := slices.BinarySearchFunc(s.fresh, v.Seq, func(l decode.Line, seq int64) int { return cmp.Compare(l.Seq, seq) })
+		i := next
+		if i >= len(s.fresh) || s.fresh[i].Seq != v.Seq {
+			i, _ = slices.BinarySearchFunc(s.fresh, v.Seq, func(l decode.Line, seq int64) int { return cmp.Compare(l.Seq, seq) })
+		}
+		found := i < len(s.fresh) && s.fresh[i].Seq == v.Seq
+		next = i + 1
 		if found && i >= s.emitted {
 			s.verdicts[i], s.judged[i] = v, true
 			continue
