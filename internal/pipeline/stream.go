@@ -37,6 +37,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 	pieces := make(chan []store.Line, streamDepth)
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	index := store.NewLineIndex()
 	s := streamer{state: state, fresh: fresh, times: times, received: b.received, piece: cmp.Or(b.piece, streamPiece),
 		verdicts: make([]classify.LineVerdict, len(fresh)), judged: make([]bool, len(fresh)), revised: map[int64]classify.LineVerdict{}}
 	go func() {
@@ -48,6 +49,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 			}
 		}()
 		s.run(func(rows []store.Line) bool {
+			index.Add(rows) // here, not on the COPY's path: one busy goroutine beside the database, not two
 			select {
 			case pieces <- rows:
 				return true
@@ -56,7 +58,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 			}
 		})
 	}()
-	err := b.tx.CopyLineStream(ctx, b.launch.ID, func() ([]store.Line, error) {
+	err := b.tx.CopyLineStream(ctx, b.launch.ID, index, func() ([]store.Line, error) {
 		select {
 		case rows, ok := <-pieces:
 			if ok {

@@ -18,8 +18,10 @@ var copyLineColumns = []string{"launch_id", "seq", "ts", "received_at", "logged_
 // (line_query_index.go). The caller has made sure none of the seqs is
 // stored yet.
 func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
+	index := NewLineIndex()
+	index.Add(lines)
 	done := false
-	return t.CopyLineStream(ctx, launchID, func() ([]Line, error) {
+	return t.CopyLineStream(ctx, launchID, index, func() ([]Line, error) {
 		if done {
 			return nil, nil
 		}
@@ -34,25 +36,12 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 // called while the COPY already streams the lines before them, from
 // another goroutine than the caller's. A caller that classifies lines
 // while the database stores the ones before them keeps both cores busy
-// instead of one after the other. The search index and the template
-// summary are computed from each piece as it passes, and written after
-// the COPY.
-func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, next func() ([]Line, error)) error {
-	// The index is computed in a goroutine of its own: the COPY is fed as
-	// fast as the rows come, and the index catches up meanwhile.
-	index := newLineIndex()
-	toIndex := make(chan []Line, indexDepth)
-	indexed := make(chan struct{})
-	go func() {
-		defer close(indexed)
-		for piece := range toIndex {
-			index.add(piece)
-		}
-	}()
-	src := &lineCopy{next: next, launchID: launchID, toIndex: toIndex}
+// instead of one after the other. The caller adds every piece of lines
+// to index before next returns it (as it makes them, off the COPY's
+// path); the index is written after the COPY.
+func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, index *LineIndex, next func() ([]Line, error)) error {
+	src := &lineCopy{next: next, launchID: launchID}
 	n, err := t.copyFrom(ctx, "lines", copyLineColumns, src)
-	close(toIndex) // the COPY is over: no piece comes any more
-	<-indexed
 	if src.err != nil {
 		err = src.err // what stopped the rows, rather than the server's "COPY from stdin failed"
 	}
@@ -70,9 +59,6 @@ func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, next func() ([]
 	}
 	return t.addLineTemplates(ctx, launchID, index.templates)
 }
-
-// indexDepth bounds the pieces of lines COPYed but not indexed yet.
-const indexDepth = 16
 
 // copyFrom runs COPY table (columns) FROM STDIN in PostgreSQL's binary
 // format with the rows r encodes, and reports it to the connection's
@@ -96,18 +82,20 @@ func (t *Tx) copyFrom(ctx context.Context, table string, columns []string, r io.
 	return tag.RowsAffected(), err
 }
 
-// lineIndex is what a batch of new lines adds to its launch's search index
-// and template summary.
-type lineIndex struct {
+// LineIndex is what new lines of a launch add to its search index and its
+// template summary, before they are stored (CopyLineStream).
+type LineIndex struct {
 	blooms    map[int64]bloom
 	templates templateAcc
 }
 
-func newLineIndex() lineIndex {
-	return lineIndex{blooms: map[int64]bloom{}, templates: templateAcc{}}
+// NewLineIndex returns an empty index.
+func NewLineIndex() *LineIndex {
+	return &LineIndex{blooms: map[int64]bloom{}, templates: templateAcc{}}
 }
 
-func (x lineIndex) add(lines []Line) {
+// Add indexes lines, with their final verdicts.
+func (x *LineIndex) Add(lines []Line) {
 	bloomsOf(x.blooms, lines)
 	for i := range lines {
 		l := &lines[i]

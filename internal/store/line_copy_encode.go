@@ -9,14 +9,13 @@ import (
 )
 
 // lineCopy is the body of a binary COPY of lines (copyLineColumns), read
-// by pgconn a buffer at a time: rows come from next a piece at a time,
-// and each piece is passed on to be indexed as it arrives. It encodes the
+// by pgconn a buffer at a time: rows come from next a piece at a time. It
+// encodes the
 // rows itself, without pgx's per-value planning and boxing (a dozen
 // allocations a line); line_copy_test.go holds it to pgx's encoding.
 type lineCopy struct {
 	next     func() ([]Line, error)
 	launchID int64
-	toIndex  chan<- []Line
 	cur      []Line // the rest of the current piece
 	buf      []byte // encoded and not read yet: buf[off:]
 	off      int
@@ -66,7 +65,6 @@ func (c *lineCopy) fill(want int) error {
 				c.done = true
 				return nil
 			}
-			c.toIndex <- piece
 			c.cur = piece
 			continue
 		}

@@ -37,13 +37,15 @@ func TestCopyLineStream(t *testing.T) {
 		lines = append(lines, l)
 	}
 	pieces := [][]store.Line{lines[:1], lines[1:1000], {}, lines[1000:2999], lines[2999:]}
+	index := store.NewLineIndex()
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return tx.CopyLineStream(ctx, id, func() ([]store.Line, error) {
+		return tx.CopyLineStream(ctx, id, index, func() ([]store.Line, error) {
 			if len(pieces) == 0 {
 				return nil, nil
 			}
 			p := pieces[0]
 			pieces = pieces[1:]
+			index.Add(p)
 			return p, nil
 		})
 	})
@@ -99,7 +101,7 @@ func TestCopyLineStream(t *testing.T) {
 	broken := errors.New("the classifier gave up")
 	calls := 0
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return tx.CopyLineStream(ctx, other, func() ([]store.Line, error) {
+		return tx.CopyLineStream(ctx, other, store.NewLineIndex(), func() ([]store.Line, error) {
 			calls++
 			if calls == 1 {
 				return lines[:500], nil

@@ -136,7 +136,7 @@ func bloomsOf(blooms map[int64]bloom, lines []Line) {
 	}
 }
 
-// addLineChunks ORs the trigrams of new lines (lineIndex) into their
+// addLineChunks ORs the trigrams of new lines (LineIndex) into their
 // chunks' filters, in the transaction that stores the lines.
 func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64]bloom) error {
 	chunks := slices.Sorted(func(yield func(int64) bool) {

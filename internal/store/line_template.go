@@ -155,7 +155,7 @@ func sample(text string) string {
 	return text[:n]
 }
 
-// addLineTemplates adds the templates of new lines of a launch (lineIndex)
+// addLineTemplates adds the templates of new lines of a launch (LineIndex)
 // to its template summary, in the transaction that writes them, and keeps
 // the summary within MaxLineTemplates.
 func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc templateAcc) error {
