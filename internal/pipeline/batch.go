@@ -130,14 +130,15 @@ func (b *batch) restoreState(server string) (*classify.State, bool) {
 	return classify.New(server), false
 }
 
-func classifierLines(lines []decode.Line, times []lineTime, received time.Time) []classify.Line {
-	out := make([]classify.Line, len(lines))
+// classifierLines appends the classifier's view of lines to out (a
+// buffer the caller may reuse: the classifier keeps no line it is fed).
+func classifierLines(out []classify.Line, lines []decode.Line, times []lineTime, received time.Time) []classify.Line {
 	for i, l := range lines {
 		t := l.TS
 		if t.IsZero() {
 			t = received
 		}
-		out[i] = classify.Line{Seq: l.Seq, Text: l.Text, Time: t, Clock: times[i].ts}
+		out = append(out, classify.Line{Seq: l.Seq, Text: l.Text, Time: t, Clock: times[i].ts})
 	}
 	return out
 }

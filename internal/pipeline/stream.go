@@ -110,6 +110,7 @@ type streamer struct {
 func (s *streamer) run(emit func([]store.Line) bool) {
 	lines := s.fresh
 	prev := s.state.LastSeq()
+	var feed []classify.Line
 	for start := 0; start < len(lines); {
 		end := len(lines)
 		for i := start + 1; i < len(lines); i++ {
@@ -118,7 +119,8 @@ func (s *streamer) run(emit func([]store.Line) bool) {
 				break
 			}
 		}
-		s.note(s.state.Feed(classifierLines(lines[start:end], s.times[start:end], s.received)))
+		feed = classifierLines(feed[:0], lines[start:end], s.times[start:end], s.received)
+		s.note(s.state.Feed(feed))
 		last := lines[end-1].Seq
 		if checkpointBlock(last) > checkpointBlock(prev) {
 			saved, err := s.state.MarshalBinary()

@@ -42,12 +42,14 @@ func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error 
 func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, index *LineIndex, next func() ([]Line, error)) error {
 	src := &lineCopy{next: next, launchID: launchID}
 	n, err := t.copyFrom(ctx, "lines", copyLineColumns, src)
-	if src.err != nil {
-		err = src.err // what stopped the rows, rather than the server's "COPY from stdin failed"
+	if failed := src.failure(); failed != nil {
+		err = failed // what stopped the rows, rather than the server's "COPY from stdin failed"
 	}
 	if err != nil {
 		return fmt.Errorf("store: copy lines: %w", err)
 	}
+	// The COPY succeeded: pgconn's goroutine has read to the end, so rows
+	// is final.
 	if n != src.rows {
 		return fmt.Errorf("store: copy lines: wrote %d of %d", n, src.rows)
 	}

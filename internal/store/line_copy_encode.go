@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -22,7 +23,18 @@ type lineCopy struct {
 	started  bool
 	done     bool
 	rows     int64
-	err      error // what stopped the rows
+	// errMu guards err: when the connection breaks, pgconn may return
+	// before its goroutine stops reading (which then ends with an error
+	// of its own), so CopyLineStream reads err while Read may write it.
+	errMu sync.Mutex
+	err   error // what stopped the rows
+}
+
+// failure is what stopped the rows, if anything did.
+func (c *lineCopy) failure() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
 }
 
 // copyHeader starts a binary COPY: the signature, no flags, no extension.
@@ -35,7 +47,9 @@ func (c *lineCopy) Read(p []byte) (int, error) {
 		}
 		c.buf, c.off = c.buf[:0], 0
 		if err := c.fill(len(p)); err != nil {
+			c.errMu.Lock()
 			c.err = err
+			c.errMu.Unlock()
 			return 0, err
 		}
 	}
