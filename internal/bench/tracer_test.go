@@ -17,6 +17,7 @@ import (
 type sqlTimes struct {
 	mu    sync.Mutex
 	total map[string]time.Duration
+	cpu   map[string]time.Duration // the backend's CPU time in the statement
 	count map[string]int
 }
 
@@ -25,6 +26,8 @@ type sqlStartKey struct{}
 type sqlStart struct {
 	at   time.Time
 	name string
+	pid  int
+	cpu  time.Duration
 }
 
 var spaces = regexp.MustCompile(`\s+`)
@@ -37,8 +40,10 @@ func statementName(sql string) string {
 	return s
 }
 
-func (t *sqlTimes) start(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, sqlStartKey{}, sqlStart{at: time.Now(), name: name})
+func (t *sqlTimes) start(ctx context.Context, conn *pgx.Conn, name string) context.Context {
+	pid := int(conn.PgConn().PID())
+	cpu, _ := processCPU(pid)
+	return context.WithValue(ctx, sqlStartKey{}, sqlStart{at: time.Now(), name: name, pid: pid, cpu: cpu})
 }
 
 func (t *sqlTimes) end(ctx context.Context) {
@@ -46,25 +51,28 @@ func (t *sqlTimes) end(ctx context.Context) {
 	if !ok {
 		return
 	}
+	took := time.Since(s.at)
+	cpu, _ := processCPU(s.pid)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.total == nil {
-		t.total, t.count = map[string]time.Duration{}, map[string]int{}
+		t.total, t.cpu, t.count = map[string]time.Duration{}, map[string]time.Duration{}, map[string]int{}
 	}
-	t.total[s.name] += time.Since(s.at)
+	t.total[s.name] += took
+	t.cpu[s.name] += cpu - s.cpu
 	t.count[s.name]++
 }
 
-func (t *sqlTimes) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	return t.start(ctx, statementName(d.SQL))
+func (t *sqlTimes) TraceQueryStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	return t.start(ctx, conn, statementName(d.SQL))
 }
 
 func (t *sqlTimes) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
 	t.end(ctx)
 }
 
-func (t *sqlTimes) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
-	return t.start(ctx, "COPY "+d.TableName.Sanitize())
+func (t *sqlTimes) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
+	return t.start(ctx, conn, "COPY "+d.TableName.Sanitize())
 }
 
 func (t *sqlTimes) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromEndData) {
@@ -84,7 +92,8 @@ func (t *sqlTimes) top(n int, whole time.Duration) (string, time.Duration) {
 	slices.SortFunc(names, func(a, b string) int { return int(t.total[b] - t.total[a]) })
 	var parts []string
 	for _, k := range names[:min(n, len(names))] {
-		parts = append(parts, fmt.Sprintf("%q ×%d %s (%.0f%%)", k, t.count[k], t.total[k].Round(time.Millisecond), 100*t.total[k].Seconds()/whole.Seconds()))
+		parts = append(parts, fmt.Sprintf("%q ×%d %s (%.0f%%, database cpu %s)", k, t.count[k], t.total[k].Round(time.Millisecond),
+			100*t.total[k].Seconds()/whole.Seconds(), t.cpu[k].Round(10*time.Millisecond)))
 	}
 	return strings.Join(parts, "; "), sum
 }

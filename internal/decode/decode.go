@@ -42,16 +42,21 @@ func Text(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 		return nil, nil
 	}
 	body = bytes.TrimSuffix(body, []byte("\n"))
-	if bytes.Count(body, []byte("\n")) >= MaxBatchLines { // counted before anything is allocated per line
+	n := bytes.Count(body, []byte("\n")) + 1
+	if n > MaxBatchLines { // counted before anything is allocated per line
 		return nil, TooManyLines()
 	}
-	pieces := bytes.Split(body, []byte("\n"))
-	if firstSeq > math.MaxInt64-int64(len(pieces)) {
-		return nil, BadRequest("seq %d is too large for %d lines", firstSeq, len(pieces))
+	if firstSeq > math.MaxInt64-int64(n) {
+		return nil, BadRequest("seq %d is too large for %d lines", firstSeq, n)
 	}
-	lines := make([]Line, len(pieces))
-	for i, raw := range pieces {
-		lines[i].Text = cleanLine(bytes.TrimSuffix(raw, []byte("\r")), maxLineBytes)
+	// One string for the whole body, of which the lines that need no
+	// cleaning are slices: one allocation instead of one a line.
+	text := string(body)
+	lines := make([]Line, n)
+	for i := range lines {
+		raw, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		lines[i].Text = cleanText(strings.TrimSuffix(raw, "\r"), maxLineBytes)
 		if firstSeq > 0 {
 			lines[i].Seq = firstSeq + int64(i)
 		}

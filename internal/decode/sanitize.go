@@ -19,7 +19,11 @@ func truncationMarker(cut int) string {
 // Postgres text cannot hold) become U+FFFD, and a line longer than maxBytes
 // is then cut at a character boundary and marked. Nothing is rejected.
 func cleanLine(raw []byte, maxBytes int) string {
-	s := string(raw)
+	return cleanText(string(raw), maxBytes)
+}
+
+// cleanText is cleanLine for a string: s itself when it needs no change.
+func cleanText(s string, maxBytes int) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}

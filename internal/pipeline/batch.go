@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -28,6 +27,7 @@ type batch struct {
 	converged   bool       // it stopped early: later verdicts, alarms and phases stand
 	clock       store.LaunchClock
 	idle        bool // the settler settles the launch (classify.SettleIdle)
+	piece       int  // about how many lines a COPY is handed at a time (stream.go)
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
@@ -49,11 +49,10 @@ func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs store.Laun
 	case len(fresh) > 0 && state.LastSeq() == b.launch.LastSeq && fresh[0].Seq > state.LastSeq():
 		// The usual case: the batch continues the launch, so the
 		// classifier streams on from its saved state.
+		// The classifier streams on from its saved state, and the lines are
+		// stored as it goes (stream.go).
 		var cps []store.Checkpoint
-		if res, cps, err = feedInOrder(state, classifierLines(fresh, times, b.received)); err != nil {
-			return err
-		}
-		if err := b.writeLines(ctx, fresh, times, &res); err != nil {
+		if res, cps, err = b.copyInOrder(ctx, state, fresh, times); err != nil {
 			return err
 		}
 		if err := b.tx.SaveCheckpoints(ctx, b.launch.ID, cps); err != nil {
@@ -109,7 +108,7 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 			return err
 		}
 	}
-	if err := b.tx.UpsertPhases(ctx, b.launch.ID, res.Phases); err != nil {
+	if err := b.tx.UpsertPhases(ctx, b.launch.ID, latestPhases(res.Phases)); err != nil {
 		return err
 	}
 	if err := b.applyRules(ctx, server, alarms); err != nil {
@@ -131,14 +130,15 @@ func (b *batch) restoreState(server string) (*classify.State, bool) {
 	return classify.New(server), false
 }
 
-func classifierLines(lines []decode.Line, times []lineTime, received time.Time) []classify.Line {
-	out := make([]classify.Line, len(lines))
+// classifierLines appends the classifier's view of lines to out (a
+// buffer the caller may reuse: the classifier keeps no line it is fed).
+func classifierLines(out []classify.Line, lines []decode.Line, times []lineTime, received time.Time) []classify.Line {
 	for i, l := range lines {
 		t := l.TS
 		if t.IsZero() {
 			t = received
 		}
-		out[i] = classify.Line{Seq: l.Seq, Text: l.Text, Time: t, Clock: times[i].ts}
+		out = append(out, classify.Line{Seq: l.Seq, Text: l.Text, Time: t, Clock: times[i].ts})
 	}
 	return out
 }
@@ -158,9 +158,7 @@ func (b *batch) writeLines(ctx context.Context, fresh []decode.Line, times []lin
 			v = classify.LineVerdict{Kind: classify.KindPlain}
 		}
 		delete(verdicts, l.Seq)
-		rows[i] = store.Line{Seq: l.Seq, TS: times[i].ts, ReceivedAt: b.received, LoggedAt: times[i].logged,
-			Stream: l.Stream, Kind: string(v.Kind), Level: cmp.Or(v.Level, l.Level), Rank: v.Rank,
-			AlarmNo: alarmNo(v.Alarm), Text: l.Text}
+		rows[i] = lineRow(&fresh[i], &times[i], v, b.received)
 	}
 	for _, v := range verdicts {
 		revised = append(revised, v)
@@ -192,6 +190,37 @@ func latestAlarms(alarms []classify.Alarm) []classify.Alarm {
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b classify.Alarm) int { return a.ID - b.ID })
+	return out
+}
+
+// latestPhases folds the reports of each phase (a phase advances with
+// every progress line: a batch of 50,000 lines reports some phases
+// thousands of times) into one: the last report, with the first one's
+// begin time. Upserting that one stores what upserting them all in order
+// would: the first report's insert sets the begin time, and each later
+// one only replaces the end and the progress.
+func latestPhases(phases []classify.Phase) []classify.Phase {
+	if len(phases) < 2 {
+		return phases
+	}
+	type key struct {
+		name  string
+		begin int64
+	}
+	at := make(map[key]int, len(phases))
+	out := make([]classify.Phase, 0, len(phases))
+	for _, p := range phases {
+		k := key{p.Name, p.BeginSeq}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, p)
+			continue
+		}
+		begin := out[i].Begin
+		out[i] = p
+		out[i].Begin = begin
+	}
 	return out
 }
 

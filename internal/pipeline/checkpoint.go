@@ -21,36 +21,6 @@ const comparedCheckpoints = 16
 
 func checkpointBlock(seq int64) int64 { return seq / checkpointEvery }
 
-// feedInOrder feeds lines that continue the launch to state, in pieces that
-// end where the seqs cross a multiple of checkpointEvery, and returns the
-// merged result with a checkpoint for each crossing.
-func feedInOrder(state *classify.State, lines []classify.Line) (classify.Result, []store.Checkpoint, error) {
-	var all classify.Result
-	var cps []store.Checkpoint
-	prev := state.LastSeq()
-	for len(lines) > 0 {
-		end := len(lines)
-		for i := 1; i < len(lines); i++ {
-			if checkpointBlock(lines[i].Seq) != checkpointBlock(lines[i-1].Seq) {
-				end = i
-				break
-			}
-		}
-		mergeResult(&all, state.Feed(lines[:end]))
-		last := lines[end-1].Seq
-		if checkpointBlock(last) > checkpointBlock(prev) {
-			saved, err := state.MarshalBinary()
-			if err != nil {
-				return all, nil, fmt.Errorf("ingest: save checkpoint: %w", err)
-			}
-			cps = append(cps, store.Checkpoint{Seq: last, State: saved})
-			prev = last
-		}
-		lines = lines[end:]
-	}
-	return all, cps, nil
-}
-
 // mergeResult adds r, the result of a later feed, to all.
 func mergeResult(all *classify.Result, r classify.Result) {
 	all.Lines = append(all.Lines, r.Lines...)

@@ -39,7 +39,10 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 	if lines[0].Seq == 0 {
 		return seqlessLines(ctx, tx, l, lines)
 	}
-	slices.SortStableFunc(lines, func(a, b decode.Line) int { return cmp.Compare(a.Seq, b.Seq) })
+	bySeq := func(a, b decode.Line) int { return cmp.Compare(a.Seq, b.Seq) }
+	if !slices.IsSortedFunc(lines, bySeq) { // the usual batch is in order already
+		slices.SortStableFunc(lines, bySeq)
+	}
 	if err := checkSeqRange(l.LastSeq, lines[len(lines)-1].Seq); err != nil {
 		return nil, 0, err
 	}
@@ -56,7 +59,10 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 			return nil, 0, err
 		}
 	}
-	fresh := lines[:0:0]
+	if len(old) == 0 && !repeats(lines) {
+		return lines, 0, nil // the usual batch: every line is new
+	}
+	fresh := make([]decode.Line, 0, len(lines))
 	dups := 0
 	for i, ln := range lines {
 		if stored[ln.Seq] || i > 0 && ln.Seq == lines[i-1].Seq {
@@ -66,6 +72,16 @@ func freshLines(ctx context.Context, tx *store.Tx, l *store.LaunchForUpdate, lin
 		fresh = append(fresh, ln)
 	}
 	return fresh, dups, nil
+}
+
+// repeats reports whether a seq repeats in lines, sorted by seq.
+func repeats(lines []decode.Line) bool {
+	for i := 1; i < len(lines); i++ {
+		if lines[i].Seq == lines[i-1].Seq {
+			return true
+		}
+	}
+	return false
 }
 
 // seqlessLines drops the lines of a seqless batch whose duplicate key is

@@ -36,6 +36,8 @@ type Pipeline struct {
 	// deadlines wakes this process's settler when a batch sets a settle
 	// deadline; buffered, so a wake is never lost and never blocks.
 	deadlines chan struct{}
+	// piece is about how many lines a COPY is handed at a time (stream.go).
+	piece int
 }
 
 // Option configures a Pipeline.
@@ -55,7 +57,7 @@ func WithSettleAfter(d time.Duration) Option {
 
 // New returns a Pipeline writing to st.
 func New(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
-	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, deadlines: make(chan struct{}, 1)}
+	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, deadlines: make(chan struct{}, 1), piece: streamPiece}
 	for _, o := range opts {
 		o(p)
 	}
@@ -94,7 +96,7 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Duplicates = dups
-		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock}
+		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece}
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err
 		}

@@ -67,29 +67,6 @@ func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time
 	return ts, nil
 }
 
-// CopyLines bulk-writes new lines of a launch with COPY and adds them to
-// the launch's template summary (line_template.go) and search index
-// (line_query_index.go). The caller has made
-// sure none of the seqs is stored yet.
-func (t *Tx) CopyLines(ctx context.Context, launchID int64, lines []Line) error {
-	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"lines"},
-		[]string{"launch_id", "seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"},
-		pgx.CopyFromSlice(len(lines), func(i int) ([]any, error) {
-			l := &lines[i]
-			return []any{launchID, l.Seq, l.TS, l.ReceivedAt, l.LoggedAt, l.Stream, l.Kind, l.Level, l.Rank, l.AlarmNo, l.Text}, nil
-		}))
-	if err != nil {
-		return fmt.Errorf("store: copy lines: %w", err)
-	}
-	if int(n) != len(lines) {
-		return fmt.Errorf("store: copy lines: wrote %d of %d", n, len(lines))
-	}
-	if err := t.addLineChunks(ctx, launchID, lines); err != nil {
-		return err
-	}
-	return t.addLineTemplates(ctx, launchID, lines)
-}
-
 // UpdateVerdicts rewrites the classification of lines already stored, for
 // verdicts the classifier revised after seeing later lines (the seqs' range
 // bounds the scan, as in ExistingSeqs). A verdict

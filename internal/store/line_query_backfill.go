@@ -37,7 +37,9 @@ func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 			if err != nil || len(lines) == 0 {
 				return err
 			}
-			return t.addLineChunks(ctx, launchID, lines)
+			blooms := map[int64]bloom{}
+			bloomsOf(blooms, lines)
+			return t.addLineChunks(ctx, launchID, blooms)
 		})
 		if err != nil {
 			return fmt.Errorf("store: build search index: %w", err)

@@ -123,10 +123,8 @@ func literalMask(lit string) (bloom, bool) {
 	return m, ok
 }
 
-// addLineChunks ORs the trigrams of new lines into their chunks' filters,
-// in the transaction that stores the lines.
-func (t *Tx) addLineChunks(ctx context.Context, launchID int64, lines []Line) error {
-	blooms := map[int64]bloom{}
+// bloomsOf adds the trigrams of lines to the filters of their chunks.
+func bloomsOf(blooms map[int64]bloom, lines []Line) {
 	for i := range lines {
 		c := lines[i].Seq >> chunkShift
 		b, ok := blooms[c]
@@ -136,6 +134,11 @@ func (t *Tx) addLineChunks(ctx context.Context, launchID int64, lines []Line) er
 		}
 		b.addText(lines[i].Text)
 	}
+}
+
+// addLineChunks ORs the trigrams of new lines (LineIndex) into their
+// chunks' filters, in the transaction that stores the lines.
+func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64]bloom) error {
 	chunks := slices.Sorted(func(yield func(int64) bool) {
 		for c := range blooms {
 			if !yield(c) {

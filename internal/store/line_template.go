@@ -155,18 +155,10 @@ func sample(text string) string {
 	return text[:n]
 }
 
-// addLineTemplates adds new lines of a launch to its template summary, in
-// the transaction that writes them, and keeps the summary within
-// MaxLineTemplates.
-func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, lines []Line) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	acc := templateAcc{}
-	for i := range lines {
-		l := &lines[i]
-		acc.add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
-	}
+// addLineTemplates adds the templates of new lines of a launch (LineIndex)
+// to its template summary, in the transaction that writes them, and keeps
+// the summary within MaxLineTemplates.
+func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc templateAcc) error {
 	if len(acc) == 0 {
 		return nil
 	}

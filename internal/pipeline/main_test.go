@@ -1,0 +1,9 @@
+package pipeline
+
+import (
+	"testing"
+
+	"launchwatch/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
