@@ -155,6 +155,10 @@ type Result struct {
 	Config map[string]string
 	// Ready is set by the call that first saw the launch become ready.
 	Ready *Marker
+	// Unready is set by the call that took back the readiness an earlier
+	// call (or this one) reported: the server never began to serve after
+	// all (State.takeBackReady). It is that readiness's marker.
+	Unready *Marker
 }
 
 // Summary is the classifier's current view of the whole launch.

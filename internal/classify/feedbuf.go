@@ -16,6 +16,7 @@ type feedBuf struct {
 	phases  []Phase
 	cfg     map[string]string
 	ready   *Marker
+	unready *Marker // the readiness this call took back
 }
 
 func (fb *feedBuf) add(v LineVerdict) { fb.lines = append(fb.lines, v) }
@@ -92,6 +93,10 @@ func (fb *feedBuf) result() Result {
 	if fb.ready != nil {
 		m := *fb.ready
 		r.Ready = &m
+	}
+	if fb.unready != nil {
+		m := *fb.unready
+		r.Unready = &m
 	}
 	if len(fb.revised) > 0 {
 		all := append(fb.revised, fb.lines...)

@@ -92,7 +92,12 @@ type Signature struct {
 	// exits (Triton's "error: creating server: ... failed to load all
 	// models"): before readiness, the non-fatal alarms before it (a model
 	// that failed to load, which the server may outlive) become fatal.
-	Dooms    bool     `json:"dooms,omitempty"`
+	Dooms bool `json:"dooms,omitempty"`
+	// Unready marks an alarm signature whose line says the server never
+	// began to serve (uvicorn's failure to bind its socket): a readiness
+	// announced just before it (uvicorn logs "Application startup
+	// complete." before it binds) is taken back (State.takeBackReady).
+	Unready  bool     `json:"unready,omitempty"`
 	Tests    []string `json:"tests"`
 	NotTests []string `json:"not_tests,omitempty"`
 

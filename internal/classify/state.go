@@ -18,6 +18,7 @@ const (
 	mergeWindow   = 500  // lines within which the same event from another rank is merged
 	followWindow  = 8    // lines within which a follow signature joins an event
 	awaitWindow   = 5    // lines within which a retry line withdraws a traceback
+	unreadyWindow = 5    // seqs after the ready line within which a bind failure takes readiness back
 	maxPrevBody   = 512
 	maxPhaseInsts = 24
 )
@@ -35,22 +36,25 @@ type State struct {
 }
 
 type stateData struct {
-	Server    string   `json:"server,omitempty"`
-	Last      int64    `json:"last"`
-	N         int64    `json:"n"` // lines fed
-	NextID    int      `json:"next_id"`
-	Ready     *Marker  `json:"ready,omitempty"`
-	Shutdown  int64    `json:"shutdown,omitempty"` // seq of an operator's shutdown, 0 if none
-	Alarms    int      `json:"alarms"`
-	Fatal     int      `json:"fatal"`
-	LastFatal int64    `json:"last_fatal,omitempty"` // among retired events
-	Outlived  int64    `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
-	Year      int      `json:"year,omitempty"`
-	CurSrc    string   `json:"cur_src,omitempty"`
-	Origin    string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
-	Prev      prevLine `json:"prev"`
-	Events    []*event `json:"events,omitempty"`
-	Phases    []Phase  `json:"phases,omitempty"`
+	Server string  `json:"server,omitempty"`
+	Last   int64   `json:"last"`
+	N      int64   `json:"n"` // lines fed
+	NextID int     `json:"next_id"`
+	Ready  *Marker `json:"ready,omitempty"`
+	// ReadyLine is the ready line's verdict as it would be without its
+	// readiness (takeBackReady revises the line to it).
+	ReadyLine *LineVerdict `json:"ready_line,omitempty"`
+	Shutdown  int64        `json:"shutdown,omitempty"` // seq of an operator's shutdown, 0 if none
+	Alarms    int          `json:"alarms"`
+	Fatal     int          `json:"fatal"`
+	LastFatal int64        `json:"last_fatal,omitempty"` // among retired events
+	Outlived  int64        `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
+	Year      int          `json:"year,omitempty"`
+	CurSrc    string       `json:"cur_src,omitempty"`
+	Origin    string       `json:"origin,omitempty"` // the first envelope origin seen (source.go)
+	Prev      prevLine     `json:"prev"`
+	Events    []*event     `json:"events,omitempty"`
+	Phases    []Phase      `json:"phases,omitempty"`
 
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
@@ -213,6 +217,10 @@ func (s *State) line(fb *feedBuf, l Line) {
 		return
 	}
 
+	if m.unready && s.d.Ready != nil && l.Seq-s.d.Ready.Seq <= unreadyWindow {
+		s.takeBackReady(fb)
+	}
+
 	// A retry line right after a traceback withdraws it.
 	if t != "" {
 		for _, ev := range s.d.Events {
@@ -259,6 +267,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.readyEvidence(m.ready.Family)
 		if s.d.Ready == nil {
 			s.d.Ready = &Marker{Seq: l.Seq, Time: at}
+			s.d.ReadyLine = &LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: v.Level, Rank: v.Rank, Time: v.Time}
 			fb.ready = s.d.Ready
 			s.endPhases(fb, l.Seq, at)
 			s.readyAfterErrors(fb)
@@ -379,6 +388,7 @@ type lineMatch struct {
 	conseq    bool // an alarm signature says the line reports another process's failure
 	survivor  bool // an alarm signature says a parent reports its child's death and lives on
 	dooms     bool // a signature says the failures reported before brought the process down
+	unready   bool // a signature says the server never began to serve
 	benign    bool // a level signature says an ERROR/CRITICAL line is harmless
 	ending    bool // the line says the process is ending
 }
@@ -434,6 +444,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 				m.survivor = true
 			}
 			m.dooms = m.dooms || g.Dooms
+			m.unready = m.unready || g.Unready
 			// At equal priority a family's own signature outranks a generic
 			// one: it knows whether that server survives the failure
 			// (Xinference's relayed "[address=...] CUDA out of memory").

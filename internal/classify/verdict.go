@@ -130,3 +130,19 @@ func (s *State) withdraw(fb *feedBuf, ev *event) {
 	}
 	fb.touch(ev)
 }
+
+// takeBackReady undoes the launch's readiness: the line just read, right
+// after the ready line, says the server never began to serve. uvicorn logs
+// "Application startup complete." once the application started, and only
+// then binds its socket (unless it was handed one already bound, as vLLM
+// does); a bind failure right after it means the server never listened.
+// The ready line becomes an ordinary line again; what readiness did to the
+// errors and phases before it stands.
+func (s *State) takeBackReady(fb *feedBuf) {
+	r := *s.d.Ready
+	s.d.Ready, fb.ready, fb.unready = nil, nil, &r
+	if s.d.ReadyLine != nil {
+		fb.revise(*s.d.ReadyLine)
+		s.d.ReadyLine = nil
+	}
+}

@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,49 @@ time=2026-01-02T03:04:05.000Z level=ERROR source=server.go:800 msg="post predict
 [GIN] 2026/01/02 - 03:04:05 | 500 |  2.000123456s |       127.0.0.1 | POST     "/api/generate"`)
 	if len(run.Alarms) != 1 || run.Alarms[0].Fatal {
 		t.Fatalf("alarms %+v, want one non-fatal alarm (the runner's panic)", run.Alarms)
+	}
+}
+
+// uvicorn logs "Application startup complete." before it binds its socket:
+// a bind failure right after it means the server never listened, so the
+// readiness is taken back (the ready line is an ordinary line again) and
+// the failure is a crash before readiness. A server handed a bound socket
+// (vLLM) that serves after the same line stays ready, and so does one whose
+// bind-like failure comes long after it.
+func TestBindFailureRightAfterStartupTakesReadinessBack(t *testing.T) {
+	t.Parallel()
+	head := `2031-02-03 04:05:01,100 - tinyserve - INFO - engine.py:66 - model loaded in 8.1 s
+INFO:     Started server process [4242]
+INFO:     Waiting for application startup.
+INFO:     Application startup complete.`
+	run := feedBothWays(t, "", head+`
+ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 23333): address already in use
+INFO:     Waiting for application shutdown.
+INFO:     Application shutdown complete.`)
+	if run.Ready != nil {
+		t.Errorf("ready at line %d, want the readiness taken back", run.Ready.Seq)
+	}
+	if k := run.Verdicts[3].Kind; k == classify.KindReady {
+		t.Errorf("the startup line is still kind %q", k)
+	}
+	if run.Final != "alarm" || len(run.Alarms) != 1 || !run.Alarms[0].Fatal || run.Alarms[0].HeadlineSeq != 5 {
+		t.Errorf("final %q, alarms %+v; want alarm with one fatal alarm headed by the bind failure", run.Final, run.Alarms)
+	}
+
+	served := feedBothWays(t, "", head+`
+INFO:     10.0.0.7:51234 - "GET /v1/models HTTP/1.1" 200 OK
+INFO:     10.0.0.7:51240 - "POST /v1/completions HTTP/1.1" 200 OK`)
+	if served.Ready == nil || served.Ready.Seq != 4 || served.Final != "ready" {
+		t.Errorf("a server that serves after the startup line: ready %+v, final %q; want ready at line 4", served.Ready, served.Final)
+	}
+
+	late := head
+	for i := range 8 {
+		late += fmt.Sprintf("\nINFO:     10.0.0.7:%d - \"GET /health HTTP/1.1\" 200 OK", 51000+i)
+	}
+	lateRun := feedBothWays(t, "", late+`
+ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 9400): address already in use`)
+	if lateRun.Ready == nil || lateRun.Ready.Seq != 4 {
+		t.Errorf("a bind failure long after readiness took it back: ready %+v", lateRun.Ready)
 	}
 }

@@ -92,6 +92,9 @@ func (r *replay) apply(res classify.Result) error {
 	for k, v := range res.Config {
 		r.config[k] = v
 	}
+	if res.Unready != nil && r.ready != nil && r.ready.Seq == res.Unready.Seq {
+		r.ready = nil // the server never began to serve after all
+	}
 	if res.Ready != nil && r.ready == nil {
 		m := *res.Ready
 		r.ready = &m

@@ -114,7 +114,7 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 	if err := b.applyRules(ctx, server, alarms); err != nil {
 		return err
 	}
-	return b.saveLaunch(ctx, fresh, attrs, state, res.Config)
+	return b.saveLaunch(ctx, fresh, attrs, state, res)
 }
 
 // restoreState returns the saved classifier state of the launch and true,
@@ -224,7 +224,7 @@ func latestPhases(phases []classify.Phase) []classify.Phase {
 	return out
 }
 
-func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs, state *classify.State, config map[string]string) error {
+func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs, state *classify.State, res classify.Result) error {
 	saved, err := state.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("ingest: save classifier state: %w", err)
@@ -241,12 +241,17 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store
 	b.settleAt = b.deadline(sum, len(fresh) > 0)
 	b.unsettled = sum.PendingFatal > 0
 	u := store.LaunchUpdate{
-		ID: b.launch.ID, Attrs: attrs, Config: config, AddedLines: int64(len(fresh)),
+		ID: b.launch.ID, Attrs: attrs, Config: res.Config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
 		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
 		Clock: b.clock,
 	}
-	if sum.Ready != nil && (b.launch.ReadyAt == nil || b.rebuilt) {
+	if res.Unready != nil && b.launch.ReadySeq != nil && *b.launch.ReadySeq == res.Unready.Seq {
+		// The classifier took back the readiness it reported: the server
+		// never began to serve (classify.State.takeBackReady).
+		u.ClearReady = true
+	}
+	if sum.Ready != nil && (b.launch.ReadyAt == nil || b.rebuilt || u.ClearReady) {
 		// Once stored, the ready time moves with the launch clock
 		// (ShiftClock); the saved state keeps the time it first had.
 		t, seq := sum.Ready.Time, sum.Ready.Seq
@@ -259,7 +264,7 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store
 		u.FirstLineAt, u.LastLineAt = &b.received, &b.received
 	}
 	f := status.Facts{
-		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil, Phase: sum.Phase,
+		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil && !u.ClearReady, Phase: sum.Phase,
 		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal, PendingFatal: facts.PendingFatal,
 		WasReady: b.launch.Status == status.Ready,
 		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal, ExitRequested: b.launch.ExitRequested,

@@ -24,6 +24,12 @@ func checkpointBlock(seq int64) int64 { return seq / checkpointEvery }
 // mergeResult adds r, the result of a later feed, to all.
 func mergeResult(all *classify.Result, r classify.Result) {
 	all.Lines = append(all.Lines, r.Lines...)
+	mergeFindings(all, r)
+}
+
+// mergeFindings adds what r, the result of a later feed, found besides
+// line verdicts (alarms, phases, configuration, readiness) to all.
+func mergeFindings(all *classify.Result, r classify.Result) {
 	all.Alarms = append(all.Alarms, r.Alarms...)
 	all.Phases = append(all.Phases, r.Phases...)
 	for k, v := range r.Config {
@@ -31,6 +37,12 @@ func mergeResult(all *classify.Result, r classify.Result) {
 			all.Config = map[string]string{}
 		}
 		all.Config[k] = v
+	}
+	if r.Unready != nil {
+		all.Unready = r.Unready
+		if all.Ready != nil && all.Ready.Seq == r.Unready.Seq {
+			all.Ready = nil
+		}
 	}
 	if r.Ready != nil {
 		all.Ready = r.Ready

@@ -163,17 +163,7 @@ func (s *streamer) note(r classify.Result) {
 		}
 		s.revised[v.Seq] = v
 	}
-	s.res.Alarms = append(s.res.Alarms, r.Alarms...)
-	s.res.Phases = append(s.res.Phases, r.Phases...)
-	for k, v := range r.Config {
-		if s.res.Config == nil {
-			s.res.Config = map[string]string{}
-		}
-		s.res.Config[k] = v
-	}
-	if r.Ready != nil {
-		s.res.Ready = r.Ready
-	}
+	mergeFindings(&s.res, r)
 }
 
 // rows builds the rows of fresh[from:to] with their verdicts.

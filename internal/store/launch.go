@@ -129,6 +129,7 @@ type LaunchForUpdate struct {
 	LastSeq         int64
 	ClassifierState []byte
 	ReadyAt         *time.Time
+	ReadySeq        *int64 // the ready line the classifier found, nil if none (or ready by a probe)
 	ExitCode        *int
 	ExitSignal      *string
 	ExitRequested   bool
@@ -171,10 +172,10 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 	var l LaunchForUpdate
 	var clockOffset int64
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, exit_code, exit_signal, exit_requested, labels, settle_at,
+		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, exit_code, exit_signal, exit_requested, labels, settle_at,
 			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
-		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
+		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
 			&l.Clock.Logged)
 	l.Clock.Offset = time.Duration(clockOffset)
@@ -189,19 +190,23 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 
 // LaunchUpdate is the new state of a launch after a batch.
 type LaunchUpdate struct {
-	ID              int64
-	Attrs           LaunchAttrs
-	Config          map[string]string // merged into the stored configuration
-	Status          string
-	Phase           string
-	PhaseDone       int
-	PhaseTotal      int
-	AddedLines      int64
-	LastSeq         int64 // the highest seq stored
-	FirstLineAt     *time.Time
-	LastLineAt      *time.Time
-	ReadyAt         *time.Time // nil keeps the stored value
-	ReadySeq        *int64     // nil keeps the stored value
+	ID          int64
+	Attrs       LaunchAttrs
+	Config      map[string]string // merged into the stored configuration
+	Status      string
+	Phase       string
+	PhaseDone   int
+	PhaseTotal  int
+	AddedLines  int64
+	LastSeq     int64 // the highest seq stored
+	FirstLineAt *time.Time
+	LastLineAt  *time.Time
+	ReadyAt     *time.Time // nil keeps the stored value (unless ClearReady)
+	ReadySeq    *int64     // nil keeps the stored value (unless ClearReady)
+	// ClearReady: the classifier took the stored readiness back (the
+	// server never began to serve): ReadyAt and ReadySeq are written as
+	// they are, nil included.
+	ClearReady      bool
 	ClassifierState []byte
 	SettleAt        *time.Time // written as is: nil means nothing waits to settle
 	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
@@ -233,7 +238,8 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			last_seq = GREATEST(last_seq, $12),
 			first_line_at = LEAST(first_line_at, $13),
 			last_line_at = GREATEST(last_line_at, $14),
-			ready_at = COALESCE($15, ready_at), ready_seq = COALESCE($16, ready_seq),
+			ready_at = CASE WHEN $25 THEN $15 ELSE COALESCE($15, ready_at) END,
+			ready_seq = CASE WHEN $25 THEN $16 ELSE COALESCE($16, ready_seq) END,
 			classifier_state = $17,
 			settle_at = $18, pending_runs = $19,
 			clock_offset = $20, clock_source = $21, clock_tz = $22, clock_samples = $23, clock_logged = $24,
@@ -241,7 +247,7 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
 		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
-		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged)
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

@@ -221,6 +221,36 @@ func TestSettle(t *testing.T) {
 		}
 	})
 
+	t.Run("ABindFailureRightAfterStartupTakesReadinessBack", func(t *testing.T) {
+		t.Parallel()
+		b := setupSettle(t)
+		ack := b.postText("/api/v1/launches/u1/lines?server=lmdeploy",
+			"INFO:     Started server process [4242]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\n")
+		if ack.Status != "ready" {
+			t.Fatalf("after uvicorn's startup line: status %q, want ready", ack.Status)
+		}
+		var l struct {
+			ReadySeq *int64 `json:"ready_seq"`
+		}
+		r := b.do("GET", "/api/v1/launches/u1?wait=0", "", nil)
+		if err := json.Unmarshal(r.body, &l); err != nil || l.ReadySeq == nil || *l.ReadySeq != 3 {
+			t.Fatalf("ready_seq %v (%v), want 3", l.ReadySeq, err)
+		}
+		b.postText("/api/v1/launches/u1/lines",
+			"ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 23333): address already in use\nINFO:     Waiting for application shutdown.\n")
+		sub := b.srv.Hub.Subscribe("u1")
+		defer b.srv.Hub.Unsubscribe(sub)
+		b.clock.Advance(2 * time.Second)
+		if v := b.untilSettled("u1", sub.Wake()); v.Status != "alarm" || len(v.Alarms) != 1 || !v.Alarms[0].Fatal {
+			t.Fatalf("after the bind failure: %+v, want alarm with one fatal alarm", v)
+		}
+		r = b.do("GET", "/api/v1/launches/u1?wait=0", "", nil)
+		l.ReadySeq = nil
+		if err := json.Unmarshal(r.body, &l); err != nil || l.ReadySeq != nil {
+			t.Errorf("ready_seq %v (%v), want none: the server never served", l.ReadySeq, err)
+		}
+	})
+
 	t.Run("WaitZeroAndBadWait", func(t *testing.T) {
 		t.Parallel()
 		b := setupSettle(t)
