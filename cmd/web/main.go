@@ -133,7 +133,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer func() { stopListening(); <-retaining }()
 	}
 
-	pipe := pipeline.New(st, log, pipeline.WithSettleAfter(cfg.SettleAfter))
+	// A launch whose verdict waits for its stream's end (a trailing ERROR
+	// run) is settled a settle bound before it would be shown silent, so it
+	// is shown alarm, not "cannot see" (WithStreamEndAfter keeps the
+	// default if the difference is not positive).
+	pipe := pipeline.New(st, log, pipeline.WithSettleAfter(cfg.SettleAfter),
+		pipeline.WithStreamEndAfter(cfg.SilentAfter-cfg.SettleAfter))
 	// Fatal alarms that no line settled settle by time: one settler per
 	// process, safe beside those of other processes (row locks).
 	settling := make(chan struct{})

@@ -33,6 +33,9 @@ type Pipeline struct {
 	// settleAfter bounds how long an unsettled fatal alarm waits for a
 	// line that could still change it (settle.go).
 	settleAfter time.Duration
+	// streamEndAfter is how long a launch goes unheard before its stream
+	// has ended (settle.go).
+	streamEndAfter time.Duration
 	// deadlines wakes this process's settler when a batch sets a settle
 	// deadline; buffered, so a wake is never lost and never blocks.
 	deadlines chan struct{}
@@ -55,9 +58,21 @@ func WithSettleAfter(d time.Duration) Option {
 	}
 }
 
+// WithStreamEndAfter sets how long a launch must go unheard (no line, no
+// heartbeat) before its stream is taken to have ended; d <= 0 keeps
+// DefaultStreamEndAfter.
+func WithStreamEndAfter(d time.Duration) Option {
+	return func(p *Pipeline) {
+		if d > 0 {
+			p.streamEndAfter = d
+		}
+	}
+}
+
 // New returns a Pipeline writing to st.
 func New(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
-	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, deadlines: make(chan struct{}, 1), piece: streamPiece}
+	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, streamEndAfter: DefaultStreamEndAfter,
+		deadlines: make(chan struct{}, 1), piece: streamPiece}
 	for _, o := range opts {
 		o(p)
 	}

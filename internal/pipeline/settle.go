@@ -15,6 +15,16 @@ import (
 // that withdraws it, the rest of its traceback) before it counts.
 const DefaultSettleAfter = 2 * time.Second
 
+// DefaultStreamEndAfter is how long a launch whose verdict only its
+// stream's end can decide (a trailing ERROR run, an undecided traceback:
+// classify.Summary.PendingRuns) must go unheard, no line and no heartbeat,
+// before the settler takes its stream to have ended and counts what waits
+// (classify.SettleStreamEnd): the process went quiet after its failure. It
+// is the web server's default silence threshold (2 minutes) less the
+// settle bound, so such a launch is shown alarm rather than silent; cmd/web
+// derives it from --silent-after.
+const DefaultStreamEndAfter = 2*time.Minute - DefaultSettleAfter
+
 // SettleAfter is the pipeline's settle bound.
 func (p *Pipeline) SettleAfter() time.Duration { return p.settleAfter }
 
@@ -98,8 +108,10 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 		}
 		cm := classify.SettleIdle
 		switch {
+		case mode == settleDue && l.SettleAt == nil && p.streamEnded(l):
+			cm = classify.SettleStreamEnd // unheard for the stream-end bound: the process went quiet
 		case mode == settleDue && l.SettleAt == nil:
-			return nil // settled by another process or a reader
+			return nil // settled by another process or a reader, or heard from since
 		case mode == settleAsked && l.SettleAt == nil && !l.PendingRuns:
 			return nil // nothing waits
 		case mode == settleAsked:
@@ -117,6 +129,12 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 		return false, nil // deleted meanwhile: nothing to settle
 	}
 	return done, err
+}
+
+// streamEnded reports whether launch l waits for its stream's end and has
+// gone unheard (no line, no heartbeat) for the stream-end bound.
+func (p *Pipeline) streamEnded(l *store.LaunchForUpdate) bool {
+	return l.PendingRuns && l.LastHeard != nil && !l.LastHeard.Add(p.streamEndAfter).After(p.now())
 }
 
 // AwaitSettled waits until the verdict of launch l is settled and reports

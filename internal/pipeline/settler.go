@@ -52,7 +52,7 @@ func (p *Pipeline) RunSettler(ctx context.Context) {
 // earliest deadline still ahead (zero if none).
 func (p *Pipeline) settleDue(ctx context.Context) (time.Time, error) {
 	for {
-		due, err := p.store.NextSettles(ctx, settleBatch)
+		due, err := p.store.NextSettles(ctx, settleBatch, p.streamEndAfter)
 		if err != nil {
 			return time.Time{}, err
 		}

@@ -129,7 +129,8 @@ type LaunchForUpdate struct {
 	LastSeq         int64
 	ClassifierState []byte
 	ReadyAt         *time.Time
-	ReadySeq        *int64 // the ready line the classifier found, nil if none (or ready by a probe)
+	ReadySeq        *int64     // the ready line the classifier found, nil if none (or ready by a probe)
+	LastHeard       *time.Time // the last line's or heartbeat's arrival, nil if none yet
 	ExitCode        *int
 	ExitSignal      *string
 	ExitRequested   bool
@@ -172,10 +173,11 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 	var l LaunchForUpdate
 	var clockOffset int64
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, exit_code, exit_signal, exit_requested, labels, settle_at,
+		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
+			exit_code, exit_signal, exit_requested, labels, settle_at,
 			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
-		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
+		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
 			&l.Clock.Logged)
 	l.Clock.Offset = time.Duration(clockOffset)

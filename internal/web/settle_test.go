@@ -3,10 +3,12 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"launchwatch/internal/clock"
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -218,6 +220,37 @@ func TestSettle(t *testing.T) {
 		b.untilSettled("s9", sub9.Wake())
 		if v := b.get("/api/v1/launches/s9"); v.Status != "alarm" || len(v.Alarms) != 1 || !v.Alarms[0].Settled {
 			t.Errorf("a reader after the bound: %+v, want the alarm settled and the status alarm", v)
+		}
+	})
+
+	t.Run("ALaunchThatGoesQuietAfterItsFailureEndsItsStream", func(t *testing.T) {
+		t.Parallel()
+		b := setupSettle(t)
+		// A trailing ERROR run waits for the stream's end: the settler
+		// leaves it alone at the bound, and counts it once the launch went
+		// unheard for the stream-end bound (a reader need not ask).
+		b.postText("/api/v1/launches/q1/lines?server=vllm", settleLoading+
+			"ERROR 04-02 09:28:21 [loader.py:90] Failed to open shard 3 of 8: checksum mismatch\n")
+		sub := b.srv.Hub.Subscribe("q1")
+		defer b.srv.Hub.Unsubscribe(sub)
+		b.clock.Advance(2 * time.Second)
+		if v := b.untilSettled("q1", sub.Wake()); v.Status == "alarm" || len(v.Alarms) != 0 {
+			t.Fatalf("at the settle bound: %+v, want no alarm yet", v)
+		}
+		b.clock.Advance(pipeline.DefaultStreamEndAfter)
+		for {
+			v := b.now("q1")
+			if v.Status == "alarm" {
+				if len(v.Alarms) != 1 || !v.Alarms[0].Settled || !strings.Contains(v.Alarms[0].Headline, "checksum mismatch") {
+					t.Errorf("after the stream's end: %+v, want the ERROR run as one settled alarm", v)
+				}
+				break
+			}
+			select {
+			case <-sub.Wake():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("unheard for the stream-end bound: %+v, want alarm", v)
+			}
 		}
 	})
 
