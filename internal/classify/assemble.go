@@ -42,6 +42,28 @@ func (s *State) rootAlarm(ev *event) *event {
 	return nil
 }
 
+// echoOfDeath is the alarm that a request-level error on src just after it
+// echoes: the latest live fatal alarm, when it ended at most followWindow
+// lines back on the same source and is itself a consequence of an earlier
+// root cause (vLLM's API server reporting EngineDeadError). A server that has
+// just reported its engine dead fails each in-flight request with an error of
+// its own; those are the death's echoes, not new events. A process's own
+// failure report after a root cause elsewhere (a router's warmup error, an
+// asyncio callback's report) is no echo: it keeps its own alarm.
+func (s *State) echoOfDeath(src string) *event {
+	for i := len(s.d.Events) - 1; i >= 0; i-- {
+		o := s.d.Events[i]
+		if !o.live() || !o.A.Fatal || o.Alias != 0 {
+			continue
+		}
+		if s.d.N-o.LastN > followWindow || o.A.Cause == 0 || o.Src != src || src == "" {
+			return nil
+		}
+		return o
+	}
+	return nil
+}
+
 // linkCause links a consequence event to the root cause before it.
 func (s *State) linkCause(ev *event) {
 	if ev.A.Cause != 0 || ev.A.ID == 0 {

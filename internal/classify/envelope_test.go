@@ -122,6 +122,11 @@ func TestPeelJSON(t *testing.T) {
 		{line: `{"__REALTIME_TIMESTAMP":"1770091506000000","_HOSTNAME":"n1","SYSLOG_IDENTIFIER":"ollama","_PID":"31","PRIORITY":"6","MESSAGE":"time=2026-02-03T04:05:06.000Z level=INFO source=routes.go:1 msg=\"Listening on 127.0.0.1:11434\""}`,
 			origin: "n1/ollama[31]", level: "INFO", time: at(4, 5, 6, 0), tagged: true,
 			body: `time=2026-02-03T04:05:06.000Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434"`},
+		// Google Cloud Logging's export: the line inside is peeled on, its own level wins over the agent's severity.
+		{line: `{"insertId":"x1","textPayload":"INFO 02-03 04:05:06 [core.py:1] engine up","resource":{"type":"k8s_container","labels":{"pod_name":"llm-1","container_name":"vllm"}},"timestamp":"2026-02-03T04:05:07.25Z","severity":"ERROR"}`,
+			origin: "pod/llm-1/vllm", level: "INFO", body: "engine up", time: at(4, 5, 6, 0), tagged: true},
+		{line: `{"textPayload":"  File \"/a.py\", line 2, in f","timestamp":"2026-02-03T04:05:07.25Z","severity":"ERROR"}`,
+			body: `  File "/a.py", line 2, in f`, time: at(4, 5, 7, 250000000)},
 		// tracing-subscriber, as TGI's launcher writes it: the span and the target as in its text format.
 		{line: `{"timestamp":"2026-02-03T04:05:06.5Z","level":"INFO","fields":{"message":"Starting shard"},"target":"text_generation_launcher","span":{"rank":1,"name":"shard-manager"},"spans":[{"rank":1,"name":"shard-manager"}]}`,
 			level: "INFO", body: "shard-manager: text_generation_launcher: Starting shard rank=1", time: at(4, 5, 6, 500000000), tagged: true},

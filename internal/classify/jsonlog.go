@@ -13,7 +13,8 @@ import (
 
 // JSON lines, the last kind of envelope: a collector's record that carries
 // the server's line (Docker json-file and fluentd's {"log": ...},
-// journalctl -o json's {"MESSAGE": ...}), or a log record the server wrote
+// journalctl -o json's {"MESSAGE": ...}, Google Cloud Logging's
+// {"textPayload": ...}), or a log record the server wrote
 // itself as JSON. Field names are the ones these loggers write:
 //
 //	tracing-subscriber (TGI --json-output)  timestamp, level, target, fields.message, span, filename, line_number
@@ -77,6 +78,22 @@ func (p *Prefix) peelJSON(s string, env *envelope) (string, bool) {
 		pid, _ := rec["_PID"].(string)
 		env.addOrigin(procID(host, ident, pid))
 		return msg, true
+	}
+	// Google Cloud Logging's record of a container's line (a Logs Explorer
+	// export): {"textPayload": "<line>", "timestamp": ..., "resource":
+	// {"labels": {"pod_name": ..., "container_name": ...}}, "severity": ...}.
+	// Its severity is the agent's guess from the stream (stderr is ERROR),
+	// not the server's level: the line inside says the level.
+	if msg, ok := rec["textPayload"].(string); ok {
+		c := collectorRecord{Log: &msg}
+		c.Time, _ = rec["timestamp"].(string)
+		if r, ok := rec["resource"].(map[string]any); ok {
+			if l, ok := r["labels"].(map[string]any); ok {
+				c.Kubernetes.Pod, _ = l["pod_name"].(string)
+				c.Kubernetes.Container, _ = l["container_name"].(string)
+			}
+		}
+		return c.peel(env), true
 	}
 	return p.readRecord(rec, env)
 }

@@ -348,6 +348,14 @@ func (s *State) line(fb *feedBuf, l Line) {
 		ev.Signalled = true
 		s.assign(fb, ev, &v, at)
 		return
+	case m.best != nil && !m.best.IsFatal() && s.echoOfDeath(src) != nil:
+		// A request failing right after the engine died ("Error in chat
+		// completion stream generator" for every in-flight request): the
+		// death's echo, shown under it, not one more alarm to triage.
+		ev := s.newEvent(fb, src, l.Seq, at, true)
+		ev.JoinTo = s.echoOfDeath(src).A.ID
+		s.assign(fb, ev, &v, at)
+		return
 	case m.best != nil:
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
 		if isCppLine(t) {
