@@ -60,6 +60,13 @@ func refTemplateHash(template string) int64 {
 // fold to ASCII letters, bar glyphs, invalid UTF-8.
 func indexLines(t testing.TB) []string {
 	t.Helper()
+	return append(logLines(t), randomIndexLines()...)
+}
+
+// logLines is every line of every log of the shared corpus and of
+// testdata/families.
+func logLines(t testing.TB) []string {
+	t.Helper()
 	var lines []string
 	for _, dir := range []string{corpustest.Dir(t), filepath.Join("..", "..", "testdata", "families")} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.log"))
@@ -74,6 +81,11 @@ func indexLines(t testing.TB) []string {
 			lines = append(lines, strings.Split(string(data), "\n")...)
 		}
 	}
+	return lines
+}
+
+func randomIndexLines() []string {
+	var lines []string
 	pieces := []string{"a", "Z", "Q", " ", "İ", "\u212a", "ſ", "█", "é", "\xff", "\xc4", "\xe2\x84", "\x00", "Error", "GPU 3",
 		"[rank0]:", "\r", "\x1b[0m", "ÉCOLE", "\u0130stanbul", "\xed\xa0\x80", "x"}
 	rng := rand.New(rand.NewPCG(7, 9))
@@ -165,5 +177,74 @@ func TestLineIndexTemplatesAgree(t *testing.T) {
 		if g := x.templates[h]; g == nil || *g != w {
 			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
 		}
+	}
+}
+
+// BenchmarkLineIndexAdd is what ingest adds to the search index and the
+// template summary per line, on the corpus and family lines in 1024-line
+// pieces: by LineIndex and by the reference (filters, string templates
+// and hash/fnv as before; the templates by today's LineTemplate).
+func BenchmarkLineIndexAdd(b *testing.B) {
+	lines := logLines(b)
+	rows := make([]Line, len(lines))
+	var size int64
+	for i, l := range lines {
+		rows[i] = Line{Seq: int64(i + 1), Text: l, Kind: "plain"}
+		size += int64(len(l)) + 1
+	}
+	b.Run("Fast", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			x := NewLineIndex()
+			for i := 0; i < len(rows); i += 1024 {
+				x.Add(rows[i:min(i+1024, len(rows))])
+			}
+		}
+	})
+	b.Run("Reference", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			blooms, templates := map[int64]bloom{}, map[int64]*LineTemplate{}
+			for _, r := range rows {
+				c := r.Seq >> chunkShift
+				if blooms[c] == nil {
+					blooms[c] = newBloom()
+				}
+				refBloomAdd(blooms[c], r.Text)
+				tmpl, noise := classify.LineTemplate(r.Text)
+				h := refTemplateHash(tmpl)
+				if t, ok := templates[h]; ok {
+					t.Count++
+					continue
+				}
+				templates[h] = &LineTemplate{Hash: h, Template: tmpl, Noise: noise, FirstSeq: r.Seq, Count: 1, Sample: sample(r.Text)}
+			}
+		}
+	})
+}
+
+// BenchmarkBloomAdd is the search filter of the corpus and family lines
+// alone, by addText and by the reference.
+func BenchmarkBloomAdd(b *testing.B) {
+	lines := logLines(b)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l)) + 1
+	}
+	for _, c := range []struct {
+		name string
+		add  func(bloom, string)
+	}{{"Fast", bloom.addText}, {"Reference", refBloomAdd}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			f := newBloom()
+			for b.Loop() {
+				for _, l := range lines {
+					c.add(f, l)
+				}
+			}
+		})
 	}
 }

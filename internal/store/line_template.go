@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -71,9 +70,22 @@ type AlarmHeadline struct {
 
 // TemplateHash is the stable 64-bit hash line_templates keys a template by.
 func TemplateHash(template string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(template)) //nolint:errcheck // a hash never fails to write
-	return int64(h.Sum64())
+	return templateHash(template)
+}
+
+// templateHash is FNV-1a, 64 bits (hash/fnv's, without its interface and
+// the copy of the template it takes).
+func templateHash[T string | []byte](template T) int64 {
+	const (
+		offset64 = 14695981039346656037
+		prime64  = 1099511628211
+	)
+	h := uint64(offset64)
+	for i := 0; i < len(template); i++ {
+		h ^= uint64(template[i])
+		h *= prime64
+	}
+	return int64(h)
 }
 
 // LineSeverity is the severity of one stored line from its verdict.
@@ -100,8 +112,11 @@ func (m templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 	if kind == string(classify.KindConfig) {
 		return
 	}
-	tmpl, noise := classify.LineTemplate(text)
-	h := TemplateHash(tmpl)
+	// The template is made in a stack buffer and becomes a string only
+	// when it is new to the summary: most lines repeat a template.
+	var buf [1024]byte
+	tb, noise := classify.AppendLineTemplate(buf[:0], text)
+	h := templateHash(tb)
 	sev := LineSeverity(kind, level, inAlarm)
 	if t, ok := m[h]; ok {
 		t.Count++
@@ -111,7 +126,7 @@ func (m templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 		}
 		return
 	}
-	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+	m[h] = &LineTemplate{Hash: h, Template: string(tb), Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
 }
 
 // keep orders templates by what a summary keeps first: the most severe,
