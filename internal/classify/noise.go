@@ -48,7 +48,9 @@ func AppendLineTemplate(dst []byte, text string) ([]byte, bool) {
 	// Judge what the line says without its log prefix and tags: "ERROR
 	// 03-14 10:00:09 [core.py:500]     ^^^^^" is a caret line.
 	var tags [512]byte
-	switch rest := strings.TrimSpace(stripTags(tags[:0], ParsePrefix(text, 2000).Body)); {
+	untagged, maybe := stripTags(tags[:0], ParsePrefix(text, 2000).Body)
+	switch rest := strings.TrimSpace(untagged); {
+	case !maybe:
 	case rest == "":
 		return append(dst, NoiseBlank...), true
 	case isMarkLine(rest):
@@ -156,10 +158,17 @@ func appendProgressTemplate(dst []byte, s string) []byte {
 // stripTags removes bracketed and parenthesised groups ("(EngineCore
 // pid=12)", "[rank0]:") so that what a line says can be judged apart from
 // who said it. The result is built in buf and lives as long as it: the
-// caller only inspects it.
-func stripTags(buf []byte, s string) string {
+// caller only inspects it. It stops early, with maybe false, at a byte
+// outside the groups that no blank, mark or rule line holds (a letter,
+// a digit): most lines that end like a mark say something before.
+func stripTags(buf []byte, s string) (string, bool) {
 	if strings.IndexByte(s, '(') < 0 && strings.IndexByte(s, '[') < 0 {
-		return s
+		for i := 0; i < len(s); i++ {
+			if notMark[s[i]] {
+				return "", false
+			}
+		}
+		return s, true
 	}
 	depth := 0
 	for i := 0; i < len(s); i++ {
@@ -169,14 +178,28 @@ func stripTags(buf []byte, s string) string {
 		case (c == ')' || c == ']') && depth > 0:
 			depth--
 		case depth == 0:
+			if notMark[c] {
+				return "", false
+			}
 			buf = append(buf, c)
 		}
 	}
 	if len(buf) == 0 {
-		return ""
+		return "", true
 	}
-	return unsafe.String(&buf[0], len(buf))
+	return unsafe.String(&buf[0], len(buf)), true
 }
+
+// notMark holds the ASCII bytes that are neither white space nor one of
+// the marks and rules of isMarkLine and isRule (": |^~=-*#_."): one of
+// them outside the tags keeps a line from being blank, a mark or a rule.
+// Other bytes are judged by those functions (U+00A0 is white space).
+var notMark = func() (t [256]bool) {
+	for c := range 0x80 {
+		t[c] = strings.IndexByte("\t\n\v\f\r :|^~=-*#_.", byte(c)) < 0
+	}
+	return t
+}()
 
 // isMarkLine reports whether s (without its tags) only marks columns of
 // the code line above it: Python's "^^^^" and "~~~~^^^^".

@@ -96,14 +96,18 @@ func appendTemplate(dst []byte, msg string) []byte {
 				prev = byteClass[msg[j-1]]
 				continue
 			}
-			j := i
+			// The word is copied as it is read (most words stay), and
+			// taken back if it is masked.
+			j, at := i, len(dst)
 			all := uint8(clsHex | clsDigit) // hex: every byte hex, some digit
 			var any uint8
 			for j < len(msg) {
-				k := byteClass[msg[j]]
+				c := msg[j]
+				k := byteClass[c]
 				if k&clsWord == 0 {
 					break
 				}
+				dst = append(dst, c)
 				all &= k
 				any |= k
 				j++
@@ -111,11 +115,9 @@ func appendTemplate(dst []byte, msg string) []byte {
 			w := msg[i:j]
 			switch {
 			case isRankWord(w) || isRankToken(w):
-				dst = append(dst, "<rank>"...)
+				dst = append(dst[:at], "<rank>"...)
 			case len(w) >= 8 && all&clsHex != 0 && any&clsDigit != 0:
-				dst = append(dst, "<hex>"...)
-			default:
-				dst = append(dst, w...)
+				dst = append(dst[:at], "<hex>"...)
 			}
 			i = j
 			prev = clsWord | clsPath

@@ -92,8 +92,24 @@ func asciiLower(r rune) rune {
 // is a rune), from the two bytes before it so that no trigram is lost.
 func (b bloom) addText(text string) {
 	f := (*[bloomBits / 8]byte)(b)
+	// Eight bytes at a time while they are ASCII: folded at once, they
+	// hold the six trigrams that start in their first six.
+	i := 0
+	for ; i+8 <= len(text); i += 6 {
+		w := load64BE(text, i)
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+		w = foldWord(w)
+		for sh := 40; sh >= 0; sh -= 8 {
+			setTrigram(f, uint32(w>>sh)&0xffffff)
+		}
+	}
 	var x uint32
-	for i := 0; i < len(text); i++ {
+	if i > 0 { // the two bytes before i start its first trigram
+		x = uint32(asciiFold[text[i-2]])<<8 | uint32(asciiFold[text[i-1]])
+	}
+	for ; i < len(text); i++ {
 		c := text[i]
 		if c >= 0x80 {
 			addFolded(f, text[max(i-2, 0):])
@@ -104,6 +120,21 @@ func (b bloom) addText(text string) {
 			setTrigram(f, x&0xffffff)
 		}
 	}
+}
+
+// load64BE is the 8 bytes of s at i, the first the most significant.
+func load64BE(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+}
+
+// foldWord lower-cases the ASCII letters among the 8 ASCII bytes of w.
+func foldWord(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	geA := w + (0x80-'A')*ones   // bit 7 set in a byte >= 'A'
+	gtZ := w + (0x80-'Z'-1)*ones // bit 7 set in a byte > 'Z'
+	return w | (geA&^gtZ)&(0x80*ones)>>2
 }
 
 // addFolded sets the trigrams of foldText(s). Valid UTF-8 without the
