@@ -3,9 +3,11 @@ package store
 import (
 	"bytes"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,11 +172,11 @@ func TestLineIndexTemplatesAgree(t *testing.T) {
 	for i := 0; i < len(rows); i += 1000 {
 		x.Add(rows[i:min(i+1000, len(rows))])
 	}
-	if len(x.templates) != len(want) {
-		t.Fatalf("%d templates, reference %d", len(x.templates), len(want))
+	if len(x.templates.byHash) != len(want) {
+		t.Fatalf("%d templates, reference %d", len(x.templates.byHash), len(want))
 	}
 	for h, w := range want {
-		if g := x.templates[h]; g == nil || *g != w {
+		if g := x.templates.byHash[h]; g == nil || *g != w {
 			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
 		}
 	}
@@ -247,4 +249,131 @@ func BenchmarkBloomAdd(b *testing.B) {
 			}
 		})
 	}
+}
+
+// refTemplateAcc is the template summary as it was built before: a map
+// by FNV hash, the template of every line hashed.
+type refTemplateAcc map[int64]*LineTemplate
+
+func (m refTemplateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
+	if kind == string(classify.KindConfig) {
+		return
+	}
+	tmpl, noise := classify.LineTemplate(text)
+	h := refTemplateHash(tmpl)
+	sev := LineSeverity(kind, level, inAlarm)
+	if t, ok := m[h]; ok {
+		t.Count++
+		t.Severity = max(t.Severity, sev)
+		if seq < t.FirstSeq {
+			t.FirstSeq, t.Sample = seq, sample(text)
+		}
+		return
+	}
+	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+}
+
+func (m refTemplateAcc) prune(n int) int64 {
+	if len(m) <= n {
+		return 0
+	}
+	all := slices.SortedFunc(maps.Values(m), keep)
+	for _, t := range all[n:] {
+		delete(m, t.Hash)
+	}
+	return int64(len(all) - n)
+}
+
+// TestTemplateAccPrunesAsBefore builds a summary as buildLineTemplates
+// does (pruned whenever it reaches a bound) from the log lines and
+// variants of them with other numbers, and compares it with the
+// reference's after every prune.
+func TestTemplateAccPrunesAsBefore(t *testing.T) {
+	t.Parallel()
+	lines := logLines(t)
+	var acc templateAcc
+	ref := refTemplateAcc{}
+	seq := int64(0)
+	for rep := range 3 {
+		for i, l := range lines {
+			l = shiftDigits(l, rep)
+			seq++
+			kind, level := []string{"plain", "error", "warning"}[i%3], []string{"", "ERROR", "CRITICAL", "warn"}[i%4]
+			acc.add(seq, l, kind, level, i%7 == 0)
+			ref.add(seq, l, kind, level, i%7 == 0)
+			if len(ref) >= 1500 {
+				if a, b := acc.prune(500), ref.prune(500); a != b {
+					t.Fatalf("pruned %d, reference %d", a, b)
+				}
+				for text, tm := range acc.byText {
+					if acc.byHash[tm.Hash] != tm {
+						t.Fatalf("text %q points to a pruned template", text)
+					}
+				}
+			}
+		}
+	}
+	if len(acc.byHash) != len(ref) {
+		t.Fatalf("%d templates, reference %d", len(acc.byHash), len(ref))
+	}
+	for h, w := range ref {
+		if g := acc.byHash[h]; g == nil || *g != *w {
+			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
+		}
+	}
+}
+
+// shiftDigits adds n to every digit of s (mod 10): another line of the
+// same templates, mostly.
+func shiftDigits(s string, n int) string {
+	if n == 0 {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			b[i] = '0' + (c-'0'+byte(n))%10
+		}
+	}
+	return string(b)
+}
+
+// BenchmarkLineIndexAddRepeated is BenchmarkLineIndexAdd on the log lines
+// four times, with other numbers each time: a launch's lines repeat their
+// templates with other values.
+func BenchmarkLineIndexAddRepeated(b *testing.B) {
+	var rows []Line
+	var size int64
+	for rep := range 4 {
+		for _, l := range logLines(b) {
+			l = shiftDigits(l, rep)
+			rows = append(rows, Line{Seq: int64(len(rows) + 1), Text: l, Kind: "plain"})
+			size += int64(len(l)) + 1
+		}
+	}
+	b.Run("Fast", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			x := NewLineIndex()
+			for i := 0; i < len(rows); i += 1024 {
+				x.Add(rows[i:min(i+1024, len(rows))])
+			}
+		}
+	})
+	b.Run("Reference", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			blooms, templates := map[int64]bloom{}, refTemplateAcc{}
+			for _, r := range rows {
+				c := r.Seq >> chunkShift
+				if blooms[c] == nil {
+					blooms[c] = newBloom()
+				}
+				refBloomAdd(blooms[c], r.Text)
+				templates.add(r.Seq, r.Text, r.Kind, r.Level, false)
+			}
+		}
+	})
 }
