@@ -1,7 +1,7 @@
 package classify
 
-// scanRef is the matcher's scan as it was before it read three windows
-// from one load: TestMatcherAgreesWithAhoCorasick checks the scan,
+// scanRef is the matcher's scan as it was before it compared literals
+// eight bytes at a time: TestMatcherAgreesWithAhoCorasick checks the scan,
 // BenchmarkMatcher compares the two.
 func (m *matcher) scanRef(s string, hit func(pat int32)) {
 	for _, id := range m.short {
@@ -18,9 +18,21 @@ func (m *matcher) scanRef(s string, hit func(pat int32)) {
 		}
 		b := h & (1<<bucketBits - 1)
 		for _, e := range m.entries[m.start[b]:m.start[b+1]] {
-			if at := i - int(e.off); e.gram == g && at >= 0 && hasFoldedPrefix(s[at:], m.folded[e.pat]) {
+			if at := i - int(e.off); e.gram == g && at >= 0 && refHasFoldedPrefix(s[at:], m.folded[e.pat]) {
 				hit(e.pat)
 			}
 		}
 	}
+}
+
+func refHasFoldedPrefix(s, f string) bool {
+	if len(s) < len(f) {
+		return false
+	}
+	for j := 0; j < len(f); j++ {
+		if lower(s[j]) != f[j] {
+			return false
+		}
+	}
+	return true
 }
