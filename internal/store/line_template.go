@@ -110,6 +110,7 @@ func LineSeverity(kind, level string, inAlarm bool) int {
 type templateAcc struct {
 	byHash map[int64]*LineTemplate
 	byText map[string]*LineTemplate // every text seen, to its template by hash
+	buf    []byte                   // where a line's template is made
 }
 
 // add counts one line. Configuration dumps are compared key by key, not
@@ -118,10 +119,10 @@ func (m *templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 	if kind == string(classify.KindConfig) {
 		return
 	}
-	// The template is made in a stack buffer and becomes a string only
-	// when it is new: most lines repeat a template.
-	var buf [1024]byte
-	tb, noise := classify.AppendLineTemplate(buf[:0], text)
+	// The template is made in a buffer kept from line to line and
+	// becomes a string only when it is new: most lines repeat a template.
+	tb, noise := classify.AppendLineTemplate(m.buf[:0], text)
+	m.buf = tb
 	sev := LineSeverity(kind, level, inAlarm)
 	t := m.byText[string(tb)]
 	if t == nil {
