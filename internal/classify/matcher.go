@@ -179,17 +179,41 @@ func (m *matcher) scan(s string, hit func(pat int32)) {
 }
 
 // hasFoldedPrefix reports whether s starts with f (lower-case ASCII)
-// ignoring ASCII case.
+// ignoring ASCII case. It compares eight bytes at a time: most literals
+// are longer than that.
 func hasFoldedPrefix(s, f string) bool {
 	if len(s) < len(f) {
 		return false
 	}
-	for j := 0; j < len(f); j++ {
+	j := 0
+	for ; j+8 <= len(f); j += 8 {
+		if foldWord(load64(s, j)) != load64(f, j) {
+			return false
+		}
+	}
+	for ; j < len(f); j++ {
 		if lower(s[j]) != f[j] {
 			return false
 		}
 	}
 	return true
+}
+
+// load64 is the 8 bytes of s at i as a little-endian word.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// foldWord is lower applied to each byte of w: bit 5 is set in the bytes
+// 'A'..'Z' (found on their low seven bits, so that no sum carries into
+// the next byte, and without bit 7).
+func foldWord(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	h := w &^ (0x80 * ones)
+	upper := (h + (0x80-'A')*ones) &^ (h + (0x80-'Z'-1)*ones) &^ w & (0x80 * ones)
+	return w | upper>>2
 }
 
 // indexFoldedASCII is the first index of f (non-empty, lower-case ASCII

@@ -104,7 +104,7 @@ func BenchmarkMatcher(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		scan func(string, func(int32))
-	}{{"Gram", newMatcher(lits).scan}, {"AhoCorasick", newACMatcher(lits).scan}} {
+	}{{"Gram", newMatcher(lits).scan}, {"GramBefore", newMatcher(lits).scanRef}, {"AhoCorasick", newACMatcher(lits).scan}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
@@ -113,5 +113,31 @@ func BenchmarkMatcher(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFoldWord checks the eight-byte fold against lower on every byte
+// value in every position.
+func TestFoldWord(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for pos := range 8 {
+			for _, fill := range []byte{0, 'A', 'z', 0x80, 0xff, '@', '['} {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[pos] = byte(c)
+				s := string(b[:])
+				got := foldWord(load64(s, 0))
+				var want uint64
+				for i := 7; i >= 0; i-- {
+					want = want<<8 | uint64(lower(b[i]))
+				}
+				if got != want {
+					t.Fatalf("foldWord(%q) = %#x, want %#x", s, got, want)
+				}
+			}
+		}
 	}
 }

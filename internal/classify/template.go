@@ -10,107 +10,245 @@ import (
 // maxHeadline bounds the bytes kept of a headline.
 const maxHeadline = 512
 
+// Byte classes of the template scanner, as one table lookup instead of a
+// chain of comparisons per byte.
+const (
+	clsWord  = 1 << iota // [A-Za-z0-9_]
+	clsPath              // a word byte or . - ~ + @
+	clsHex               // [0-9A-Fa-f]
+	clsDigit             // [0-9]
+	clsQuote             // ' " `
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		w := b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		if w {
+			t[c] |= clsWord | clsPath
+		}
+		if strings.IndexByte(".-~+@", b) >= 0 {
+			t[c] |= clsPath
+		}
+		if b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F' {
+			t[c] |= clsHex
+		}
+		if b >= '0' && b <= '9' {
+			t[c] |= clsDigit
+		}
+		if b == '\'' || b == '"' || b == '`' {
+			t[c] |= clsQuote
+		}
+	}
+	return t
+}()
+
 // Template masks the variable parts of a log message so that the same event
 // in two launches reads the same: quoted strings become <str>, paths <path>,
 // hex numbers and long hex ids <hex>, sizes <size>, dates and times <time>,
 // ranks (TP3, rank 5, GPU 2, pid=123) <rank>, other numbers <num>. The result
 // is what suppression rules show and match.
 func Template(msg string) string {
+	var buf [templateBuf]byte
+	return string(appendTemplate(buf[:0], msg))
+}
+
+// templateBuf is a stack buffer that holds the template of most lines
+// (a template is at most a few times its message's maxHeadline bytes).
+const templateBuf = 1024
+
+// appendTemplate appends Template(msg) to dst, in one pass: the rank
+// phrases ("GPU <num>") are masked as their number is written.
+func appendTemplate(dst []byte, msg string) []byte {
 	msg = truncate(strings.TrimSpace(msg), maxHeadline)
-	var b strings.Builder
-	b.Grow(len(msg))
+	start := len(dst)
+	prev := uint8(0) // byteClass of msg[i-1]
 	for i := 0; i < len(msg); {
 		c := msg[i]
+		cls := byteClass[c]
 		switch {
-		case c == '\'' || c == '"' || c == '`':
+		case cls&clsQuote != 0:
 			if j := strings.IndexByte(msg[i+1:], c); j >= 0 {
-				b.WriteString("<str>")
+				dst = append(dst, "<str>"...)
 				i += j + 2
+				prev = byteClass[msg[i-1]]
 				continue
 			}
-		case c == '/' && (i == 0 || !isWordByte(msg[i-1])) && i+1 < len(msg) && isPathByte(msg[i+1]):
-			j := i + 1
-			for j < len(msg) && (isPathByte(msg[j]) || msg[j] == '/') {
-				j++
+		case c == '/':
+			if prev&clsWord == 0 && i+1 < len(msg) && byteClass[msg[i+1]]&clsPath != 0 {
+				j := i + 1
+				for j < len(msg) && (byteClass[msg[j]]&clsPath != 0 || msg[j] == '/') {
+					j++
+				}
+				dst = append(dst, "<path>"...)
+				i = j
+				prev = byteClass[msg[j-1]]
+				continue
 			}
-			b.WriteString("<path>")
-			i = j
-			continue
-		case isDigit(c) && (i == 0 || !isWordByte(msg[i-1])):
-			j, tok := scanNumber(msg, i)
-			b.WriteString(tok)
-			i = j
-			continue
-		case isWordByte(c) && (i == 0 || !isWordByte(msg[i-1])):
-			j := i
-			for j < len(msg) && isWordByte(msg[j]) {
+		case cls&clsWord != 0 && prev&clsWord == 0:
+			if cls&clsDigit != 0 {
+				j, tok := scanNumber(msg, i)
+				dst = append(dst, tok...)
+				if tok == "<num>" {
+					dst = maskRankPhrase(dst, start)
+				}
+				i = j
+				prev = byteClass[msg[j-1]]
+				continue
+			}
+			// The word is copied as it is read (most words stay), and
+			// taken back if it is masked.
+			j, at := i, len(dst)
+			all := uint8(clsHex | clsDigit) // hex: every byte hex, some digit
+			var any uint8
+			for j < len(msg) {
+				c := msg[j]
+				k := byteClass[c]
+				if k&clsWord == 0 {
+					break
+				}
+				dst = append(dst, c)
+				all &= k
+				any |= k
 				j++
 			}
 			w := msg[i:j]
 			switch {
 			case isRankWord(w) || isRankToken(w):
-				b.WriteString("<rank>")
-			case len(w) >= 8 && isHexWord(w):
-				b.WriteString("<hex>")
-			default:
-				b.WriteString(w)
+				dst = append(dst[:at], "<rank>"...)
+			case len(w) >= 8 && all&clsHex != 0 && any&clsDigit != 0:
+				dst = append(dst[:at], "<hex>"...)
 			}
 			i = j
+			prev = clsWord | clsPath
 			continue
 		}
-		b.WriteByte(c)
+		dst = append(dst, c)
+		if c == '>' {
+			dst = maskRankPhrase(dst, start)
+		}
+		prev = cls
 		i++
 	}
-	return maskRankPhrases(b.String())
+	return dst
+}
+
+// rankPhrases are what comes before a number that makes it a rank, in the
+// order they are tried (the order matters once: "local_rank=<num>" reads
+// as "rank=<num>" first and becomes "local_<rank>").
+var rankPhrases = [...]string{"Rank ", "rank ", "GPU ", "gpu ", "pid=", "pid ", "device ", "cuda:", "PG ", "rank=", "local_rank="}
+
+// rankPhraseLast and rankPhraseEnd hold the last bytes of the rank
+// phrases and the bytes before them.
+var rankPhraseLast, rankPhraseEnd = func() (last, end [256]bool) {
+	for _, p := range rankPhrases {
+		last[p[len(p)-1]], end[p[len(p)-2]] = true, true
+	}
+	return last, end
+}()
+
+// maskRankPhrase replaces a rank phrase and the "<num>" that ends dst[start:]
+// with "<rank>". Done as each "<num>" is written, it masks what a
+// replacement of each phrase over the whole template, one after the other,
+// would: no phrase holds a '>', so what comes before a "<num>" is the same
+// before and after earlier numbers are masked, and of the phrases that
+// can end at the same place ("rank=" and "local_rank=") the first wins.
+func maskRankPhrase(dst []byte, start int) []byte {
+	n := len(dst) - 5
+	if n < start || string(dst[n:]) != "<num>" {
+		return dst
+	}
+	head := dst[start:n]
+	if len(head) < 3 || !rankPhraseLast[head[len(head)-1]] || !rankPhraseEnd[head[len(head)-2]] {
+		return dst // cheaply: no phrase ends so
+	}
+	for _, p := range rankPhrases {
+		if len(head) >= len(p) && string(head[len(head)-len(p):]) == p {
+			return append(dst[:n-len(p)], "<rank>"...)
+		}
+	}
+	return dst
 }
 
 // scanNumber reads a number token at msg[i] and returns its end and mask.
 func scanNumber(msg string, i int) (int, string) {
-	if strings.HasPrefix(msg[i:], "0x") || strings.HasPrefix(msg[i:], "0X") {
+	if i+1 < len(msg) && msg[i] == '0' && (msg[i+1] == 'x' || msg[i+1] == 'X') {
 		j := i + 2
-		for j < len(msg) && isHexByte(msg[j]) {
+		for j < len(msg) && byteClass[msg[j]]&clsHex != 0 {
 			j++
 		}
 		return j, "<hex>"
 	}
 	j := i
-	for j < len(msg) && (isDigit(msg[j]) || msg[j] == '.' || msg[j] == ':' || msg[j] == '-' || msg[j] == ',') {
-		if (msg[j] == '.' || msg[j] == ':' || msg[j] == '-' || msg[j] == ',') && (j+1 >= len(msg) || !isDigit(msg[j+1])) {
+	colons, dashes := 0, 0
+	for j < len(msg) {
+		c := msg[j]
+		if byteClass[c]&clsDigit != 0 {
+			j++
+			continue
+		}
+		if c != '.' && c != ':' && c != '-' && c != ',' || j+1 >= len(msg) || byteClass[msg[j+1]]&clsDigit == 0 {
 			break
+		}
+		switch c {
+		case ':':
+			colons++
+		case '-':
+			dashes++
 		}
 		j++
 	}
-	tok := msg[i:j]
-	if strings.Count(tok, ":") >= 1 || strings.Count(tok, "-") >= 2 {
+	if colons >= 1 || dashes >= 2 {
 		return j, "<time>"
 	}
 	// A hex id that starts with digits, e.g. 0e9e39f249a1.
 	k := j
-	for k < len(msg) && isHexByte(msg[k]) {
+	for k < len(msg) && byteClass[msg[k]]&clsHex != 0 {
 		k++
 	}
-	if k-i >= 8 && (k >= len(msg) || !isWordByte(msg[k])) {
+	if k-i >= 8 && (k >= len(msg) || byteClass[msg[k]]&clsWord == 0) {
 		return k, "<hex>"
 	}
 	// Sizes: "3.94 GiB", "20.00MiB", "600020 milliseconds".
-	rest := msg[j:]
-	sp := strings.TrimPrefix(rest, " ")
-	for _, u := range []string{"GiB", "MiB", "KiB", "GB", "MB", "KB", "kB", "TiB", "TB", "bytes", "B"} {
-		if strings.HasPrefix(sp, u) && (len(sp) == len(u) || !isWordByte(sp[len(u)])) {
-			return j + (len(rest) - len(sp)) + len(u), "<size>"
+	sp := j
+	if sp < len(msg) && msg[sp] == ' ' {
+		sp++
+	}
+	if sp < len(msg) {
+		if n := sizeUnit(msg[sp:]); n > 0 {
+			return sp + n, "<size>"
 		}
 	}
 	return j, "<num>"
 }
 
-// maskRankPhrases masks "Rank <num>", "rank <num>", "GPU <num>", "pid=<num>".
-func maskRankPhrases(s string) string {
-	for _, w := range []string{"Rank <num>", "rank <num>", "GPU <num>", "gpu <num>", "pid=<num>", "pid <num>", "device <num>", "cuda:<num>", "PG <num>", "rank=<num>", "local_rank=<num>"} {
-		if strings.Contains(s, w) {
-			s = strings.ReplaceAll(s, w, "<rank>")
+// sizeUnit is the length of the size unit s starts with, a whole word
+// (GiB, MiB, KiB, GB, MB, KB, kB, TiB, TB, bytes, B), or 0.
+func sizeUnit(s string) int {
+	n := 0
+	switch s[0] {
+	case 'G', 'M', 'K', 'T':
+		switch {
+		case len(s) >= 3 && s[1] == 'i' && s[2] == 'B':
+			n = 3
+		case len(s) >= 2 && s[1] == 'B':
+			n = 2
 		}
+	case 'k':
+		if len(s) >= 2 && s[1] == 'B' {
+			n = 2
+		}
+	case 'b':
+		if strings.HasPrefix(s, "bytes") {
+			n = 5
+		}
+	case 'B':
+		n = 1
 	}
-	return s
+	if n == 0 || n < len(s) && byteClass[s[n]]&clsWord != 0 {
+		return 0
+	}
+	return n
 }
 
 func isRankToken(w string) bool {
@@ -119,27 +257,6 @@ func isRankToken(w string) bool {
 
 func isWordByte(c byte) bool {
 	return c == '_' || isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
-
-func isPathByte(c byte) bool {
-	return isWordByte(c) || c == '.' || c == '-' || c == '~' || c == '+' || c == '@'
-}
-
-func isHexByte(c byte) bool {
-	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func isHexWord(w string) bool {
-	digits := 0
-	for i := 0; i < len(w); i++ {
-		if !isHexByte(w[i]) {
-			return false
-		}
-		if isDigit(w[i]) {
-			digits++
-		}
-	}
-	return digits > 0
 }
 
 // Fingerprint is a stable hash of an alarm kind and template.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -32,10 +33,16 @@ type bloom []byte
 func newBloom() bloom { return make(bloom, bloomBits/8) }
 
 func (b bloom) set(a, c, d byte) {
-	x := uint32(a)<<16 | uint32(c)<<8 | uint32(d)
-	for _, h := range [2]uint32{(x * 2654435761) >> (32 - bloomLog), ((x ^ 0x5bd1e995) * 2246822519) >> (32 - bloomLog)} {
-		b[h>>3] |= 0x80 >> (h & 7)
-	}
+	setTrigram((*[bloomBits / 8]byte)(b), uint32(a)<<16|uint32(c)<<8|uint32(d))
+}
+
+// setTrigram sets the two bits of trigram x (its bytes a<<16|c<<8|d) in
+// filter f.
+func setTrigram(f *[bloomBits / 8]byte, x uint32) {
+	h1 := (x * 2654435761) >> (32 - bloomLog)
+	h2 := ((x ^ 0x5bd1e995) * 2246822519) >> (32 - bloomLog)
+	f[h1>>3] |= 0x80 >> (h1 & 7)
+	f[h2>>3] |= 0x80 >> (h2 & 7)
 }
 
 func (b bloom) bits() pgtype.Bits { return pgtype.Bits{Bytes: b, Len: bloomBits, Valid: true} }
@@ -78,33 +85,85 @@ func asciiLower(r rune) rune {
 	return r
 }
 
-// addText sets the trigrams of a line's folded text (foldText). An ASCII
-// line, the usual one, is folded on the fly without a copy.
+// addText sets the trigrams of a line's folded text (foldText). The
+// ASCII start of a line, all of the usual one, is folded on the fly; from
+// its first other byte on, the line is folded as foldText does, which
+// continues the same text (foldText maps rune by rune, and an ASCII byte
+// is a rune), from the two bytes before it so that no trigram is lost.
 func (b bloom) addText(text string) {
-	t := text
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 0x80 {
-			t = foldText(text)
+	f := (*[bloomBits / 8]byte)(b)
+	// Eight bytes at a time while they are ASCII: folded at once, they
+	// hold the six trigrams that start in their first six.
+	i := 0
+	for ; i+8 <= len(text); i += 6 {
+		w := load64BE(text, i)
+		if w&0x8080808080808080 != 0 {
 			break
 		}
+		w = foldWord(w)
+		for sh := 40; sh >= 0; sh -= 8 {
+			setTrigram(f, uint32(w>>sh)&0xffffff)
+		}
 	}
-	if len(t) < 3 {
-		return
+	var x uint32
+	if i > 0 { // the two bytes before i start its first trigram
+		x = uint32(asciiFold[text[i-2]])<<8 | uint32(asciiFold[text[i-1]])
 	}
-	x, y := lowerByte(t[0]), lowerByte(t[1])
-	for i := 2; i < len(t); i++ {
-		z := lowerByte(t[i])
-		b.set(x, y, z)
-		x, y = y, z
+	for ; i < len(text); i++ {
+		c := text[i]
+		if c >= 0x80 {
+			addFolded(f, text[max(i-2, 0):])
+			return
+		}
+		x = x<<8 | uint32(asciiFold[c])
+		if i >= 2 {
+			setTrigram(f, x&0xffffff)
+		}
 	}
 }
 
-func lowerByte(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+// load64BE is the 8 bytes of s at i, the first the most significant.
+func load64BE(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
 }
+
+// foldWord lower-cases the ASCII letters among the 8 ASCII bytes of w.
+func foldWord(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	geA := w + (0x80-'A')*ones   // bit 7 set in a byte >= 'A'
+	gtZ := w + (0x80-'Z'-1)*ones // bit 7 set in a byte > 'Z'
+	return w | (geA&^gtZ)&(0x80*ones)>>2
+}
+
+// addFolded sets the trigrams of foldText(s). Valid UTF-8 without the
+// three characters foldText rewrites (the usual non-ASCII line: a bar, a
+// curly quote) folds byte by byte, without a copy.
+func addFolded(f *[bloomBits / 8]byte, s string) {
+	t := s
+	if !utf8.ValidString(s) || strings.Contains(s, "\u0130") || strings.Contains(s, "\u212A") || strings.Contains(s, "\u017F") {
+		t = foldText(s)
+	}
+	var x uint32
+	for i := 0; i < len(t); i++ {
+		x = x<<8 | uint32(asciiFold[t[i]])
+		if i >= 2 {
+			setTrigram(f, x&0xffffff)
+		}
+	}
+}
+
+// asciiFold lower-cases ASCII letters and keeps every other byte.
+var asciiFold = func() (t [256]byte) {
+	for c := range 256 {
+		t[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			t[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // literalMask is the filter bits every chunk holding lit must have: its
 // ASCII trigrams (a wildFold or non-ASCII byte may stand for another
@@ -124,13 +183,19 @@ func literalMask(lit string) (bloom, bool) {
 }
 
 // bloomsOf adds the trigrams of lines to the filters of their chunks.
+// Lines come in seq order, usually: a chunk's filter is looked up once
+// for its run of lines.
 func bloomsOf(blooms map[int64]bloom, lines []Line) {
+	var b bloom
+	last := int64(-1)
 	for i := range lines {
-		c := lines[i].Seq >> chunkShift
-		b, ok := blooms[c]
-		if !ok {
-			b = newBloom()
-			blooms[c] = b
+		if c := lines[i].Seq >> chunkShift; c != last || b == nil {
+			var ok bool
+			if b, ok = blooms[c]; !ok {
+				b = newBloom()
+				blooms[c] = b
+			}
+			last = c
 		}
 		b.addText(lines[i].Text)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -71,9 +70,22 @@ type AlarmHeadline struct {
 
 // TemplateHash is the stable 64-bit hash line_templates keys a template by.
 func TemplateHash(template string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(template)) //nolint:errcheck // a hash never fails to write
-	return int64(h.Sum64())
+	return templateHash(template)
+}
+
+// templateHash is FNV-1a, 64 bits (hash/fnv's, without its interface and
+// the copy of the template it takes).
+func templateHash[T string | []byte](template T) int64 {
+	const (
+		offset64 = 14695981039346656037
+		prime64  = 1099511628211
+	)
+	h := uint64(offset64)
+	for i := 0; i < len(template); i++ {
+		h ^= uint64(template[i])
+		h *= prime64
+	}
+	return int64(h)
 }
 
 // LineSeverity is the severity of one stored line from its verdict.
@@ -91,27 +103,46 @@ func LineSeverity(kind, level string, inAlarm bool) int {
 	return SeverityOther
 }
 
-// templateAcc sums lines into templates by hash.
-type templateAcc map[int64]*LineTemplate
+// templateAcc sums lines into templates by hash. byText finds a line's
+// template by its text with the map's own hash, cheaper than FNV over
+// every line's template: FNV runs once per distinct template text. The
+// zero templateAcc is empty.
+type templateAcc struct {
+	byHash map[int64]*LineTemplate
+	byText map[string]*LineTemplate // every text seen, to its template by hash
+	buf    []byte                   // where a line's template is made
+}
 
 // add counts one line. Configuration dumps are compared key by key, not
 // line by line, and are left out.
-func (m templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
+func (m *templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 	if kind == string(classify.KindConfig) {
 		return
 	}
-	tmpl, noise := classify.LineTemplate(text)
-	h := TemplateHash(tmpl)
+	// The template is made in a buffer kept from line to line and
+	// becomes a string only when it is new: most lines repeat a template.
+	tb, noise := classify.AppendLineTemplate(m.buf[:0], text)
+	m.buf = tb
 	sev := LineSeverity(kind, level, inAlarm)
-	if t, ok := m[h]; ok {
-		t.Count++
-		t.Severity = max(t.Severity, sev)
-		if seq < t.FirstSeq {
-			t.FirstSeq, t.Sample = seq, sample(text)
+	t := m.byText[string(tb)]
+	if t == nil {
+		if m.byHash == nil {
+			m.byHash, m.byText = map[int64]*LineTemplate{}, map[string]*LineTemplate{}
 		}
-		return
+		h := templateHash(tb)
+		if t = m.byHash[h]; t == nil {
+			tmpl := string(tb)
+			t = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+			m.byHash[h], m.byText[tmpl] = t, t
+			return
+		}
+		m.byText[string(tb)] = t // another text with the same hash counts with it, as it always did
 	}
-	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+	t.Count++
+	t.Severity = max(t.Severity, sev)
+	if seq < t.FirstSeq {
+		t.FirstSeq, t.Sample = seq, sample(text)
+	}
 }
 
 // keep orders templates by what a summary keeps first: the most severe,
@@ -133,13 +164,18 @@ func boolOrder(a, b bool) int {
 
 // prune drops all but the n templates keep puts first and returns how many
 // it dropped.
-func (m templateAcc) prune(n int) int64 {
-	if len(m) <= n {
+func (m *templateAcc) prune(n int) int64 {
+	if len(m.byHash) <= n {
 		return 0
 	}
-	all := slices.SortedFunc(maps.Values(m), keep)
+	all := slices.SortedFunc(maps.Values(m.byHash), keep)
 	for _, t := range all[n:] {
-		delete(m, t.Hash)
+		delete(m.byHash, t.Hash)
+	}
+	for text, t := range m.byText {
+		if m.byHash[t.Hash] != t {
+			delete(m.byText, text)
+		}
 	}
 	return int64(len(all) - n)
 }
@@ -159,10 +195,10 @@ func sample(text string) string {
 // to its template summary, in the transaction that writes them, and keeps
 // the summary within MaxLineTemplates.
 func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc templateAcc) error {
-	if len(acc) == 0 {
+	if len(acc.byHash) == 0 {
 		return nil
 	}
-	ts := slices.SortedFunc(maps.Values(acc), keep)
+	ts := slices.SortedFunc(maps.Values(acc.byHash), keep)
 	n := len(ts)
 	hashes, templates, sevs, noise := make([]int64, n), make([]string, n), make([]int16, n), make([]bool, n)
 	firsts, counts, samples := make([]int64, n), make([]int64, n), make([]string, n)
@@ -334,7 +370,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 				return err
 			}
 			acc.add(seq, text, kind, level, inAlarm)
-			if len(acc) >= 4*MaxLineTemplates {
+			if len(acc.byHash) >= 4*MaxLineTemplates {
 				evicted += acc.prune(MaxLineTemplates)
 			}
 		}
@@ -346,7 +382,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 		if _, err := t.tx.Exec(ctx, `DELETE FROM line_templates WHERE launch_id = $1`, launchID); err != nil {
 			return err
 		}
-		ts := slices.Collect(maps.Values(acc))
+		ts := slices.Collect(maps.Values(acc.byHash))
 		_, err = t.tx.CopyFrom(ctx, pgx.Identifier{"line_templates"},
 			[]string{"launch_id", "hash", "template", "severity", "noise", "first_seq", "line_count", "sample"},
 			pgx.CopyFromSlice(len(ts), func(i int) ([]any, error) {

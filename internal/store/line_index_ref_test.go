@@ -1,0 +1,379 @@
+package store
+
+import (
+	"bytes"
+	"hash/fnv"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/corpustest"
+)
+
+// refBloomAdd and refTemplateHash are the search filter and the template
+// hash as they were before they were made cheaper: the fast ones must
+// set the same bits and give the same hashes (the index and the summary
+// of lines stored before must stay valid).
+func refBloomAdd(b bloom, text string) {
+	set := func(a, c, d byte) {
+		x := uint32(a)<<16 | uint32(c)<<8 | uint32(d)
+		for _, h := range [2]uint32{(x * 2654435761) >> (32 - bloomLog), ((x ^ 0x5bd1e995) * 2246822519) >> (32 - bloomLog)} {
+			b[h>>3] |= 0x80 >> (h & 7)
+		}
+	}
+	lowerByte := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	t := text
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			t = foldText(text)
+			break
+		}
+	}
+	if len(t) < 3 {
+		return
+	}
+	x, y := lowerByte(t[0]), lowerByte(t[1])
+	for i := 2; i < len(t); i++ {
+		z := lowerByte(t[i])
+		set(x, y, z)
+		x, y = y, z
+	}
+}
+
+func refTemplateHash(template string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(template)) //nolint:errcheck // a hash never fails to write
+	return int64(h.Sum64())
+}
+
+// indexLines is every line of every log of the shared corpus and of
+// testdata/families (read at run time, never copied into a fixture), and
+// random lines of made-up pieces: mixed case, the three characters that
+// fold to ASCII letters, bar glyphs, invalid UTF-8.
+func indexLines(t testing.TB) []string {
+	t.Helper()
+	return append(logLines(t), randomIndexLines()...)
+}
+
+// logLines is every line of every log of the shared corpus and of
+// testdata/families.
+func logLines(t testing.TB) []string {
+	t.Helper()
+	var lines []string
+	for _, dir := range []string{corpustest.Dir(t), filepath.Join("..", "..", "testdata", "families")} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.log"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no logs in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	return lines
+}
+
+func randomIndexLines() []string {
+	var lines []string
+	pieces := []string{"a", "Z", "Q", " ", "İ", "\u212a", "ſ", "█", "é", "\xff", "\xc4", "\xe2\x84", "\x00", "Error", "GPU 3",
+		"[rank0]:", "\r", "\x1b[0m", "ÉCOLE", "\u0130stanbul", "\xed\xa0\x80", "x"}
+	rng := rand.New(rand.NewPCG(7, 9))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
+}
+
+// TestSearchIndexAgreesWithReference checks that the filters of every
+// line, alone and in chunks of 64, hold the same bits as the reference's,
+// and that template hashes agree.
+func TestSearchIndexAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	lines := indexLines(t)
+	rows := make([]Line, len(lines))
+	want := map[int64]bloom{}
+	for i, l := range lines {
+		got, ref := newBloom(), newBloom()
+		got.addText(l)
+		refBloomAdd(ref, l)
+		if !bytes.Equal(got, ref) {
+			t.Fatalf("filter of %q differs from the reference", l)
+		}
+		rows[i] = Line{Seq: int64(i + 1), Text: l}
+		c := rows[i].Seq >> chunkShift
+		if want[c] == nil {
+			want[c] = newBloom()
+		}
+		refBloomAdd(want[c], l)
+		tmpl, _ := classify.LineTemplate(l)
+		if h, r := TemplateHash(tmpl), refTemplateHash(tmpl); h != r {
+			t.Fatalf("TemplateHash(%q) = %d, reference %d", tmpl, h, r)
+		}
+	}
+	got := map[int64]bloom{}
+	bloomsOf(got, rows)
+	if len(got) != len(want) {
+		t.Fatalf("%d chunks, reference %d", len(got), len(want))
+	}
+	for c, b := range want {
+		if !bytes.Equal(got[c], b) {
+			t.Fatalf("chunk %d differs from the reference", c)
+		}
+	}
+}
+
+// TestLineIndexTemplatesAgree checks the summary LineIndex builds against
+// one built line by line with the string LineTemplate and the reference
+// hash.
+func TestLineIndexTemplatesAgree(t *testing.T) {
+	t.Parallel()
+	lines := indexLines(t)
+	rows := make([]Line, len(lines))
+	want := map[int64]LineTemplate{}
+	kinds := []string{"plain", "error", "warning", string(classify.KindConfig)}
+	for i, l := range lines {
+		rows[i] = Line{Seq: int64(len(lines) - i), Text: l, Kind: kinds[i%len(kinds)], Level: []string{"", "ERROR", "warn"}[i%3]}
+		if rows[i].Kind == string(classify.KindConfig) {
+			continue
+		}
+		tmpl, noise := classify.LineTemplate(l)
+		h := refTemplateHash(tmpl)
+		sev := LineSeverity(rows[i].Kind, rows[i].Level, false)
+		w, ok := want[h]
+		if !ok {
+			want[h] = LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: rows[i].Seq, Count: 1, Sample: sample(l)}
+			continue
+		}
+		w.Count++
+		w.Severity = max(w.Severity, sev)
+		if rows[i].Seq < w.FirstSeq {
+			w.FirstSeq, w.Sample = rows[i].Seq, sample(l)
+		}
+		want[h] = w
+	}
+	x := NewLineIndex()
+	for i := 0; i < len(rows); i += 1000 {
+		x.Add(rows[i:min(i+1000, len(rows))])
+	}
+	if len(x.templates.byHash) != len(want) {
+		t.Fatalf("%d templates, reference %d", len(x.templates.byHash), len(want))
+	}
+	for h, w := range want {
+		if g := x.templates.byHash[h]; g == nil || *g != w {
+			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
+		}
+	}
+}
+
+// BenchmarkLineIndexAdd is what ingest adds to the search index and the
+// template summary per line, on the corpus and family lines in 1024-line
+// pieces: by LineIndex and by the reference (filters, string templates
+// and hash/fnv as before; the templates by today's LineTemplate).
+func BenchmarkLineIndexAdd(b *testing.B) {
+	lines := logLines(b)
+	rows := make([]Line, len(lines))
+	var size int64
+	for i, l := range lines {
+		rows[i] = Line{Seq: int64(i + 1), Text: l, Kind: "plain"}
+		size += int64(len(l)) + 1
+	}
+	b.Run("Fast", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			x := NewLineIndex()
+			for i := 0; i < len(rows); i += 1024 {
+				x.Add(rows[i:min(i+1024, len(rows))])
+			}
+		}
+	})
+	b.Run("Reference", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			blooms, templates := map[int64]bloom{}, map[int64]*LineTemplate{}
+			for _, r := range rows {
+				c := r.Seq >> chunkShift
+				if blooms[c] == nil {
+					blooms[c] = newBloom()
+				}
+				refBloomAdd(blooms[c], r.Text)
+				tmpl, noise := classify.LineTemplate(r.Text)
+				h := refTemplateHash(tmpl)
+				if t, ok := templates[h]; ok {
+					t.Count++
+					continue
+				}
+				templates[h] = &LineTemplate{Hash: h, Template: tmpl, Noise: noise, FirstSeq: r.Seq, Count: 1, Sample: sample(r.Text)}
+			}
+		}
+	})
+}
+
+// BenchmarkBloomAdd is the search filter of the corpus and family lines
+// alone, by addText and by the reference.
+func BenchmarkBloomAdd(b *testing.B) {
+	lines := logLines(b)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l)) + 1
+	}
+	for _, c := range []struct {
+		name string
+		add  func(bloom, string)
+	}{{"Fast", bloom.addText}, {"Reference", refBloomAdd}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			f := newBloom()
+			for b.Loop() {
+				for _, l := range lines {
+					c.add(f, l)
+				}
+			}
+		})
+	}
+}
+
+// refTemplateAcc is the template summary as it was built before: a map
+// by FNV hash, the template of every line hashed.
+type refTemplateAcc map[int64]*LineTemplate
+
+func (m refTemplateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
+	if kind == string(classify.KindConfig) {
+		return
+	}
+	tmpl, noise := classify.LineTemplate(text)
+	h := refTemplateHash(tmpl)
+	sev := LineSeverity(kind, level, inAlarm)
+	if t, ok := m[h]; ok {
+		t.Count++
+		t.Severity = max(t.Severity, sev)
+		if seq < t.FirstSeq {
+			t.FirstSeq, t.Sample = seq, sample(text)
+		}
+		return
+	}
+	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
+}
+
+func (m refTemplateAcc) prune(n int) int64 {
+	if len(m) <= n {
+		return 0
+	}
+	all := slices.SortedFunc(maps.Values(m), keep)
+	for _, t := range all[n:] {
+		delete(m, t.Hash)
+	}
+	return int64(len(all) - n)
+}
+
+// TestTemplateAccPrunesAsBefore builds a summary as buildLineTemplates
+// does (pruned whenever it reaches a bound) from the log lines and
+// variants of them with other numbers, and compares it with the
+// reference's after every prune.
+func TestTemplateAccPrunesAsBefore(t *testing.T) {
+	t.Parallel()
+	lines := logLines(t)
+	var acc templateAcc
+	ref := refTemplateAcc{}
+	seq := int64(0)
+	for rep := range 3 {
+		for i, l := range lines {
+			l = shiftDigits(l, rep)
+			seq++
+			kind, level := []string{"plain", "error", "warning"}[i%3], []string{"", "ERROR", "CRITICAL", "warn"}[i%4]
+			acc.add(seq, l, kind, level, i%7 == 0)
+			ref.add(seq, l, kind, level, i%7 == 0)
+			if len(ref) >= 1500 {
+				if a, b := acc.prune(500), ref.prune(500); a != b {
+					t.Fatalf("pruned %d, reference %d", a, b)
+				}
+				for text, tm := range acc.byText {
+					if acc.byHash[tm.Hash] != tm {
+						t.Fatalf("text %q points to a pruned template", text)
+					}
+				}
+			}
+		}
+	}
+	if len(acc.byHash) != len(ref) {
+		t.Fatalf("%d templates, reference %d", len(acc.byHash), len(ref))
+	}
+	for h, w := range ref {
+		if g := acc.byHash[h]; g == nil || *g != *w {
+			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
+		}
+	}
+}
+
+// shiftDigits adds n to every digit of s (mod 10): another line of the
+// same templates, mostly.
+func shiftDigits(s string, n int) string {
+	if n == 0 {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			b[i] = '0' + (c-'0'+byte(n))%10
+		}
+	}
+	return string(b)
+}
+
+// BenchmarkLineIndexAddRepeated is BenchmarkLineIndexAdd on the log lines
+// four times, with other numbers each time: a launch's lines repeat their
+// templates with other values.
+func BenchmarkLineIndexAddRepeated(b *testing.B) {
+	var rows []Line
+	var size int64
+	for rep := range 4 {
+		for _, l := range logLines(b) {
+			l = shiftDigits(l, rep)
+			rows = append(rows, Line{Seq: int64(len(rows) + 1), Text: l, Kind: "plain"})
+			size += int64(len(l)) + 1
+		}
+	}
+	b.Run("Fast", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			x := NewLineIndex()
+			for i := 0; i < len(rows); i += 1024 {
+				x.Add(rows[i:min(i+1024, len(rows))])
+			}
+		}
+	})
+	b.Run("Reference", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			blooms, templates := map[int64]bloom{}, refTemplateAcc{}
+			for _, r := range rows {
+				c := r.Seq >> chunkShift
+				if blooms[c] == nil {
+					blooms[c] = newBloom()
+				}
+				refBloomAdd(blooms[c], r.Text)
+				templates.add(r.Seq, r.Text, r.Kind, r.Level, false)
+			}
+		}
+	})
+}
