@@ -156,8 +156,8 @@ func appendProgressTemplate(dst []byte, s string) []byte {
 
 // stripTags removes bracketed and parenthesised groups ("(EngineCore
 // pid=12)", "[rank0]:") so that what a line says can be judged apart from
-// who said it. The result is built in buf and lives as long as it: the
-// caller only inspects it. It stops early, with maybe false, at a byte
+// who said it, building the result in buf (a caller's stack array keeps
+// it off the heap until the string is made). It stops early, with maybe false, at a byte
 // outside the groups that no blank, mark or rule line holds (a letter,
 // a digit): most lines that end like a mark say something before.
 func stripTags(buf []byte, s string) (string, bool) {
