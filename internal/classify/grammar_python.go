@@ -355,6 +355,12 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		s.consequence(ev, m)
 		ev.Cont++
 		return consumed
+	case ev.Blanks == 0 && ev.A.Kind == AlarmNCCL && ev.Cont < contBudget(ev) && isNCCLResultLine(t):
+		// torch's NCCL error message goes on with NCCL's description of
+		// its result code ("ncclSystemError: System call ... failed") and
+		// "Last error:": the same message, not a second NCCL failure.
+		ev.Cont++
+		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
 	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m):
@@ -418,4 +424,21 @@ func (s *State) startEmbedded(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 // return redraw).
 func isProgressLine(m *lineMatch) bool {
 	return m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]
+}
+
+// isNCCLResultLine reports NCCL's description of a result code as torch
+// appends it to an NCCL error message: "ncclSystemError: ...",
+// "ncclUnhandledCudaError: ...", "ncclRemoteError: ...".
+func isNCCLResultLine(t string) bool {
+	name, _, ok := strings.Cut(t, ": ")
+	if !ok || !strings.HasPrefix(name, "nccl") || !strings.HasSuffix(name, "Error") || len(name) < 10 {
+		return false
+	}
+	for i := 4; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

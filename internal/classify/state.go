@@ -270,7 +270,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 			s.d.ReadyLine = &LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: v.Level, Rank: v.Rank, Time: v.Time}
 			fb.ready = s.d.Ready
 			s.endPhases(fb, l.Seq, at)
-			s.readyAfterErrors(fb)
+			s.readyAfterErrors(fb, src)
 		}
 		return
 	}
