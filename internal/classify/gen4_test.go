@@ -57,3 +57,30 @@ socketStartConnect: Connect to 10.1.2.3<40000> failed : Connection refused`)
 		t.Fatalf("alarms %+v, want the result line alone to stay an alarm", alone.Alarms)
 	}
 }
+
+// A process that answered a request is a serving process: ERROR lines it
+// logged before the request were handled, and its silence after ERROR lines
+// at the end of the stream is waiting for requests, not death. Without a
+// served request, a trailing ERROR run before readiness is still the
+// process's last words.
+func TestServingSourceTrailingErrorsAreNotLastWords(t *testing.T) {
+	t.Parallel()
+	const errLine = `2026-01-02 03:04:05.100 | ERROR    | app.routers.proxy:send_get_request:85 - Connection error: Cannot connect to host upstream:8000 - {}`
+	fatal := func(log string) bool {
+		run := feedBothWays(t, "", log)
+		for _, a := range run.Alarms {
+			if a.Fatal {
+				return true
+			}
+		}
+		return false
+	}
+	if fatal(errLine + `
+2026-01-02 03:04:06.000 | INFO     | uvicorn.protocols.http.httptools_impl:send:476 - 172.19.0.1:50122 - "GET /api/models HTTP/1.1" 200 - {}
+` + errLine) {
+		t.Fatal("a serving process's trailing ERROR line was taken for its death")
+	}
+	if !fatal("INFO starting\n" + errLine) {
+		t.Fatal("a trailing ERROR run before readiness is no longer last words")
+	}
+}
