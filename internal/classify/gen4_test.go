@@ -84,3 +84,24 @@ func TestServingSourceTrailingErrorsAreNotLastWords(t *testing.T) {
 		t.Fatal("a trailing ERROR run before readiness is no longer last words")
 	}
 }
+
+// Ray re-raises a remote worker's exception as "RayTaskError(Cause): ray::..."
+// followed by the remote frames and the cause's final line: one traceback,
+// headed by the cause, not a frames-only event headed by its header line.
+func TestRayRemoteReraiseIsOneTraceback(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `Traceback (most recent call last):
+  File "/x/ray_gpu_executor.py", line 412, in _run_workers
+    ray_worker_outputs = ray.get(ray_worker_outputs)
+  File "/x/ray/_private/worker.py", line 904, in get_objects
+    raise value.as_instanceof_cause()
+ray.exceptions.RayTaskError(ValueError): ray::RayWorkerWrapper.execute_method() (pid=11, ip=10.0.0.2, actor_id=ab12, repr=<w.W object at 0x7f>)
+  File "/x/worker_base.py", line 456, in execute_method
+    return executor(*args, **kwargs)
+  File "/x/worker.py", line 223, in load_model
+    raise ValueError("bad shard")
+ValueError: bad shard`)
+	if len(run.Alarms) != 1 || run.Alarms[0].FirstSeq != 1 || run.Alarms[0].HeadlineSeq != 11 {
+		t.Fatalf("alarms %+v, want one traceback headed by its final ValueError line", run.Alarms)
+	}
+}
