@@ -43,6 +43,10 @@ type grammarState struct {
 	// readiness or a phase: a wrapper re-logs the server's whole stderr at
 	// ERROR, so ERROR runs prove nothing in this launch.
 	Lies bool `json:"lies,omitempty"`
+	// Served lists sources (at most maxRuns, the latest) that answered a
+	// request: a serving process is quiet whenever no request comes, so
+	// its silence after ERROR lines proves nothing (promoteOnSettle).
+	Served []string `json:"served,omitempty"`
 }
 
 // openGrammar lets the recognisers open an event at a line no open event

@@ -218,15 +218,33 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 	return ev
 }
 
+// servedOn records that src answered a request: the ERROR lines of its
+// pending run were failures it handled, not its last words, and its later
+// silence is a serving process waiting for requests (promoteOnSettle).
+func (s *State) servedOn(src string) {
+	g := &s.d.G
+	if r := s.runOn(src); r != nil {
+		s.dropRun(r)
+	}
+	if contains(g.Served, src) {
+		return
+	}
+	if len(g.Served) >= maxRuns {
+		g.Served = append(g.Served[:0], g.Served[1:]...)
+	}
+	g.Served = append(g.Served, src)
+}
+
 // promoteOnSettle promotes the runs that were the last lines of a launch
-// that is not ready: the process went silent right after them.
+// that is not ready: the process went silent right after them. Not those of
+// a source that answered requests: its silence is no sign of death.
 func (s *State) promoteOnSettle(fb *feedBuf) []*event {
 	if s.d.Ready != nil {
 		return nil
 	}
 	var evs []*event
 	for _, r := range append([]*pendingRun(nil), s.d.G.Runs...) {
-		if r.Gap == 0 {
+		if r.Gap == 0 && !contains(s.d.G.Served, r.Src) {
 			if ev := s.promoteRun(fb, r); ev != nil {
 				evs = append(evs, ev)
 			}
@@ -243,7 +261,7 @@ func (s *State) pendingRuns() int {
 	}
 	n := 0
 	for _, r := range s.d.G.Runs {
-		if r.Gap == 0 {
+		if r.Gap == 0 && !contains(s.d.G.Served, r.Src) {
 			n++
 		}
 	}

@@ -16,8 +16,10 @@ import (
 // decides whether it was fatal.
 
 var (
-	reStrictExc = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)\b(?::.*)?$`), next: ":"}
-	reLooseExc  = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\[[^\]]*\])?(?::(?:\s.*)?)?$`), next: "[:"}
+	// Both also read Ray's re-raise of a remote exception,
+	// "ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.method() (...)".
+	reStrictExc = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)(?:\b(?::.*)?|\([A-Za-z_][\w.]*\):.*)$`), next: ":("}
+	reLooseExc  = &dottedNameRegexp{re: regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:(?:\[[^\]]*\])?(?::(?:\s.*)?)?|\([A-Za-z_][\w.]*\):(?:\s.*)?)$`), next: "[:("}
 	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
 	// faulthandler's per-thread header after "Fatal Python error".
 	// reAsyncioContext: a context line of asyncio's default exception
@@ -190,6 +192,9 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	}
 	ev.NetFrame = false
 	ev.St, ev.Level, ev.Cont, ev.Blanks, ev.Sub = stAfterExc, p.Level, 0, 0, 0
+	if wrapsRemoteCause(t) {
+		ev.Sub |= remoteFrames
+	}
 	ev.Await = s.d.N + awaitWindow
 	if m.shutdown {
 		// The operator interrupted the process (KeyboardInterrupt).
@@ -355,6 +360,18 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		s.consequence(ev, m)
 		ev.Cont++
 		return consumed
+	case ev.Blanks == 0 && ev.A.Kind == AlarmNCCL && ev.Cont < contBudget(ev) && isNCCLResultLine(t):
+		// torch's NCCL error message goes on with NCCL's description of
+		// its result code ("ncclSystemError: System call ... failed") and
+		// "Last error:": the same message, not a second NCCL failure.
+		ev.Cont++
+		return consumed
+	case ev.Sub&remoteFrames != 0 && ev.Blanks == 0 && ev.Cont == 0 && isFrameLine(t):
+		// Ray's re-raise goes on with the remote process's frames and
+		// its final exception line: one traceback.
+		ev.St, ev.PrevFile, ev.Sub = stFrames, true, 0
+		ev.Frames++
+		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
 	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m):
@@ -378,6 +395,34 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 // msgFramed is the stAfterExc sub-state bit set between the borders of a
 // framed exception message.
 const msgFramed = 2
+
+// remoteFrames is the stAfterExc sub-state bit set after an exception line
+// that wraps a remote cause ("RayTaskError(OutOfMemoryError): ray::..."):
+// the remote traceback's frames follow it.
+const remoteFrames = 4
+
+// wrapsRemoteCause reports an exception line of the form
+// "pkg.NameError(CauseName): ...", Ray's re-raise of a remote exception.
+func wrapsRemoteCause(t string) bool {
+	i := 0
+	for i < len(t) && (isWordByte(t[i]) || t[i] == '.') {
+		i++
+	}
+	if i == 0 || i >= len(t) || t[i] != '(' {
+		return false
+	}
+	j := strings.IndexByte(t[i:], ')')
+	return j > 1 && i+j+1 < len(t) && t[i+j+1] == ':' && isDottedName(t[i+1:i+j])
+}
+
+func isDottedName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) && s[i] != '.' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // contBudget is how many message lines may follow a final exception line:
 // more inside a framed message, still bounded.
@@ -418,4 +463,21 @@ func (s *State) startEmbedded(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 // return redraw).
 func isProgressLine(m *lineMatch) bool {
 	return m.builtin[litCR] || m.builtin[litItS] || m.builtin[litSIt] || m.builtin[litBar]
+}
+
+// isNCCLResultLine reports NCCL's description of a result code as torch
+// appends it to an NCCL error message: "ncclSystemError: ...",
+// "ncclUnhandledCudaError: ...", "ncclRemoteError: ...".
+func isNCCLResultLine(t string) bool {
+	name, _, ok := strings.Cut(t, ": ")
+	if !ok || !strings.HasPrefix(name, "nccl") || !strings.HasSuffix(name, "Error") || len(name) < 10 {
+		return false
+	}
+	for i := 4; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

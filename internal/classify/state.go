@@ -249,6 +249,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 
 	if m.serving {
 		s.survived(fb)
+		s.servedOn(src)
 	}
 	if m.survivor {
 		s.outlived(fb, l.Seq)
@@ -270,7 +271,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 			s.d.ReadyLine = &LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: v.Level, Rank: v.Rank, Time: v.Time}
 			fb.ready = s.d.Ready
 			s.endPhases(fb, l.Seq, at)
-			s.readyAfterErrors(fb)
+			s.readyAfterErrors(fb, src)
 		}
 		return
 	}
@@ -435,7 +436,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		switch {
 		case g.Role == RoleDetect,
 			g.Role == RoleRetry && !awaiting,
-			g.Role == RoleServing && len(s.d.Events) == 0,
+			g.Role == RoleServing && len(s.d.Events) == 0 && len(s.d.G.Runs) == 0 && len(s.d.G.Served) > 0,
 			g.Role == RoleTransient && len(s.d.Events) == 0,
 			(g.Role == RoleBenign || g.Role == RoleTerminate) && !s.levelMatters(p):
 			continue

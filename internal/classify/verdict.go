@@ -1,5 +1,7 @@
 package classify
 
+import "strings"
+
 // The verdict stage (stage 4 of design.md's classifier stages) decides from
 // the evidence that follows an event whether it brought the server down.
 // The recognisers never decide that: a traceback is a traceback.
@@ -88,13 +90,50 @@ func (s *State) doomedBefore(fb *feedBuf) {
 // readyAfterErrors downgrades the fatal-looking errors before readiness: the
 // server came up after them, so none of them brought it down. A process
 // death (a signal) stays fatal: a launcher may report ready after a child died.
-func (s *State) readyAfterErrors(fb *feedBuf) {
+// So does an error of a sibling instance: a process with the ready line's
+// process name but another pid ("APIServer pid=7002" when "APIServer
+// pid=7001" became ready) is a second server of the same deployment (two
+// servers started from one script), and the one that came up does not undo
+// the other's death.
+func (s *State) readyAfterErrors(fb *feedBuf, readySrc string) {
 	for _, ev := range s.d.Events {
-		if ev.live() && ev.A.Fatal && !ev.Signalled && ev.A.Kind != AlarmSignal {
+		if ev.live() && ev.A.Fatal && !ev.Signalled && ev.A.Kind != AlarmSignal && !siblingOf(ev, readySrc) {
 			s.setFatal(ev, false)
 			fb.touch(ev)
 		}
 	}
+}
+
+// siblingOf reports whether one of the event's sources is another instance
+// of the process that printed the ready line: the same name before "pid=",
+// another pid.
+func siblingOf(ev *event, readySrc string) bool {
+	name, pid, ok := procNamePid(readySrc)
+	if !ok {
+		return false
+	}
+	srcs := ev.Srcs
+	if len(srcs) == 0 {
+		srcs = []string{ev.Src}
+	}
+	for _, src := range srcs {
+		if n, p, ok := procNamePid(src); ok && n == name && p != pid {
+			return true
+		}
+	}
+	return false
+}
+
+// procNamePid splits a process tag source such as "APIServer pid=7001" (or
+// "RayWorkerWrapper pid=2960, ip=10.1.1.1") into its name and pid; ok is
+// false for sources without both.
+func procNamePid(src string) (name, pid string, ok bool) {
+	name, rest, found := strings.Cut(src, " pid=")
+	if !found || name == "" || strings.ContainsAny(name, " @") {
+		return "", "", false
+	}
+	pid, _, _ = strings.Cut(rest, ",")
+	return name, pid, pid != ""
 }
 
 func (s *State) setFatal(ev *event, fatal bool) {
