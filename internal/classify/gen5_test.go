@@ -53,3 +53,38 @@ httpx.ConnectError: [Errno -3] Temporary failure in name resolution`, false},
 		}
 	}
 }
+
+// A thread whose name says it only reports (usage, telemetry, analytics,
+// metrics, stats) is a side job: its death, whatever the exception, is no
+// server failure. A thread with another job (an engine loop) stays an alarm.
+func TestReportingThreadDeathIsNoAlarm(t *testing.T) {
+	t.Parallel()
+	body := `Traceback (most recent call last):
+  File "/usr/lib/python3.12/threading.py", line 1012, in run
+    self._target(*self._args, **self._kwargs)
+  File "/srv/app/usage_lib.py", line 262, in _write_to_file
+    os.makedirs(path, exist_ok=True)
+PermissionError: [Errno 13] Permission denied: '/home/app/.config/app'
+`
+	for _, c := range []struct {
+		intro  string
+		alarms int
+	}{
+		{"Exception in thread Thread-2 (_report_usage_worker):", 0},
+		{"Exception in thread usage-stats:", 0},
+		{"Exception in thread Thread-2 (_step_loop):", 1},
+	} {
+		for _, end := range []string{"", "INFO 01-02 03:04:09 [loader.py:2] Loading weights took 4.00 seconds\n"} {
+			st := classify.New("vllm")
+			var lines []classify.Line
+			for i, l := range strings.Split(strings.TrimRight(c.intro+"\n"+body+end, "\n"), "\n") {
+				lines = append(lines, classify.Line{Seq: int64(i + 1), Text: l})
+			}
+			st.Feed(lines)
+			st.Settle(classify.SettleStreamEnd)
+			if got := st.Summary().LiveAlarms; got != c.alarms {
+				t.Errorf("%q (then %q): %d alarms, want %d", c.intro, end, got, c.alarms)
+			}
+		}
+	}
+}
