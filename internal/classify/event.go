@@ -52,6 +52,8 @@ type event struct {
 	// Thread: threading's "Exception in thread NAME:" introduced the
 	// traceback: it killed one thread, not the process.
 	Thread bool `json:"thr,omitempty"`
+	// AuxThread: and that thread only reported (prevLine.AuxThread).
+	AuxThread bool `json:"athr,omitempty"`
 }
 
 // What the exception lines of an event showed so far (event.Net).

@@ -64,6 +64,7 @@ func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 		ev.Net = netOther // the header line names the failure ("Scheduler hit an exception: Traceback")
 	}
 	ev.Thread = pr.Thread && pr.N == s.d.N-1 && pr.Src == src
+	ev.AuxThread = ev.Thread && pr.AuxThread
 	ev.St = stFrames
 	return ev
 }
@@ -75,13 +76,27 @@ func isPyThreadDeath(t string) bool {
 	return strings.HasPrefix(t, "Exception in thread ") && strings.HasSuffix(t, ":") && !strings.HasPrefix(t, `Exception in thread "`)
 }
 
+// reAuxThread finds a reporting job in a thread's name or target
+// ("Thread-2 (_report_usage_worker)", "usage-stats", "_send_metrics").
+var reAuxThread = regexp.MustCompile(`(?i)usage|telemetry|analytics|metrics|stats|report`)
+
+// isAuxThreadDeath reports threading's intro line for a thread whose name
+// or target says it only reports usage, telemetry, analytics, metrics or
+// stats: a side job the server does not need to serve.
+func isAuxThreadDeath(t string) bool {
+	return isPyThreadDeath(t) && reAuxThread.MatchString(t[len("Exception in thread "):])
+}
+
 // threadCallFailed withdraws a thread's traceback that ended as a failed
 // network call (the thread's own call to a telemetry, analytics or usage
-// server that cannot be reached: Gradio's analytics, a stats reporter).
-// Only that thread died, the process serves on, and its failure is no
-// server failure: the lines stay as warnings.
+// server that cannot be reached: Gradio's analytics, a stats reporter), or
+// any traceback of a thread that only reports (isAuxThreadDeath: vLLM's
+// usage report failing to write its file; an OOM, CUDA or NCCL failure
+// stays, the device is the server's too). Only that thread died, the
+// process serves on, and its failure is no server failure: the lines stay
+// as warnings.
 func (s *State) threadCallFailed(fb *feedBuf, ev *event) {
-	if ev.Thread && ev.Net == netOnly && ev.live() && !ev.Signalled {
+	if ev.Thread && (ev.Net == netOnly || ev.AuxThread && !isRootCauseKind(ev.A.Kind)) && ev.live() && !ev.Signalled {
 		s.withdraw(fb, ev)
 	}
 }

@@ -316,6 +316,12 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		}
 		p.Time, p.Level = t, lv
 		return rest[end+2:], true
+	case len(rest) > 5 && rest[0] == ' ' && isGlogLevel(rest[1]) && rest[2] == ' ' && isDigit(rest[3]) && hasGlogTail(rest[3:]):
+		// Triton's --log-format ISO8601: the glog fields after an ISO time,
+		// "2026-01-02T03:04:05Z I 1 http_server.cc:4788] \"msg\"".
+		body, _ := eatGlogTail(rest[3:])
+		p.Time, p.Level = t, glogLevel(rest[1])
+		return body, true
 	case strings.HasPrefix(rest, " - "):
 		// Python logging: " - NAME - LEVEL - msg"
 		parts := strings.SplitN(rest[3:], " - ", 3)
@@ -443,6 +449,31 @@ func (p *Prefix) eatGlog(s string, year int, closer byte) (string, bool) {
 	}
 	p.Level = glogLevel(s[0])
 	return unquoteGlogBody(skipOneSpace(s[end+1:])), true
+}
+
+// eatGlogTail reads what follows a glog level and time: "<pid> <file>:<line>] "
+// and returns the (unquoted) message. The pid is digits and the file a word
+// with a ":<line>" suffix, so a sentence that starts with a number is no prefix.
+func eatGlogTail(s string) (string, bool) {
+	sp := strings.IndexByte(s, ' ')
+	if sp < 1 || sp > 10 || !allDigits(s[:sp]) {
+		return s, false
+	}
+	file := s[sp+1:]
+	end := indexByteWithin(file, ']', 121)
+	if end < 3 || end > 120 {
+		return s, false
+	}
+	c := strings.LastIndexByte(file[:end], ':')
+	if c < 1 || c == end-1 || !allDigits(file[c+1:end]) || strings.IndexByte(file[:c], ' ') >= 0 {
+		return s, false
+	}
+	return unquoteGlogBody(skipOneSpace(file[end+1:])), true
+}
+
+func hasGlogTail(s string) bool {
+	_, ok := eatGlogTail(s)
+	return ok
 }
 
 // unquoteGlogBody undoes the quoting of Triton Inference Server's logger

@@ -14,7 +14,12 @@ func (s *State) settledNow(ev *event) bool {
 //   - a traceback whose failure so far is only a network call's (event.Net):
 //     the call's caller may well retry it, as a retry line right after it
 //     would say;
-//   - a bare "Traceback (most recent call last):" and nothing else yet.
+//   - a bare "Traceback (most recent call last):" and nothing else yet;
+//   - a traceback that threading's "Exception in thread NAME:" introduced,
+//     still in its frames: an uncaught exception ends that thread, not the
+//     process, and only its exception line can say the process is done for
+//     (a failed network call of a telemetry thread is withdrawn,
+//     threadCallFailed).
 //
 // Until the next line tells (a retry line withdraws it; anything else
 // continues or closes it, and it settles as usual) or the stream ends
@@ -27,7 +32,7 @@ func (s *State) undecided(ev *event) bool {
 		return false
 	}
 	bareHeader := ev.St == stFrames && ev.Frames == 0 && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone
-	return bareHeader || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame
+	return bareHeader || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame || ev.Thread && ev.St == stFrames
 }
 
 // markSettled reports every live alarm that settled during this call.

@@ -81,6 +81,9 @@ type prevLine struct {
 	// Thread: the line is threading's "Exception in thread NAME:", the
 	// intro of a traceback that killed a thread, not the process.
 	Thread bool `json:"thread,omitempty"`
+	// AuxThread: that thread's name says it only reports (usage,
+	// telemetry, analytics, metrics, stats): see isAuxThreadDeath.
+	AuxThread bool `json:"auxthread,omitempty"`
 }
 
 // New returns the state of a launch that has seen no lines. server is the
@@ -201,7 +204,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		s.retire(fb)
 		benign := s.continuesBenign(&p, src, &m, v.Alarm)
 		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t)}
+			Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t), AuxThread: isAuxThreadDeath(t)}
 		if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
 			s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
 		}
