@@ -73,6 +73,10 @@ type replay struct {
 	phases   map[string]classify.Phase
 	config   map[string]string
 	ready    *classify.Marker
+	// readyNow: the batch just applied brought the ready line; the server
+	// shows it ready even when a failure after it came in the same batch
+	// (pipeline's saveLaunch), until the next batch or the settle bound.
+	readyNow bool
 	last     string // the status after the previous batch
 }
 
@@ -98,6 +102,7 @@ func (r *replay) apply(res classify.Result) error {
 	if res.Ready != nil && r.ready == nil {
 		m := *res.Ready
 		r.ready = &m
+		r.readyNow = true
 	}
 	return nil
 }
@@ -109,6 +114,8 @@ func (r *replay) status() string {
 	for _, a := range r.alarms {
 		switch {
 		case !a.Fatal || a.Withdrawn:
+		case a.Settled && r.readyNow && a.FirstSeq > r.ready.Seq:
+			// Shown ready first, as the server does (readyNow).
 		case a.Settled:
 			f.OpenFatal++
 		case r.ready == nil || a.FirstSeq < r.ready.Seq:
@@ -158,6 +165,7 @@ func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) 
 			}
 		}
 		st := r.status()
+		r.readyNow = false // the next read is after the next batch or the bound
 		if asked && st != status.Ready && r.st.Summary().PendingFatal > 0 {
 			// The answer had no status (a fatal alarm is not settled): the
 			// client reads the launch, which settles it as the stream's end.

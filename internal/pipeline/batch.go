@@ -269,6 +269,18 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store
 		WasReady: b.launch.Status == status.Ready,
 		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal, ExitRequested: b.launch.ExitRequested,
 	}
+	if sum.Ready != nil && b.launch.ReadyAt == nil && len(fresh) > 0 && facts.OpenFatalAfterReady > 0 {
+		// The batch that brought the ready line also brought a failure
+		// after it. Had its lines come one by one, the launch would have
+		// been shown ready first and `wait` would have answered ready: it
+		// is shown ready until the settle bound or the next batch, and
+		// alarm from then on (the settler recomputes it at the deadline).
+		f.OpenFatal -= facts.OpenFatalAfterReady
+		if b.settleAt == nil {
+			t := b.received.Add(b.settleAfter)
+			b.settleAt, u.SettleAt = &t, &t
+		}
+	}
 	u.Status = status.Of(f)
 	b.lastSeq, b.status = u.LastSeq, u.Status
 	return b.tx.SaveLaunch(ctx, u)

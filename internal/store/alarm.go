@@ -88,6 +88,9 @@ type AlarmFacts struct {
 	// would outrank a readiness that came after it. An alarm after the
 	// ready line does not hold readiness: the launch was ready before it.
 	PendingFatal int
+	// OpenFatalAfterReady counts the settled open fatal alarms that start
+	// after the ready line (0 while not ready).
+	OpenFatalAfterReady int
 }
 
 // alarmFactsSelect computes AlarmFacts over the alarms joined as a; ready is
@@ -96,7 +99,8 @@ func alarmFactsSelect(ready string) string {
 	return `
 	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND a.settled),
 	count(a.*) FILTER (WHERE a.fatal AND a.state = 'confirmed'),
-	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND NOT a.settled AND (` + ready + ` IS NULL OR a.first_seq < ` + ready + `))`
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND NOT a.settled AND (` + ready + ` IS NULL OR a.first_seq < ` + ready + `)),
+	count(a.*) FILTER (WHERE a.fatal AND a.state = 'open' AND a.settled AND a.first_seq > ` + ready + `)`
 }
 
 // AlarmFacts returns the fatal-alarm counts of a launch whose ready line is
@@ -104,7 +108,8 @@ func alarmFactsSelect(ready string) string {
 func (t *Tx) AlarmFacts(ctx context.Context, launchID int64, readySeq *int64) (AlarmFacts, error) {
 	var f AlarmFacts
 	err := t.tx.QueryRow(ctx, `SELECT `+alarmFactsSelect("$2::bigint")+`
-		FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn`, launchID, readySeq).Scan(&f.OpenFatal, &f.ConfirmedFatal, &f.PendingFatal)
+		FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn`, launchID, readySeq).Scan(&f.OpenFatal, &f.ConfirmedFatal, &f.PendingFatal,
+		&f.OpenFatalAfterReady)
 	if err != nil {
 		return f, fmt.Errorf("store: alarm facts: %w", err)
 	}

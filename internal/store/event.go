@@ -91,7 +91,7 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 		FROM launches l LEFT JOIN alarms a ON a.launch_id = l.id AND NOT a.withdrawn
 		WHERE l.id = $1
 		GROUP BY l.id`, launchID).Scan(&readyAt, &stored, &f.Phase, &f.ExitCode, &f.ExitSignal, &f.ExitRequested,
-		&a.OpenFatal, &a.ConfirmedFatal, &a.PendingFatal)
+		&a.OpenFatal, &a.ConfirmedFatal, &a.PendingFatal, &a.OpenFatalAfterReady)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNotFound
 	}

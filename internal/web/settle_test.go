@@ -254,6 +254,27 @@ func TestSettle(t *testing.T) {
 		}
 	})
 
+	t.Run("ABatchWithTheReadyLineAndALaterCrashIsShownReadyFirst", func(t *testing.T) {
+		t.Parallel()
+		b := setupSettle(t)
+		// Line by line, the launch would have been ready before it crashed:
+		// the batch that brings both is answered ready (wait exits 0 as it
+		// would have), and the launch turns alarm at the settle bound.
+		ack := b.postText("/api/v1/launches/rc/lines?server=vllm", settleLoading+settleReady+
+			"INFO:     10.0.0.7:51234 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"+
+			"!!!!!!! Segfault encountered !!!!!!!\nFatal Python error: Segmentation fault\n\nCurrent thread 0x00007f0000000001 (most recent call first):\n"+
+			"  File \"/srv/engine.py\", line 12 in step\n"+"INFO 04-02 09:28:40 [loader.py:88] worker 3 exited\n")
+		if ack.Status != "ready" || !ack.Settling {
+			t.Fatalf("ack of the batch: status %q settling %v, want ready and settling", ack.Status, ack.Settling)
+		}
+		sub := b.srv.Hub.Subscribe("rc")
+		defer b.srv.Hub.Unsubscribe(sub)
+		b.clock.Advance(2 * time.Second)
+		if v := b.untilSettled("rc", sub.Wake()); v.Status != "alarm" || len(v.Alarms) != 1 || !v.Alarms[0].Fatal {
+			t.Errorf("after the bound: %+v, want alarm with the fatal alarm", v)
+		}
+	})
+
 	t.Run("ABindFailureRightAfterStartupTakesReadinessBack", func(t *testing.T) {
 		t.Parallel()
 		b := setupSettle(t)
