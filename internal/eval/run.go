@@ -73,9 +73,8 @@ type replay struct {
 	phases   map[string]classify.Phase
 	config   map[string]string
 	ready    *classify.Marker
-	// readyNow: the batch just applied brought the ready line; the server
-	// shows it ready even when a failure after it came in the same batch
-	// (pipeline's saveLaunch), until the next batch or the settle bound.
+	// readyNow: the batch just applied brought the ready line
+	// (status.Facts.NewlyReady).
 	readyNow bool
 	last     string // the status after the previous batch
 }
@@ -110,14 +109,15 @@ func (r *replay) apply(res classify.Result) error {
 // status is the launch status the server would show now: an unsettled
 // fatal alarm is not yet a verdict, so it does not count.
 func (r *replay) status() string {
-	f := status.Facts{Ready: r.ready != nil, Phase: r.st.Summary().Phase, WasReady: r.last == status.Ready}
+	f := status.Facts{Ready: r.ready != nil, Phase: r.st.Summary().Phase, WasReady: r.last == status.Ready, NewlyReady: r.readyNow}
 	for _, a := range r.alarms {
 		switch {
 		case !a.Fatal || a.Withdrawn:
-		case a.Settled && r.readyNow && a.FirstSeq > r.ready.Seq:
-			// Shown ready first, as the server does (readyNow).
 		case a.Settled:
 			f.OpenFatal++
+			if r.ready != nil && a.FirstSeq > r.ready.Seq {
+				f.OpenFatalAfterReady++
+			}
 		case r.ready == nil || a.FirstSeq < r.ready.Seq:
 			f.PendingFatal++ // as the server counts them (store.AlarmFacts)
 		}

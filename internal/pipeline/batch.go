@@ -266,20 +266,15 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store
 	f := status.Facts{
 		Ready: u.ReadyAt != nil || b.launch.ReadyAt != nil && !u.ClearReady, Phase: sum.Phase,
 		OpenFatal: facts.OpenFatal, ConfirmedFatal: facts.ConfirmedFatal, PendingFatal: facts.PendingFatal,
-		WasReady: b.launch.Status == status.Ready,
+		WasReady:   b.launch.Status == status.Ready,
+		NewlyReady: sum.Ready != nil && b.launch.ReadyAt == nil && len(fresh) > 0, OpenFatalAfterReady: facts.OpenFatalAfterReady,
 		ExitCode: b.launch.ExitCode, ExitSignal: b.launch.ExitSignal, ExitRequested: b.launch.ExitRequested,
 	}
-	if sum.Ready != nil && b.launch.ReadyAt == nil && len(fresh) > 0 && facts.OpenFatalAfterReady > 0 {
-		// The batch that brought the ready line also brought a failure
-		// after it. Had its lines come one by one, the launch would have
-		// been shown ready first and `wait` would have answered ready: it
-		// is shown ready until the settle bound or the next batch, and
-		// alarm from then on (the settler recomputes it at the deadline).
-		f.OpenFatal -= facts.OpenFatalAfterReady
-		if b.settleAt == nil {
-			t := b.received.Add(b.settleAfter)
-			b.settleAt, u.SettleAt = &t, &t
-		}
+	if f.NewlyReady && f.OpenFatalAfterReady > 0 && b.settleAt == nil {
+		// Shown ready first (status.Facts.NewlyReady): the settler turns
+		// it alarm at the settle bound if no batch does before.
+		t := b.received.Add(b.settleAfter)
+		b.settleAt, u.SettleAt = &t, &t
 	}
 	u.Status = status.Of(f)
 	b.lastSeq, b.status = u.LastSeq, u.Status

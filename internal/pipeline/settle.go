@@ -41,7 +41,7 @@ func (p *Pipeline) Clock() clock.Clock { return p.clock }
 // would have the settler settle the launch again every bound, for ever.
 func (b *batch) deadline(sum classify.Summary, newLines bool) *time.Time {
 	switch {
-	case sum.PendingFatal == 0 && (sum.PendingRuns == 0 || b.idle && !newLines):
+	case sum.PendingFatal == 0 && (sum.PendingRuns == 0 || b.idle):
 		return nil
 	case newLines || b.launch.SettleAt == nil:
 		t := b.received.Add(b.settleAfter)

@@ -34,6 +34,13 @@ type Facts struct {
 	// shown ready stays ready while an alarm settles.
 	PendingFatal int
 	WasReady     bool
+	// NewlyReady says the facts are those of the batch that brought the
+	// ready line, and OpenFatalAfterReady counts the settled open fatal
+	// alarms (of OpenFatal) that start after that line. Had the batch's
+	// lines come one by one the launch would have been shown ready first,
+	// so that batch is answered ready; they count from the next facts on.
+	NewlyReady          bool
+	OpenFatalAfterReady int
 }
 
 // Of returns the status of a launch with facts f. What the process itself
@@ -51,7 +58,7 @@ func Of(f Facts) string {
 		return Exited
 	case f.ConfirmedFatal > 0:
 		return Crashed
-	case f.OpenFatal > 0:
+	case f.OpenFatal > f.shownReadyFirst():
 		return Alarm
 	case f.Ready && !f.readyHeld():
 		return Ready
@@ -60,6 +67,15 @@ func Of(f Facts) string {
 	default:
 		return Starting
 	}
+}
+
+// shownReadyFirst is how many open fatal alarms wait behind a readiness
+// that came in the same batch (NewlyReady).
+func (f Facts) shownReadyFirst() int {
+	if f.Ready && f.NewlyReady {
+		return f.OpenFatalAfterReady
+	}
+	return 0
 }
 
 // readyHeld reports whether an unsettled fatal alarm keeps the launch from

@@ -30,6 +30,8 @@ func TestOf(t *testing.T) {
 		{"PendingFatalHoldsReadyBack", Facts{Phase: "warmup", Ready: true, PendingFatal: 1}, Loading},
 		{"ShownReadyStaysReadyWhileAnAlarmSettles", Facts{Ready: true, WasReady: true, PendingFatal: 1}, Ready},
 		{"SettledFatalOutranksReady", Facts{Ready: true, WasReady: true, OpenFatal: 1}, Alarm},
+		{"ReadyFirstInTheBatchThatBroughtIt", Facts{Ready: true, NewlyReady: true, OpenFatal: 1, OpenFatalAfterReady: 1}, Ready},
+		{"AFatalBeforeTheReadyLineStillCounts", Facts{Ready: true, NewlyReady: true, OpenFatal: 2, OpenFatalAfterReady: 1}, Alarm},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
