@@ -133,6 +133,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer func() { stopListening(); <-retaining }()
 	}
 
+	// Lines at rest are compacted into compressed blocks (migration 00020).
+	compacting := make(chan struct{})
+	go func() {
+		defer close(compacting)
+		st.RunCompaction(listenCtx, clock.Real{}, store.CompactEvery, log)
+	}()
+	defer func() { stopListening(); <-compacting }()
+
 	// A launch whose verdict waits for its stream's end (a trailing ERROR
 	// run) is settled a settle bound before it would be shown silent, so it
 	// is shown alarm, not "cannot see" (WithStreamEndAfter keeps the

@@ -111,6 +111,14 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 			return err
 		}
 		ack.Duplicates = dups
+		if len(fresh) > 0 {
+			// New lines among compacted ones (a gap fill, a launch that
+			// spoke again after a quiet spell) turn those blocks back into
+			// rows first; for a launch's growing tail this is no statement.
+			if err := tx.ThawLines(ctx, id, fresh[0].Seq, fresh[len(fresh)-1].Seq); err != nil {
+				return err
+			}
+		}
 		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece}
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err

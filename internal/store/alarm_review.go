@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
+var alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM lines x WHERE x.launch_id = a.launch_id AND x.seq = a.first_seq), a.settled, a.cause_no`
+	(SELECT ts FROM (` + lineRead{launch: "a.launch_id", lo: "a.first_seq", hi: "a.first_seq", cols: []string{"ts"}}.sql() + `) x), a.settled, a.cause_no`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
 	var a Alarm

@@ -24,7 +24,7 @@ func (t *Tx) AddAnnotation(ctx context.Context, launchID int64, seq *int64, auth
 	var id int64
 	err := t.tx.QueryRow(ctx, `
 		INSERT INTO annotations (launch_id, seq, at, author, body)
-		VALUES ($1, $2, (SELECT ts FROM lines WHERE launch_id = $1 AND seq = $2), $3, $4) RETURNING id`,
+		VALUES ($1, $2, (SELECT ts FROM (`+lineRead{launch: "$1", lo: "$2", hi: "$2", cols: []string{"ts"}}.sql()+`) x), $3, $4) RETURNING id`,
 		launchID, seq, author, body).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store: add annotation: %w", err)

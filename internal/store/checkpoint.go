@@ -139,10 +139,9 @@ const scanPage = 2048
 
 func (t *Tx) scanPage(ctx context.Context, launchID, after, through int64, stops *[]int64, buf []classify.Line, vs []StoredVerdict,
 	fn func([]classify.Line, []StoredVerdict) bool) (n int, last int64, more bool, err error) {
-	rows, err := t.tx.Query(ctx, `
-		SELECT seq, ts, text, kind, level, rank, alarm_no FROM lines
-		WHERE launch_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-		launchID, after, through, scanPage)
+	r := lineRead{launch: "$1", lo: "$2::bigint + 1", hi: "$3", cols: []string{"seq", "ts", "text", "kind", "level", "rank", "alarm_no"},
+		order: true, limit: "$4"}
+	rows, err := t.tx.Query(ctx, r.sql(), launchID, after, through, scanPage)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
 	}

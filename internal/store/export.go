@@ -85,15 +85,16 @@ type AlarmExcerpt struct {
 // line between its first and last) and up to around lines on each side,
 // in one round trip over the lines' primary key.
 func (s *Store) AlarmExcerpt(ctx context.Context, launchID int64, a Alarm, around, maxOwn int) (AlarmExcerpt, error) {
+	own := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColumnList, conds: []string{"alarm_no = $4"}, uses: lineColumnList,
+		limit: "$5", rowsOnly: true} // an alarm's lines are kept as rows
+	before := lineRead{launch: "$1", hi: "$2::bigint - 1", cols: lineColumnList, back: true, limit: "$6"}
+	after := lineRead{launch: "$1", lo: "$3::bigint + 1", cols: lineColumnList, limit: "$6"}
 	rows, err := s.pool.Query(ctx, `
-		(SELECT 0, seq, ts, received_at, stream, kind, level, rank, alarm_no, text FROM lines
-			WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 AND alarm_no = $4 ORDER BY seq LIMIT $5)
+		(SELECT 0, * FROM (`+own.sql()+`) o)
 		UNION ALL
-		(SELECT -1, seq, ts, received_at, stream, kind, level, rank, alarm_no, text FROM lines
-			WHERE launch_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $6)
+		(SELECT -1, * FROM (`+before.sql()+`) b)
 		UNION ALL
-		(SELECT 1, seq, ts, received_at, stream, kind, level, rank, alarm_no, text FROM lines
-			WHERE launch_id = $1 AND seq > $3 ORDER BY seq LIMIT $6)`,
+		(SELECT 1, * FROM (`+after.sql()+`) a)`,
 		launchID, a.FirstSeq, a.LastSeq, a.No, maxOwn+1, around)
 	if err != nil {
 		return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)

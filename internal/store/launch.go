@@ -171,15 +171,15 @@ func (s *Store) Clock(ctx context.Context, launchID int64) (LaunchClock, error) 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
-	var clockOffset int64
+	var clockOffset, compacted int64
 	err := t.tx.QueryRow(ctx, `
 		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
 			exit_code, exit_signal, exit_requested, labels, settle_at,
-			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged
+			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged, compacted_through
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
 		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
-			&l.Clock.Logged)
+			&l.Clock.Logged, &compacted)
 	l.Clock.Offset = time.Duration(clockOffset)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
@@ -187,6 +187,10 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 	if err != nil {
 		return nil, fmt.Errorf("store: lock launch: %w", err)
 	}
+	if t.compacted == nil {
+		t.compacted = map[int64]int64{}
+	}
+	t.compacted[id] = compacted
 	return &l, nil
 }
 

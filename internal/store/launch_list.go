@@ -35,10 +35,10 @@ type LaunchFilter struct {
 }
 
 // firstLineTS and readyLineTS are a listed launch's line times: point
-// lookups on the lines primary key.
-const (
-	firstLineTS = "(SELECT ts FROM lines x WHERE x.launch_id = l.id ORDER BY x.seq LIMIT 1)"
-	readyLineTS = "(SELECT ts FROM lines x WHERE x.launch_id = l.id AND x.seq = l.ready_seq)"
+// lookups on the primary keys of lines and line_blocks.
+var (
+	firstLineTS = "(SELECT ts FROM (" + lineRead{launch: "l.id", cols: []string{"seq", "ts"}, limit: "1"}.sql() + ") x)"
+	readyLineTS = "(SELECT ts FROM (" + lineRead{launch: "l.id", lo: "l.ready_seq", hi: "l.ready_seq", cols: []string{"ts"}}.sql() + ") x)"
 )
 
 // LaunchSorts are the columns the list sorts by, as SQL over launches l.

@@ -36,8 +36,8 @@ func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (ma
 		return map[int64]bool{}, nil
 	}
 	lo, hi := slices.Min(seqs), slices.Max(seqs)
-	rows, err := t.tx.Query(ctx, `SELECT seq FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 AND seq = ANY($4) ORDER BY seq`,
-		launchID, lo, hi, seqs)
+	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq"}, conds: []string{"seq = ANY($4)"}, uses: []string{"seq"}, order: true}
+	rows, err := t.tx.Query(ctx, r.sql(), launchID, lo, hi, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("store: existing seqs: %w", err)
 	}
@@ -56,8 +56,9 @@ func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (ma
 // greatest seq below seq, or the zero time when there is none.
 func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time, error) {
 	var ts time.Time
-	err := t.tx.QueryRow(ctx, `SELECT ts FROM lines WHERE launch_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT 1`,
-		launchID, seq).Scan(&ts)
+	var at int64
+	r := lineRead{launch: "$1", hi: "$2::bigint - 1", cols: []string{"seq", "ts"}, back: true, limit: "1"}
+	err := t.tx.QueryRow(ctx, r.sql(), launchID, seq).Scan(&at, &ts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, nil
 	}
@@ -89,6 +90,10 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 			alarms[i] = &a
 		}
 	}
+	// Only rows are updated: compacted lines become rows first.
+	if err := t.ThawLines(ctx, launchID, slices.Min(seqs), slices.Max(seqs)); err != nil {
+		return err
+	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE lines l SET kind = v.kind, level = COALESCE(NULLIF(v.level, ''), l.level), rank = v.rank, alarm_no = v.alarm_no
 		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[]) AS v(seq, kind, level, rank, alarm_no)
@@ -104,39 +109,36 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 // to fn in chunks, for rebuilding the classification from scratch. fn must
 // not use the transaction.
 func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.Line)) error {
-	rows, err := t.tx.Query(ctx, `SELECT seq, ts, text FROM lines WHERE launch_id = $1 ORDER BY seq`, launchID)
-	if err != nil {
-		return fmt.Errorf("store: scan lines: %w", err)
-	}
-	defer rows.Close()
 	const chunk = 1024
-	buf := make([]classify.Line, 0, chunk)
-	for rows.Next() {
-		var l classify.Line
-		if err := rows.Scan(&l.Seq, &l.Time, &l.Text); err != nil {
+	r := lineRead{launch: "$1", lo: "$2::bigint + 1", cols: []string{"seq", "ts", "text"}, order: true, limit: fmt.Sprint(chunk)}
+	for after := int64(0); ; {
+		rows, err := t.tx.Query(ctx, r.sql(), launchID, after)
+		if err != nil {
 			return fmt.Errorf("store: scan lines: %w", err)
 		}
-		l.Clock = l.Time // the stored time is on the launch clock
-		buf = append(buf, l)
-		if len(buf) == chunk {
-			fn(buf)
-			buf = buf[:0]
+		buf, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (classify.Line, error) {
+			var l classify.Line
+			err := row.Scan(&l.Seq, &l.Time, &l.Text)
+			l.Clock = l.Time // the stored time is on the launch clock
+			return l, err
+		})
+		if err != nil {
+			return fmt.Errorf("store: scan lines: %w", err)
 		}
+		if len(buf) > 0 {
+			fn(buf)
+		}
+		if len(buf) < chunk {
+			return nil
+		}
+		after = buf[len(buf)-1].Seq
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: scan lines: %w", err)
-	}
-	if len(buf) > 0 {
-		fn(buf)
-	}
-	return nil
 }
 
 // Lines returns up to limit lines of a launch with seq greater than after, in order.
 func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]Line, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text
-		FROM lines WHERE launch_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, launchID, after, limit)
+	r := lineRead{launch: "$1", lo: "$2::bigint + 1", cols: lineColumnList, order: true, limit: "$3"}
+	rows, err := s.pool.Query(ctx, r.sql(), launchID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}
@@ -149,6 +151,8 @@ func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]
 func (t *Tx) ShiftClock(ctx context.Context, launchID int64, delta time.Duration) error {
 	for _, q := range []string{
 		`UPDATE lines SET ts = ts + $2 WHERE launch_id = $1`,
+		`UPDATE line_blocks SET min_ts = min_ts + $2, max_ts = max_ts + $2,
+			ts = (SELECT array_agg(x + $2 ORDER BY i) FROM unnest(ts) WITH ORDINALITY AS a(x, i)) WHERE launch_id = $1`,
 		`UPDATE launch_phases SET begin_at = begin_at + $2, end_at = end_at + $2 WHERE launch_id = $1`,
 		`UPDATE launches SET ready_at = ready_at + $2 WHERE id = $1`,
 		`UPDATE alarms SET occurred_at = occurred_at + $2 WHERE launch_id = $1`,
@@ -164,6 +168,9 @@ func (t *Tx) ShiftClock(ctx context.Context, launchID int64, delta time.Duration
 // of the phases they began or ended, to ts: they had no log time of their
 // own, and the first line that has one is the neighbour they take it from.
 func (t *Tx) RetimeBefore(ctx context.Context, launchID, seq int64, ts time.Time) error {
+	if err := t.ThawLines(ctx, launchID, 1, seq-1); err != nil {
+		return err
+	}
 	for _, q := range []string{
 		`UPDATE lines SET ts = $3 WHERE launch_id = $1 AND seq < $2`,
 		`UPDATE launch_phases SET begin_at = $3 WHERE launch_id = $1 AND begin_seq < $2`,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,41 +82,47 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 	if w, ok, err := s.indexedSearch(ctx, launchID, f, lastSeq); ok || err != nil {
 		return w, err
 	}
-	q := &launchQuery{}
-	q.conds = append(q.conds, "launch_id = "+q.arg(launchID))
 	back := f.Before > 0
 	var w LineWindow
 	bounded := f.ScanLimit > 0 && f.Narrowing()
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	switch {
 	case back:
-		q.conds = append(q.conds, "seq < "+q.arg(f.Before))
+		hi = f.Before - 1
 		w.ScannedFrom, w.ScannedTo = 1, f.Before-1
 		if bounded {
 			w.ScannedFrom = max(1, f.Before-f.ScanLimit)
-			q.conds = append(q.conds, "seq >= "+q.arg(w.ScannedFrom))
+			lo = w.ScannedFrom
 		}
 	default:
-		q.conds = append(q.conds, "seq > "+q.arg(f.After))
+		lo = f.After + 1
 		w.ScannedFrom, w.ScannedTo = f.After+1, lastSeq
 		if bounded {
 			w.ScannedTo = f.After + f.ScanLimit
-			q.conds = append(q.conds, "seq <= "+q.arg(w.ScannedTo))
+			hi = w.ScannedTo
 		}
 	}
 	if f.InRange {
-		q.conds = append(q.conds, "seq >= "+q.arg(f.MinSeq), "seq <= "+q.arg(f.MaxSeq))
+		lo, hi = max(lo, f.MinSeq), min(hi, f.MaxSeq)
+	}
+	q := &launchQuery{}
+	r := lineRead{launch: q.arg(launchID), cols: lineColumnList, back: back, order: true,
+		// Lines of alarms and errors are always rows (keptAsRows), found
+		// by lines_errors_idx: the blocks hold none of them.
+		rowsOnly: f.ErrorsOnly}
+	if lo != math.MinInt64 {
+		r.lo = q.arg(lo)
+	}
+	if hi != math.MaxInt64 {
+		r.hi = q.arg(hi)
 	}
 	f.lineConds(q, substringPrefilter(f.Contains))
-	sql := `SELECT ` + lineColumns + ` FROM lines` + q.where()
-	if back {
-		sql += ` ORDER BY seq DESC`
-	} else {
-		sql += ` ORDER BY seq`
-	}
+	r.conds, r.uses = q.conds, lineColumnList
 	if f.Match == nil {
 		// With a Go-side match the range bound, not LIMIT, ends the read.
-		sql += ` LIMIT ` + q.arg(f.Limit+1)
+		r.limit = q.arg(f.Limit + 1)
 	}
+	sql := r.sql()
 	rows, err := s.pool.Query(ctx, sql, q.args...)
 	if err != nil {
 		return w, fmt.Errorf("store: filtered lines: %w", err)
@@ -139,6 +146,9 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 }
 
 const lineColumns = `seq, ts, received_at, stream, kind, level, rank, alarm_no, text`
+
+// lineColumnList is lineColumns, for lineRead.
+var lineColumnList = strings.Split(lineColumns, ", ")
 
 // lineConds adds the conditions of f on a line's kind, level, stream,
 // rank and alarm, and the ILIKE conditions of search prefilter p, to q.
@@ -214,9 +224,8 @@ func (w *LineWindow) collect(rows pgx.Rows, f LineFilter) (int, error) {
 
 // LinesBetween returns the lines with seq in [from, to], at most limit.
 func (s *Store) LinesBetween(ctx context.Context, launchID, from, to int64, limit int) ([]Line, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT seq, ts, received_at, stream, kind, level, rank, alarm_no, text
-		FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq LIMIT $4`, launchID, from, to, limit)
+	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColumnList, order: true, limit: "$4"}
+	rows, err := s.pool.Query(ctx, r.sql(), launchID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines between: %w", err)
 	}
@@ -239,9 +248,10 @@ func collectLines(rows pgx.Rows) ([]Line, error) {
 // or zero times when it has none.
 func (s *Store) LineSpan(ctx context.Context, launchID int64) (first, last time.Time, err error) {
 	var f, l *time.Time
-	err = s.pool.QueryRow(ctx, `
-		SELECT (SELECT ts FROM lines WHERE launch_id = $1 ORDER BY seq LIMIT 1),
-			(SELECT ts FROM lines WHERE launch_id = $1 ORDER BY seq DESC LIMIT 1)`, launchID).Scan(&f, &l)
+	first1 := lineRead{launch: "$1", cols: []string{"seq", "ts"}, limit: "1"}
+	last1 := first1
+	last1.back = true
+	err = s.pool.QueryRow(ctx, `SELECT (SELECT ts FROM (`+first1.sql()+`) f), (SELECT ts FROM (`+last1.sql()+`) l)`, launchID).Scan(&f, &l)
 	if err != nil {
 		return first, last, fmt.Errorf("store: line span: %w", err)
 	}
@@ -264,7 +274,7 @@ func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, lim
 	rows, err := s.pool.Query(ctx, `
 		SELECT prev_ts, ts, prev_seq, seq FROM (
 			SELECT ts, seq, lag(ts) OVER (ORDER BY seq) AS prev_ts, lag(seq) OVER (ORDER BY seq) AS prev_seq
-			FROM lines WHERE launch_id = $1
+			FROM `+lineSource("$1", "seq", "ts")+`
 		) g
 		WHERE ts - prev_ts > $2 ORDER BY seq LIMIT $3`, launchID, min, limit)
 	if err != nil {
@@ -291,11 +301,14 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 	if to.IsZero() {
 		to = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
+	// Blocks are chosen by their time span; lines_time_idx serves the rows.
+	inRange := `SELECT seq, ts FROM lines WHERE launch_id = $1 AND ts >= $2 AND ts <= $3
+		UNION ALL
+		SELECT u.seq, u.ts FROM line_blocks b CROSS JOIN LATERAL unnest(b.seq, b.ts) AS u(seq, ts)
+		WHERE b.launch_id = $1 AND b.max_ts >= $2 AND b.min_ts <= $3 AND u.ts >= $2 AND u.ts <= $3`
 	err = s.pool.QueryRow(ctx, `
-		SELECT COALESCE((SELECT seq FROM lines WHERE launch_id = $1 AND ts >= $2 AND ts <= $3
-				ORDER BY ts, seq LIMIT 1), 0),
-			COALESCE((SELECT seq FROM lines WHERE launch_id = $1 AND ts >= $2 AND ts <= $3
-				ORDER BY ts DESC, seq DESC LIMIT 1), 0)`, launchID, from, to).Scan(&first, &last)
+		SELECT COALESCE((SELECT seq FROM (`+inRange+`) r ORDER BY ts, seq LIMIT 1), 0),
+			COALESCE((SELECT seq FROM (`+inRange+`) r ORDER BY ts DESC, seq DESC LIMIT 1), 0)`, launchID, from, to).Scan(&first, &last)
 	if err != nil {
 		return 0, 0, fmt.Errorf("store: seq range: %w", err)
 	}

@@ -19,13 +19,14 @@ const backfillBatch = 50_000
 // so a build racing ingest (or another build) leaves nothing out.
 func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 	var last int64
-	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM lines WHERE launch_id = $1`, launchID).Scan(&last); err != nil {
+	lastLine := lineRead{launch: "$1", cols: []string{"seq"}, back: true, limit: "1"}
+	if err := s.pool.QueryRow(ctx, `SELECT COALESCE((`+lastLine.sql()+`), 0)`, launchID).Scan(&last); err != nil {
 		return fmt.Errorf("store: build search index: %w", err)
 	}
 	for from := int64(1); from <= last; from += backfillBatch {
 		err := s.WithTx(ctx, func(t *Tx) error {
-			rows, err := t.tx.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
-				launchID, from, from+backfillBatch)
+			r := lineRead{launch: "$1", lo: "$2", hi: "$3::bigint - 1", cols: []string{"seq", "text"}, order: true}
+			rows, err := t.tx.Query(ctx, r.sql(), launchID, from, from+backfillBatch)
 			if err != nil {
 				return err
 			}

@@ -83,9 +83,9 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	if back {
 		order = "seq DESC"
 	}
+	inRange := lineRead{launch: "$1", lo: "r.lo", hi: "r.hi", cols: append([]string{"launch_id"}, lineColumnList...)}
 	sql := `SELECT ` + lineColumns + ` FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
-		CROSS JOIN LATERAL (SELECT launch_id, ` + lineColumns + ` FROM lines
-			WHERE launch_id = $1 AND seq BETWEEN r.lo AND r.hi OFFSET 0) AS lines` + q.where() + `
+		CROSS JOIN LATERAL (SELECT * FROM (` + inRange.sql() + `) x OFFSET 0) AS lines` + q.where() + `
 		ORDER BY ` + order
 	for _, g := range rangeGroups(ranges, searchGroupSeqs) {
 		q.args[len(q.args)-2], q.args[len(q.args)-1] = rangeBounds(g)

@@ -263,8 +263,8 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 	}
 	seqs := slices.Sorted(maps.Keys(sev))
 	// Bounded and ordered by seq so that the primary key serves it (see ExistingSeqs).
-	rows, err := t.tx.Query(ctx, `SELECT seq, kind, text FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3 AND seq = ANY($4) ORDER BY seq`,
-		launchID, seqs[0], seqs[len(seqs)-1], seqs)
+	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq", "kind", "text"}, conds: []string{"seq = ANY($4)"}, uses: []string{"seq"}, order: true}
+	rows, err := t.tx.Query(ctx, r.sql(), launchID, seqs[0], seqs[len(seqs)-1], seqs)
 	if err != nil {
 		return fmt.Errorf("store: revise line templates: %w", err)
 	}
@@ -356,7 +356,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 			return err // another request built it while this one waited
 		}
 		evicted = 0
-		rows, err := t.tx.Query(ctx, `SELECT seq, kind, level, alarm_no IS NOT NULL, text FROM lines WHERE launch_id = $1`, launchID)
+		rows, err := t.tx.Query(ctx, `SELECT seq, kind, level, alarm_no IS NOT NULL, text FROM `+lineSource("$1", "seq", "kind", "level", "alarm_no", "text"), launchID)
 		if err != nil {
 			return err
 		}
@@ -406,7 +406,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text
-		FROM alarms a JOIN lines l ON l.launch_id = a.launch_id AND l.seq = a.headline_seq
+		FROM alarms a CROSS JOIN LATERAL (`+lineRead{launch: "a.launch_id", lo: "a.headline_seq", hi: "a.headline_seq", cols: []string{"text"}}.sql()+`) l
 		WHERE a.launch_id = $1 AND NOT a.withdrawn AND a.state IN ('open', 'confirmed')
 		ORDER BY a.alarm_no LIMIT 200`, launchID)
 	if err != nil {

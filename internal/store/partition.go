@@ -50,9 +50,9 @@ func (s *Store) ensureLinePartition(ctx context.Context, launchID int64) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('launchwatch.lines_partition'))`); err != nil {
 			return err
 		}
-		// line_keys (the duplicate keys of seqless lines) is partitioned
-		// with lines, block for block.
-		for _, table := range []string{"lines", "line_keys"} {
+		// line_keys (the duplicate keys of seqless lines) and line_blocks
+		// (compacted lines) are partitioned with lines, block for block.
+		for _, table := range []string{"lines", "line_keys", "line_blocks"} {
 			part := fmt.Sprintf("%s_p%06d", table, block)
 			var exists bool
 			if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, part).Scan(&exists); err != nil {
@@ -62,7 +62,11 @@ func (s *Store) ensureLinePartition(ctx context.Context, launchID int64) error {
 				continue
 			}
 			// The names and bounds are computed from integers above, never from input.
-			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)`, part, table, from, to)); err != nil {
+			with := ""
+			if table == "line_blocks" {
+				with = " WITH (toast_tuple_target = 128)" // see migration 00020
+			}
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)%s`, part, table, from, to, with)); err != nil {
 				return err
 			}
 		}

@@ -121,7 +121,7 @@ func (s *Store) dropExpiredBlock(ctx context.Context, b int64, cutoff time.Time,
 		if slices.Contains(expired, false) {
 			return nil // a launch of the block stays: its lines are deleted with the others' launches below
 		}
-		for _, table := range []string{"lines", "line_keys"} {
+		for _, table := range []string{"lines", "line_keys", "line_blocks"} {
 			// The name is computed from an integer, never from input.
 			if _, err := tx.Exec(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS %s_p%06d`, table, b)); err != nil {
 				return err

@@ -42,6 +42,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // happen together with the lines of a batch.
 type Tx struct {
 	tx pgx.Tx
+	// compacted holds the compacted_through of the launches this
+	// transaction locked (LockLaunch): no block lies at or beyond it, so
+	// ThawLines needs no statement for lines there.
+	compacted map[int64]int64
 }
 
 // WithTx runs fn in a transaction, committing when fn returns nil and

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"launchwatch/internal/clock"
+)
+
+// Compaction defaults: a launch with no line for CompactQuietAfter is
+// compacted to its end; a live one up to CompactTail seqs before its last
+// line (its tail is still revised by the classifier and read by live
+// followers), checked every CompactEvery.
+const (
+	CompactQuietAfter = time.Minute
+	CompactTail       = 16384
+	CompactEvery      = 30 * time.Second
+)
+
+// CompactOnce compacts the lines of every launch CompactCandidates finds
+// (quiet since quietSince, or tail seqs behind), a batch of launches at a
+// time, until none is left or ctx ends. It returns how many lines it
+// moved.
+func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int64) (int64, error) {
+	var moved int64
+	seen := map[int64]bool{}
+	for {
+		cands, err := s.CompactCandidates(ctx, quietSince, tail, 32)
+		if err != nil {
+			return moved, err
+		}
+		progress := false
+		for _, c := range cands {
+			if seen[c.LaunchID] {
+				continue // busy, or its tail moved on: next pass
+			}
+			seen[c.LaunchID] = true
+			progress = true
+			n, _, err := s.CompactLines(ctx, c.LaunchID, c.Through)
+			if err != nil {
+				return moved, err
+			}
+			moved += n
+		}
+		if !progress {
+			return moved, nil
+		}
+	}
+}
+
+// RunCompaction compacts lines at rest (CompactOnce) at start and then
+// every `every` on clk until ctx ends. One worker runs in every web
+// process; two at once are harmless (each launch is compacted under its
+// row lock, taken with SKIP LOCKED).
+func (s *Store) RunCompaction(ctx context.Context, clk clock.Clock, every time.Duration, log *slog.Logger) {
+	for {
+		now := clk.Now()
+		n, err := s.CompactOnce(ctx, now.Add(-CompactQuietAfter), CompactTail)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("compaction", slog.String("error", err.Error()))
+		case n > 0:
+			log.Debug("compacted lines", slog.Int64("lines", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-clk.At(now.Add(every)):
+		}
+	}
+}

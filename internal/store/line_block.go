@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Lines at rest are stored in compressed blocks of 64 consecutive seqs
+// (line_blocks, migration 00020): a row per line costs more than its text.
+// A line is a row of lines or an element of a block, never both. Every
+// read takes the union of the two (lineSource); every write that adds or
+// rewrites lines first turns the blocks it touches back into rows
+// (ThawLines), so blocks are only ever written whole, by CompactLines.
+
+// blockShift is log2 of the seqs per block: block = seq >> blockShift.
+const blockShift = 6
+
+// blockColumns are the columns of lines a block holds, each as an array in
+// seq order.
+var blockColumns = []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+
+// keptAsRows is the condition on a line that keeps it a row when its block
+// is compacted: the lines the partial indexes of lines serve (errors,
+// alarms, readiness), which are few and read by those indexes alone.
+const keptAsRows = `(kind IN ('error', 'ready') OR alarm_no IS NOT NULL)`
+
+// lineRead is a query of a launch's lines wherever they are stored: the
+// union of the rows of lines and the unpacked arrays of line_blocks, each
+// side bounded, filtered, ordered and limited on its own, so that a window
+// of a million-line launch reads a few blocks, not all of them. launch,
+// lo and hi are SQL expressions (parameters, or a lateral row's columns);
+// conds are conditions on the columns of lines (a line is named lines).
+type lineRead struct {
+	launch string
+	lo, hi string   // seq bounds, inclusive; "" is open
+	cols   []string // the columns read, in order
+	conds  []string
+	back   bool   // order by seq descending instead of ascending
+	order  bool   // order the result by seq
+	limit  string // at most this many lines; "" is all
+	// uses are columns conds need beyond cols. With conds and no uses,
+	// every column is unpacked.
+	uses []string
+	// rowsOnly reads lines alone: conds select only lines kept as rows
+	// (keptAsRows), which no block holds.
+	rowsOnly bool
+}
+
+// sql is the statement of r. Only the arrays a query needs are unpacked,
+// so a read of times decompresses no text.
+func (r lineRead) sql() string {
+	dir := ""
+	if r.back {
+		dir = " DESC"
+	}
+	bound := func(col, shift string) []string {
+		var c []string
+		if r.lo != "" {
+			c = append(c, col+" >= ("+r.lo+")::bigint"+shift)
+		}
+		if r.hi != "" {
+			c = append(c, col+" <= ("+r.hi+")::bigint"+shift)
+		}
+		return c
+	}
+	cols := strings.Join(r.cols, ", ")
+	tail := func(orderBy string) string {
+		s := ""
+		if r.order || r.limit != "" {
+			s += " ORDER BY " + orderBy
+		}
+		if r.limit != "" {
+			s += " LIMIT " + r.limit
+		}
+		return s
+	}
+	hot := "SELECT " + cols + " FROM lines WHERE " + strings.Join(append(append([]string{"launch_id = " + r.launch}, bound("seq", "")...), r.conds...), " AND ") +
+		tail("seq"+dir)
+	need := map[string]bool{"seq": true}
+	for _, c := range r.cols {
+		need[c] = true
+	}
+	for _, c := range r.uses {
+		need[c] = true
+	}
+	if len(r.conds) > 0 && len(r.uses) == 0 {
+		for _, c := range blockColumns {
+			need[c] = true
+		}
+	}
+	var arrays, names []string
+	for _, c := range blockColumns {
+		if need[c] {
+			arrays, names = append(arrays, "b."+c), append(names, c)
+		}
+	}
+	blockConds := append([]string{"b.launch_id = " + r.launch}, bound("b.block", fmt.Sprintf(" >> %d", blockShift))...)
+	lineConds := append(bound("seq", ""), r.conds...)
+	where := ""
+	if len(lineConds) > 0 {
+		where = " WHERE " + strings.Join(lineConds, " AND ")
+	}
+	blocks := "SELECT " + cols + " FROM (SELECT b.block, b.launch_id, u.* FROM line_blocks b CROSS JOIN LATERAL unnest(" +
+		strings.Join(arrays, ", ") + ") AS u(" + strings.Join(names, ", ") + ") WHERE " + strings.Join(blockConds, " AND ") + ") AS lines" +
+		where + tail("block"+dir+", seq"+dir)
+	if r.rowsOnly {
+		return hot
+	}
+	q := "SELECT " + cols + " FROM ((" + hot + ") UNION ALL (" + blocks + ")) AS lines"
+	return q + tail("seq"+dir)
+}
+
+// lineSource is a FROM item, named lines, of the columns cols (with seq)
+// of every line of a launch, in no order: for a statement that reads them
+// all (a window function, an aggregate). Only the arrays of cols are
+// unpacked.
+func lineSource(launch string, cols ...string) string {
+	return "(" + lineRead{launch: launch, cols: cols}.sql() + ") AS lines"
+}
+
+// ThawLines turns the blocks holding any seq in [lo, hi] back into rows of
+// lines, so the caller may add lines there or rewrite them, and marks the
+// launch thawed so the worker compacts them again. In a transaction that
+// locked the launch, a range at or after its compacted_through (a launch's
+// growing tail, every in-order batch) costs no statement.
+func (t *Tx) ThawLines(ctx context.Context, launchID, lo, hi int64) error {
+	if ct, ok := t.compacted[launchID]; lo > hi || ok && lo >= ct {
+		return nil
+	}
+	cols := strings.Join(blockColumns, ", ")
+	_, err := t.tx.Exec(ctx, `
+		WITH gone AS (
+			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint
+			RETURNING launch_id, `+cols+`
+		), rows AS (
+			INSERT INTO lines (launch_id, `+cols+`)
+			SELECT g.launch_id, u.* FROM gone g CROSS JOIN LATERAL unnest(g.`+strings.Join(blockColumns, ", g.")+`) AS u
+		)
+		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`,
+		launchID, lo>>blockShift, hi>>blockShift)
+	if err != nil {
+		return fmt.Errorf("store: thaw lines: %w", err)
+	}
+	return nil
+}
+
+// CompactLines compacts the launch's lines with seq below through
+// (exclusive) into blocks, but for the lines kept as rows, and records
+// that they are. through is rounded down to a block's start unless it
+// passes the launch's last seq: a quiet launch compacts its last, partial
+// block too (a line that comes later thaws it). It returns how many lines
+// it moved. It holds the launch's row lock, as a batch does, and takes it
+// without waiting: a launch busy with a batch (or gone) is skipped (busy).
+func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (moved int64, busy bool, err error) {
+	err = s.WithTx(ctx, func(t *Tx) error {
+		var from, last int64
+		var thawed bool
+		err := t.tx.QueryRow(ctx, `SELECT compacted_through, last_seq, thawed FROM launches WHERE id = $1 FOR UPDATE SKIP LOCKED`, launchID).
+			Scan(&from, &last, &thawed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			busy = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if through <= last {
+			through = through >> blockShift << blockShift
+		} else {
+			through = (last>>blockShift + 1) << blockShift
+		}
+		if thawed {
+			from = 0 // thawed blocks lie anywhere below compacted_through
+		}
+		through = max(through, from)
+		if through == from && !thawed {
+			return nil
+		}
+		// A block that exists keeps the rows beside it (the lines kept as
+		// rows; never plain lines, which ThawLines turns a block into rows
+		// before any write): blocks are written whole, once.
+		cols := strings.Join(blockColumns, ", ")
+		aggs := make([]string, len(blockColumns))
+		for i, c := range blockColumns {
+			aggs[i] = "array_agg(" + c + " ORDER BY seq)"
+		}
+		shift := fmt.Sprint(blockShift)
+		err = t.tx.QueryRow(ctx, `
+			WITH moved AS (
+				DELETE FROM lines l WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT `+keptAsRows+`
+					AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> `+shift+`)
+				RETURNING launch_id, `+cols+`
+			), blocks AS (
+				INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, `+cols+`)
+				SELECT launch_id, seq >> `+shift+`, min(ts), max(ts), `+strings.Join(aggs, ", ")+`
+				FROM moved GROUP BY launch_id, seq >> `+shift+`
+				RETURNING cardinality(seq) AS n
+			)
+			SELECT COALESCE(sum(n), 0)::bigint FROM blocks`, launchID, from, through).Scan(&moved)
+		if err != nil {
+			return err
+		}
+		_, err = t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, through)
+		return err
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("store: compact lines: %w", err)
+	}
+	return moved, busy, nil
+}
+
+// CompactCandidate is a launch with lines the worker may compact, and the
+// seq to compact them up to.
+type CompactCandidate struct {
+	LaunchID int64
+	Through  int64
+}
+
+// CompactCandidates returns up to limit launches with lines to compact: a
+// launch with no line since quietSince, through its end; any other, up to
+// tail seqs before its last line, when that is a block or more beyond what
+// is compacted (the lines near a live launch's tail are still being
+// revised and read by followers). Thawed launches come too.
+func (s *Store) CompactCandidates(ctx context.Context, quietSince time.Time, tail int64, limit int) ([]CompactCandidate, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, CASE WHEN last_line_at < $1 THEN last_seq + 1 ELSE last_seq - $2 END
+		FROM launches
+		WHERE thawed OR (last_line_at < $1 AND last_seq >= compacted_through)
+			OR last_seq - $2 >= compacted_through + `+fmt.Sprint(1<<blockShift)+`
+		ORDER BY last_line_at LIMIT $3`, quietSince, tail, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: compact candidates: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CompactCandidate, error) {
+		var c CompactCandidate
+		return c, r.Scan(&c.LaunchID, &c.Through)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: compact candidates: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,289 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"launchwatch/internal/classify"
+	"launchwatch/internal/store"
+	"launchwatch/internal/store/storetest"
+)
+
+// TestCompactedLinesReadAsRows holds every read of lines to the same answer
+// whether the lines are rows or compacted blocks: two launches get the same
+// lines and the same writes, one is compacted (and thawed, and compacted
+// again) between them, and every reader's answer is compared after each
+// step.
+func TestCompactedLinesReadAsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	rows, err := st.EnsureLaunch(ctx, "rows", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := st.EnsureLaunch(ctx, "blocks", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	write := func(ls []store.Line) {
+		t.Helper()
+		for _, id := range []int64{rows, blocks} {
+			err := st.WithTx(ctx, func(tx *store.Tx) error {
+				if _, err := tx.LockLaunch(ctx, id); err != nil {
+					return err
+				}
+				if err := tx.ThawLines(ctx, id, ls[0].Seq, ls[len(ls)-1].Seq); err != nil {
+					return err
+				}
+				return tx.CopyLines(ctx, id, ls)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pool.Exec(ctx, `UPDATE launches SET last_seq = GREATEST(last_seq, $2), last_line_at = $3 WHERE id = $1`,
+				id, ls[len(ls)-1].Seq, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// 1000 seqs with holes (every 7th is missing until a gap fill), of
+	// every kind, with and without a log time, a pause of a minute at 500.
+	var first, holes []store.Line
+	for seq := int64(1); seq <= 1000; seq++ {
+		ts := t0.Add(time.Duration(seq) * time.Second)
+		if seq > 500 {
+			ts = ts.Add(time.Minute)
+		}
+		l := store.Line{Seq: seq, TS: ts, ReceivedAt: t0.Add(time.Duration(seq/100) * time.Second), Kind: "plain",
+			Text: fmt.Sprintf("worker %d loaded shard %d of the weights", seq%4, seq)}
+		switch {
+		case seq == 900:
+			l.Kind, l.Text = "ready", "Uvicorn running on http://0.0.0.0:8000"
+		case seq%97 == 0:
+			no := int(seq / 97)
+			l.Kind, l.Level, l.AlarmNo, l.Text = "error", "ERROR", &no, fmt.Sprintf("RuntimeError: CUDA error at step %d", seq)
+		case seq%50 == 0:
+			l.Kind, l.Level, l.Text = "warning", "WARNING", fmt.Sprintf("slow allreduce took %d ms", seq)
+		case seq%61 == 0:
+			l.Kind, l.Text = "config", fmt.Sprintf("server_args=ServerArgs(port=%d, tp_size=2)", seq)
+		case seq%3 == 0:
+			l.Level, l.Stream = "INFO", "stderr"
+			logged := ts.Add(-time.Second)
+			l.LoggedAt = &logged
+		}
+		if seq%7 == 0 {
+			holes = append(holes, l)
+			continue
+		}
+		first = append(first, l)
+	}
+	write(first)
+
+	compact := func() {
+		t.Helper()
+		moved, busy, err := st.CompactLines(ctx, blocks, math.MaxInt64)
+		if err != nil || busy || moved == 0 {
+			t.Fatalf("compact: moved %d, busy %v, %v", moved, busy, err)
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		want, got := readAll(t, st, rows), readAll(t, st, blocks)
+		if want != got {
+			t.Fatalf("%s: reads differ:\n%s", step, firstDiff(want, got))
+		}
+	}
+	check("rows alone")
+	if dump := readAll(t, st, rows); strings.Count(dump, "\n") < 3000 || strings.Contains(dump, "window contains: 0 lines") {
+		t.Fatalf("the reads compared hold too little:\n%s", dump)
+	}
+	compact()
+	var stored, kept int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM line_blocks WHERE launch_id = $1), (SELECT count(*) FROM lines WHERE launch_id = $1)`,
+		blocks).Scan(&stored, &kept); err != nil {
+		t.Fatal(err)
+	}
+	// Every block of seqs is there; what stayed a row is what an index of
+	// lines serves: errors and alarms (9 lines, the 10th is a hole) and
+	// the ready line.
+	if stored != 1000/64+1 || kept != 10 {
+		t.Fatalf("after compaction: %d blocks, %d rows", stored, kept)
+	}
+	check("compacted")
+
+	// A gap fill thaws the blocks it lands in; the worker compacts them
+	// again.
+	write(holes[:5])
+	var thawed bool
+	if err := pool.QueryRow(ctx, `SELECT thawed FROM launches WHERE id = $1`, blocks).Scan(&thawed); err != nil || !thawed {
+		t.Fatalf("a gap fill into blocks left the launch thawed %v (%v)", thawed, err)
+	}
+	check("gap fill into blocks")
+	compact()
+	check("compacted again")
+	write(holes[5:])
+	check("every hole filled")
+
+	// Writes that rewrite lines: revised verdicts, a shifted clock, lines
+	// retimed from their first logged neighbour.
+	compact()
+	for _, id := range []int64{rows, blocks} {
+		err := st.WithTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.LockLaunch(ctx, id); err != nil {
+				return err
+			}
+			if err := tx.UpdateVerdicts(ctx, id, []classify.LineVerdict{{Seq: 200, Kind: "error", Level: "ERROR", Alarm: 50},
+				{Seq: 201, Kind: "warning"}}); err != nil {
+				return err
+			}
+			if err := tx.ShiftClock(ctx, id, 90*time.Second); err != nil {
+				return err
+			}
+			return tx.RetimeBefore(ctx, id, 40, t0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("rewritten")
+	compact()
+	check("rewritten and compacted")
+}
+
+// readAll is every read of a launch's lines, as text.
+func readAll(t *testing.T, st *store.Store, id int64) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	line := func(l store.Line) string {
+		alarm := "-"
+		if l.AlarmNo != nil {
+			alarm = fmt.Sprint(*l.AlarmNo)
+		}
+		return fmt.Sprintf("%d %s %s %q %s %q %q %s %q", l.Seq, l.TS.UTC().Format(time.RFC3339Nano), l.ReceivedAt.UTC().Format(time.RFC3339),
+			l.Stream, l.Kind, l.Level, l.Rank, alarm, l.Text)
+	}
+	put := func(name string, ls []store.Line, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fmt.Fprintf(&b, "%s: %d lines\n", name, len(ls))
+		for _, l := range ls {
+			b.WriteString("  " + line(l) + "\n")
+		}
+	}
+	ls, err := st.Lines(ctx, id, 0, 5000)
+	put("lines", ls, err)
+	ls, err = st.Lines(ctx, id, 130, 17)
+	put("lines after 130", ls, err)
+	ls, err = st.LinesBetween(ctx, id, 60, 140, 50)
+	put("between", ls, err)
+	ls, err = st.ReadyLines(ctx, id, 5)
+	put("ready", ls, err)
+	filters := map[string]store.LineFilter{
+		"all":               {Limit: 100},
+		"after":             {After: 300, Limit: 40},
+		"before":            {Before: 700, Limit: 40},
+		"last":              {Before: math.MaxInt64 >> 1, Limit: 30},
+		"errors":            {ErrorsOnly: true, Limit: 100},
+		"errors before":     {ErrorsOnly: true, Before: 600, Limit: 3},
+		"no config":         {HideConfig: true, After: 100, Limit: 80},
+		"warnings":          {Kind: "warning", Limit: 100, ScanLimit: 400},
+		"info on stderr":    {Level: "INFO", Stream: "stderr", After: 10, Limit: 20, ScanLimit: 300},
+		"contains":          {Contains: "SHARD 12", Limit: 100, ScanLimit: 1000},
+		"contains backward": {Contains: "allreduce", Before: 900, Limit: 5, ScanLimit: 1000},
+		"regexp":            {Match: regexp.MustCompile(`shard \d*5 of`), Limit: 10, ScanLimit: 1000},
+		"short word":        {Contains: "of", Limit: 10, ScanLimit: 100},
+		"in range":          {InRange: true, MinSeq: 250, MaxSeq: 380, Limit: 200},
+	}
+	for _, name := range sortedKeys(filters) {
+		w, err := st.FilteredWindow(ctx, id, filters[name], 1000)
+		put("window "+name, w.Lines, err)
+		fmt.Fprintf(&b, "  more %v cursor %d scanned %d-%d\n", w.More, w.Cursor, w.ScannedFrom, w.ScannedTo)
+	}
+	first, last, err := st.LineSpan(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "span %s %s\n", first.UTC(), last.UTC())
+	gaps, err := st.Gaps(ctx, id, 30*time.Second, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "gaps %+v\n", gaps)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	lo, hi, err := st.SeqRange(ctx, id, t0.Add(400*time.Second), t0.Add(600*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "seq range %d-%d\n", lo, hi)
+	ex, err := st.AlarmExcerpt(ctx, id, store.Alarm{No: 3, FirstSeq: 291, LastSeq: 291}, 4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("excerpt before", ex.Before, nil)
+	put("excerpt own", ex.Own, nil)
+	put("excerpt after", ex.After, nil)
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		existing, err := tx.ExistingSeqs(ctx, id, []int64{1, 7, 64, 65, 128, 500, 999, 1000, 1001})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "existing %v\n", existing)
+		before, err := tx.LineTimeBefore(ctx, id, 129)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "time before 129 %s\n", before.UTC())
+		var scanned []string
+		err = tx.ScanLines(ctx, id, func(ls []classify.Line) {
+			for _, l := range ls {
+				scanned = append(scanned, fmt.Sprintf("%d %s %q", l.Seq, l.Time.UTC().Format(time.RFC3339), l.Text))
+			}
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "scan %d\n  %s\n", len(scanned), strings.Join(scanned, "\n  "))
+		var after []string
+		err = tx.ScanLinesAfter(ctx, id, 600, []int64{640, 700}, func(ls []classify.Line, vs []store.StoredVerdict) bool {
+			after = append(after, fmt.Sprintf("chunk %d-%d", ls[0].Seq, ls[len(ls)-1].Seq))
+			for i, l := range ls {
+				after = append(after, fmt.Sprintf("%d %+v", l.Seq, vs[i]))
+			}
+			return ls[len(ls)-1].Seq < 800
+		})
+		fmt.Fprintf(&b, "scan after 600\n  %s\n", strings.Join(after, "\n  "))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// firstDiff shows where two dumps part.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			lo := max(0, i-3)
+			return fmt.Sprintf("line %d:\nrows:   %s\nblocks: %s\n(context before: %s)", i, w[i], g[i], strings.Join(w[lo:i], " | "))
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(w), len(g))
+}
