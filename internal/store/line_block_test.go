@@ -104,7 +104,7 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rows alone")
-	if dump := readAll(t, st, rows); strings.Count(dump, "\n") < 3000 || strings.Contains(dump, "window contains: 0 lines") {
+	if dump := readAll(t, st, rows); strings.Count(dump, "\n") < 2000 || strings.Contains(dump, "window contains: 0 lines") {
 		t.Fatalf("the reads compared hold too little:\n%s", dump)
 	}
 	compact()
