@@ -15,13 +15,15 @@
 -- stay rows. Readers take the union of both (store.lineSource); a writer
 -- that adds or rewrites lines of a compacted block turns the block back into
 -- rows first (store.Tx.ThawLines), so rows are the only thing ever updated.
--- min_ts/max_ts let a time range skip blocks. Partitioned like lines, so
+-- min_ts/max_ts let a time range skip blocks; n (how many lines the block
+-- holds) lets a window of N lines pick its blocks before unpacking any. Partitioned like lines, so
 -- retention drops a block of launches' lines in both.
 CREATE TABLE line_blocks (
     launch_id   bigint        NOT NULL REFERENCES launches (id) ON DELETE CASCADE,
     block       bigint        NOT NULL,
     min_ts      timestamptz   NOT NULL,
     max_ts      timestamptz   NOT NULL,
+    n           integer       NOT NULL,
     seq         bigint[]      COMPRESSION lz4 NOT NULL,
     ts          timestamptz[] COMPRESSION lz4 NOT NULL,
     received_at timestamptz[] COMPRESSION lz4 NOT NULL,

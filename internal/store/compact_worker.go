@@ -37,11 +37,13 @@ func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int6
 			}
 			seen[c.LaunchID] = true
 			progress = true
-			n, _, err := s.CompactLines(ctx, c.LaunchID, c.Through)
-			if err != nil {
-				return moved, err
+			for more := true; more; {
+				var n int64
+				if n, more, _, err = s.CompactLines(ctx, c.LaunchID, c.Through); err != nil {
+					return moved, err
+				}
+				moved += n
 			}
-			moved += n
 		}
 		if !progress {
 			return moved, nil

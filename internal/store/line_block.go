@@ -105,8 +105,18 @@ func (r lineRead) sql() string {
 	if len(lineConds) > 0 {
 		where = " WHERE " + strings.Join(lineConds, " AND ")
 	}
-	blocks := "SELECT " + cols + " FROM (SELECT b.block, b.launch_id, u.* FROM line_blocks b CROSS JOIN LATERAL unnest(" +
-		strings.Join(arrays, ", ") + ") AS u(" + strings.Join(names, ", ") + ") WHERE " + strings.Join(blockConds, " AND ") + ") AS lines" +
+	blockRows, blockWhere := "line_blocks b", " WHERE "+strings.Join(blockConds, " AND ")
+	if r.limit != "" && len(r.conds) == 0 {
+		// A window of N lines needs the blocks until N lines, in order:
+		// counted by n, before a single array is unpacked. Only the first
+		// block can hold lines outside the range (a block's worth, less
+		// one), so it counts for nothing.
+		blockRows = "(SELECT * FROM (SELECT b.*, sum(b.n) OVER (ORDER BY b.block" + dir + ") - b.n AS lines_before FROM line_blocks b" +
+			blockWhere + ") w WHERE lines_before < (" + r.limit + ")::bigint + " + fmt.Sprint(1<<blockShift-1) + ") b"
+		blockWhere = ""
+	}
+	blocks := "SELECT " + cols + " FROM (SELECT b.block, b.launch_id, u.* FROM " + blockRows + " CROSS JOIN LATERAL unnest(" +
+		strings.Join(arrays, ", ") + ") AS u(" + strings.Join(names, ", ") + ")" + blockWhere + ") AS lines" +
 		where + tail("block"+dir+", seq"+dir)
 	if r.rowsOnly {
 		return hot
@@ -149,19 +159,26 @@ func (t *Tx) ThawLines(ctx context.Context, launchID, lo, hi int64) error {
 	return nil
 }
 
+// compactSpan is the most seqs one CompactLines moves: it holds the
+// launch's row lock meanwhile, so a batch of the launch waits for at most
+// one span (about 30 ms).
+const compactSpan = 4096
+
 // CompactLines compacts the launch's lines with seq below through
-// (exclusive) into blocks, but for the lines kept as rows, and records
-// that they are. through is rounded down to a block's start unless it
-// passes the launch's last seq: a quiet launch compacts its last, partial
-// block too (a line that comes later thaws it). It returns how many lines
-// it moved. It holds the launch's row lock, as a batch does, and takes it
-// without waiting: a launch busy with a batch (or gone) is skipped (busy).
-func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (moved int64, busy bool, err error) {
+// (exclusive) into blocks, but for the lines kept as rows, a span at a
+// time: more says whether lines below through are left for another call.
+// through is rounded down to a block's start unless it passes the
+// launch's last seq: a quiet launch compacts its last, partial block too
+// (a line that comes later thaws it). A thawed launch has its thawed
+// blocks compacted first. It holds the launch's row lock, as a batch
+// does, and takes it without waiting: a launch busy with a batch (or
+// gone) is skipped (busy).
+func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (moved int64, more, busy bool, err error) {
 	err = s.WithTx(ctx, func(t *Tx) error {
-		var from, last int64
+		var ct, last int64
 		var thawed bool
 		err := t.tx.QueryRow(ctx, `SELECT compacted_through, last_seq, thawed FROM launches WHERE id = $1 FOR UPDATE SKIP LOCKED`, launchID).
-			Scan(&from, &last, &thawed)
+			Scan(&ct, &last, &thawed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			busy = true
 			return nil
@@ -169,16 +186,22 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		if err != nil {
 			return err
 		}
+		// Planned for its own range every time: a generic plan of the move
+		// (pgx prepares statements) reads every row of the launch and takes
+		// a second per span instead of 15 ms.
+		if _, err := t.tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
+			return err
+		}
 		if through <= last {
 			through = through >> blockShift << blockShift
 		} else {
 			through = (last>>blockShift + 1) << blockShift
 		}
+		lo, hi := ct, min(through, ct+compactSpan)
 		if thawed {
-			from = 0 // thawed blocks lie anywhere below compacted_through
+			lo, hi = 0, ct // thawed blocks lie anywhere below compacted_through
 		}
-		through = max(through, from)
-		if through == from && !thawed {
+		if hi <= lo && !thawed {
 			return nil
 		}
 		// A block that exists keeps the rows beside it (the lines kept as
@@ -196,22 +219,24 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 					AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> `+shift+`)
 				RETURNING launch_id, `+cols+`
 			), blocks AS (
-				INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, `+cols+`)
-				SELECT launch_id, seq >> `+shift+`, min(ts), max(ts), `+strings.Join(aggs, ", ")+`
+				INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, `+cols+`)
+				SELECT launch_id, seq >> `+shift+`, min(ts), max(ts), count(*), `+strings.Join(aggs, ", ")+`
 				FROM moved GROUP BY launch_id, seq >> `+shift+`
-				RETURNING cardinality(seq) AS n
+				RETURNING n
 			)
-			SELECT COALESCE(sum(n), 0)::bigint FROM blocks`, launchID, from, through).Scan(&moved)
+			SELECT COALESCE(sum(n), 0)::bigint FROM blocks`, launchID, lo, hi).Scan(&moved)
 		if err != nil {
 			return err
 		}
-		_, err = t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, through)
+		ct = max(ct, hi)
+		more = ct < through
+		_, err = t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, ct)
 		return err
 	})
 	if err != nil {
-		return 0, false, fmt.Errorf("store: compact lines: %w", err)
+		return 0, false, false, fmt.Errorf("store: compact lines: %w", err)
 	}
-	return moved, busy, nil
+	return moved, more, busy, nil
 }
 
 // CompactCandidate is a launch with lines the worker may compact, and the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,25 +111,33 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		// Lines of alarms and errors are always rows (keptAsRows), found
 		// by lines_errors_idx: the blocks hold none of them.
 		rowsOnly: f.ErrorsOnly}
-	if lo != math.MinInt64 {
-		r.lo = q.arg(lo)
-	}
-	if hi != math.MaxInt64 {
-		r.hi = q.arg(hi)
-	}
 	f.lineConds(q, substringPrefilter(f.Contains))
 	r.conds, r.uses = q.conds, lineColumnList
+	// An unbounded read with filters goes by spans (filteredSpans); the
+	// others are one statement.
+	spans := !bounded && !f.ErrorsOnly && (len(r.conds) > 0 || f.Match != nil)
+	if lo != math.MinInt64 || spans {
+		r.lo = q.arg(lo)
+	}
+	if hi != math.MaxInt64 || spans {
+		r.hi = q.arg(hi)
+	}
 	if f.Match == nil {
 		// With a Go-side match the range bound, not LIMIT, ends the read.
 		r.limit = q.arg(f.Limit + 1)
 	}
-	sql := r.sql()
-	rows, err := s.pool.Query(ctx, sql, q.args...)
-	if err != nil {
-		return w, fmt.Errorf("store: filtered lines: %w", err)
-	}
-	if _, err := w.collect(rows, f); err != nil {
-		return w, err
+	if spans {
+		if err := s.filteredSpans(ctx, launchID, &w, f, r, q, lo, hi, lastSeq); err != nil {
+			return w, err
+		}
+	} else {
+		rows, err := s.pool.Query(ctx, r.sql(), q.args...)
+		if err != nil {
+			return w, fmt.Errorf("store: filtered lines: %w", err)
+		}
+		if _, err := w.collect(rows, f); err != nil {
+			return w, err
+		}
 	}
 	w.finish(back)
 	switch {
@@ -143,6 +152,46 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
 	}
 	return w, nil
+}
+
+// filteredSpans fills w with the lines of an unbounded window with
+// filters (r, over q's arguments) from spans of seqs that grow as they
+// find little: the blocks' side of a filtered read cannot stop at a
+// window's worth of blocks, so each read is bounded instead.
+func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow, f LineFilter, r lineRead, q *launchQuery, lo, hi, lastSeq int64) error {
+	if r.back {
+		lo = max(lo, 1)
+	} else if hi == math.MaxInt64 {
+		last := lineRead{launch: "$1", cols: []string{"seq"}, back: true, limit: "1"}
+		if err := s.pool.QueryRow(ctx, `SELECT COALESCE((`+last.sql()+`), 0)`, launchID).Scan(&hi); err != nil {
+			return fmt.Errorf("store: filtered lines: %w", err)
+		}
+		hi = max(hi, lastSeq)
+	}
+	// r.lo and r.hi are parameters ($N) that each span sets.
+	loArg, _ := strconv.Atoi(strings.TrimPrefix(r.lo, "$"))
+	hiArg, _ := strconv.Atoi(strings.TrimPrefix(r.hi, "$"))
+	sql := r.sql()
+	for span := int64(4096); lo <= hi && !w.More; span = min(2*span, 1<<20) {
+		a, b := lo, min(hi, lo+span-1)
+		if r.back {
+			a, b = max(lo, hi-span+1), hi
+		}
+		q.args[loArg-1], q.args[hiArg-1] = a, b
+		rows, err := s.pool.Query(ctx, sql, q.args...)
+		if err != nil {
+			return fmt.Errorf("store: filtered lines: %w", err)
+		}
+		if _, err := w.collect(rows, f); err != nil {
+			return err
+		}
+		if r.back {
+			hi = a - 1
+		} else {
+			lo = b + 1
+		}
+	}
+	return nil
 }
 
 const lineColumns = `seq, ts, received_at, stream, kind, level, rank, alarm_no, text`
