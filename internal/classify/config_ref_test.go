@@ -124,3 +124,53 @@ func TestParseConfigMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// refFeedConfig is how a Result's Config was built before buildConfig: each
+// dump parsed as the line came, into the map of the first dump that had keys.
+func refFeedConfig(texts []string) map[string]string {
+	var cfg map[string]string
+	for _, t := range texts {
+		if cfg == nil {
+			cfg = parseConfigRef(t)
+			continue
+		}
+		maps.Copy(cfg, parseConfigRef(t))
+	}
+	return cfg
+}
+
+func TestBuildConfigMatchesReference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 8))
+	for i := range 1500 {
+		texts := make([]string, 1+rng.IntN(5))
+		for j := range texts {
+			n := rng.IntN(15)
+			switch {
+			case rng.IntN(5) == 0:
+				n = 0 // a dump without keys, also before the first with keys
+			case i%60 == 0:
+				n = 1990 + rng.IntN(1500) // around and past maxConfigKeys
+			}
+			texts[j] = randomDump(rng, n)
+		}
+		got, want := buildConfig(texts), refFeedConfig(texts)
+		if !maps.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("dumps %q:\n got %v\nwant %v", texts, got, want)
+		}
+	}
+}
+
+func TestCountCommaSpaceMatchesCount(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 9))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = ", ,a"[rng.IntN(4)]
+		}
+		if got, want := countCommaSpace(string(b)), strings.Count(string(b), ", "); got != want {
+			t.Fatalf("countCommaSpace(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
