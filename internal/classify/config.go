@@ -46,37 +46,24 @@ func configBody(text string) string {
 	return s
 }
 
+// configSizeHint is how many items the dump s may have, to size its map: a
+// comma may separate two (counting single bytes is the fast count; commas
+// inside values only make the map larger than it needs to be).
 func configSizeHint(s string) int {
-	return min(countCommaSpace(s[:min(len(s), 64<<10)])+1, maxConfigKeys)
-}
-
-// countCommaSpace is strings.Count(s, ", "), jumping from comma to comma:
-// faster on dumps, where most commas are the separator.
-func countCommaSpace(s string) int {
-	n := 0
-	for {
-		i := strings.IndexByte(s, ',')
-		if i < 0 || i+1 >= len(s) {
-			return n
-		}
-		if s[i+1] == ' ' {
-			n++
-			i++
-		}
-		s = s[i+1:]
-	}
+	return min(strings.Count(s[:min(len(s), 64<<10)], ",")+1, maxConfigKeys)
 }
 
 // buildConfig is the Config of a Result whose lines held the dumps texts,
 // in order: the first dump that has keys is ParseConfig's, and each later
-// one is merged into it (mergeConfig). The map is made once, sized for all
-// the dumps, instead of growing dump by dump.
+// one is merged into it (mergeConfig). The map is made once, sized for the
+// largest dump: the dumps of one launch mostly repeat keys (a server's
+// arguments printed by its processes, or again at a restart).
 func buildConfig(texts []string) map[string]string {
 	hint := 0
 	for _, t := range texts {
-		hint += configSizeHint(configBody(t))
+		hint = max(hint, configSizeHint(configBody(t)))
 	}
-	out := make(map[string]string, min(hint, 4*maxConfigKeys))
+	out := make(map[string]string, hint)
 	for _, t := range texts {
 		if len(out) == 0 {
 			parseConfigItems(configBody(t), out, false) // as ParseConfig into a fresh map

@@ -160,17 +160,3 @@ func TestBuildConfigMatchesReference(t *testing.T) {
 		}
 	}
 }
-
-func TestCountCommaSpaceMatchesCount(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(13, 9))
-	for range 20000 {
-		b := make([]byte, rng.IntN(40))
-		for i := range b {
-			b[i] = ", ,a"[rng.IntN(4)]
-		}
-		if got, want := countCommaSpace(string(b)), strings.Count(string(b), ", "); got != want {
-			t.Fatalf("countCommaSpace(%q) = %d, want %d", b, got, want)
-		}
-	}
-}
