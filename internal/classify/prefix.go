@@ -554,34 +554,74 @@ func glogLevel(c byte) string {
 }
 
 // normLevel maps a level word to its canonical name, "" if it is not one.
+// The word's bytes with bit 5 cleared are compared as one number: clearing
+// it upper-cases a-z and, since every name is letters, no other byte can
+// turn into one of a name's.
 func normLevel(w string) string {
 	w = strings.TrimSpace(w)
 	if len(w) < 3 || len(w) > 8 {
 		return ""
 	}
-	var buf [8]byte
+	var x uint64
 	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		buf[i] = c
+		x |= uint64(w[i]&^0x20) << (8 * i)
 	}
-	switch string(buf[:len(w)]) {
-	case "INFO":
-		return "INFO"
-	case "WARNING", "WARN":
-		return "WARNING"
-	case "ERROR", "ERR":
-		return "ERROR"
-	case "CRITICAL":
-		return "CRITICAL"
-	case "FATAL":
-		return "FATAL"
-	case "DEBUG", "TRACE", "VERBOSE":
-		return "DEBUG"
+	switch len(w) {
+	case 3:
+		if x == lvERR {
+			return "ERROR"
+		}
+	case 4:
+		switch x {
+		case lvINFO:
+			return "INFO"
+		case lvWARN:
+			return "WARNING"
+		}
+	case 5:
+		switch x {
+		case lvERROR:
+			return "ERROR"
+		case lvFATAL:
+			return "FATAL"
+		case lvDEBUG, lvTRACE:
+			return "DEBUG"
+		}
+	case 7:
+		switch x {
+		case lvWARNING:
+			return "WARNING"
+		case lvVERBOSE:
+			return "DEBUG"
+		}
+	case 8:
+		if x == lvCRITICAL {
+			return "CRITICAL"
+		}
 	}
 	return ""
+}
+
+// The level words as normLevel packs them: byte i at bits 8i.
+var (
+	lvERR      = packLevel("ERR")
+	lvINFO     = packLevel("INFO")
+	lvWARN     = packLevel("WARN")
+	lvERROR    = packLevel("ERROR")
+	lvFATAL    = packLevel("FATAL")
+	lvDEBUG    = packLevel("DEBUG")
+	lvTRACE    = packLevel("TRACE")
+	lvWARNING  = packLevel("WARNING")
+	lvVERBOSE  = packLevel("VERBOSE")
+	lvCRITICAL = packLevel("CRITICAL")
+)
+
+func packLevel(w string) uint64 {
+	var x uint64
+	for i := 0; i < len(w); i++ {
+		x |= uint64(w[i]) << (8 * i)
+	}
+	return x
 }
 
 // parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" with optional fraction

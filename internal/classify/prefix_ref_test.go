@@ -116,3 +116,78 @@ func TestPrefixBracketsAgreeWithReference(t *testing.T) {
 		}
 	}
 }
+
+// refNormLevel is normLevel as it was before it compared packed words.
+func refNormLevel(w string) string {
+	w = strings.TrimSpace(w)
+	if len(w) < 3 || len(w) > 8 {
+		return ""
+	}
+	var buf [8]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	switch string(buf[:len(w)]) {
+	case "INFO":
+		return "INFO"
+	case "WARNING", "WARN":
+		return "WARNING"
+	case "ERROR", "ERR":
+		return "ERROR"
+	case "CRITICAL":
+		return "CRITICAL"
+	case "FATAL":
+		return "FATAL"
+	case "DEBUG", "TRACE", "VERBOSE":
+		return "DEBUG"
+	}
+	return ""
+}
+
+func TestNormLevelAgreesWithReference(t *testing.T) {
+	names := []string{"INFO", "WARNING", "WARN", "ERROR", "ERR", "CRITICAL", "FATAL", "DEBUG", "TRACE", "VERBOSE"}
+	rng := rand.New(rand.NewPCG(13, 11))
+	var inputs []string
+	for _, n := range names {
+		for range 200 { // each byte in either case, or swapped for one that differs in bit 5 or is near it
+			b := []byte(n)
+			for i := range b {
+				switch rng.IntN(6) {
+				case 0:
+					b[i] |= 0x20
+				case 1:
+					b[i] ^= 0x20 ^ 0x40 // a non-letter that bit 5 alone would not fold
+				case 2:
+					b[i] = "\x00 @[`{\xc9\xe9"[rng.IntN(8)]
+				}
+			}
+			w := string(b)
+			switch rng.IntN(5) {
+			case 0:
+				w = " " + w + "\t"
+			case 1:
+				w += string("\x00 x"[rng.IntN(3)])
+			case 2:
+				w = w[:rng.IntN(len(w)+1)]
+			}
+			inputs = append(inputs, w)
+		}
+	}
+	for range 100000 { // random short words over the bytes that matter
+		b := make([]byte, rng.IntN(11))
+		for i := range b {
+			const alphabet = "EeRrOoIiNnFfWwAaGgCcTtLlDdBbUuVvSs \x00\x05\x25\x65\xa0\xc2"
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, w := range inputs {
+		if got, want := normLevel(w), refNormLevel(w); got != want {
+			t.Fatalf("normLevel(%q) = %q, reference %q", w, got, want)
+		}
+	}
+}

@@ -33,6 +33,7 @@ type State struct {
 	d  stateData
 	rs *ruleSet
 	h  hits // scratch
+	yc yearCache
 }
 
 type stateData struct {
@@ -170,12 +171,12 @@ func (s *State) line(fb *feedBuf, l Line) {
 	s.d.N++
 	year := s.d.Year
 	if !l.Time.IsZero() {
-		year = l.Time.Year()
+		year = s.yc.of(l.Time)
 	}
 	var p Prefix
 	p.parse(l.Text, year)
 	if !p.Time.IsZero() {
-		s.d.Year = p.Time.Year()
+		s.d.Year = s.yc.of(p.Time)
 	}
 	v := LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: p.Level, Rank: p.Rank, Time: p.Time}
 	at := l.Clock
