@@ -75,7 +75,7 @@ func parseConfigRef(text string) map[string]string {
 // exercise quotes, escapes, nesting, duplicate keys and non-ASCII bytes.
 func randomDump(rng *rand.Rand, n int) string {
 	keys := []string{"model", "tp_size", "dtype", "a.b", "x-y", "'quoted'", "\"dq\"", "bad key", "k" + strings.Repeat("z", 130)}
-	vals := []string{"1", "'a, b'", "\"x\\\"y, z\"", "[1, 2, (3, 4)]", "{'k': 'v'}", "None", "é\xff", strings.Repeat("v", 300), "a=b", ""}
+	vals := []string{"1", "'a\\\xe9b'", "x\\\xff", "'a, b'", "\"x\\\"y, z\"", "[1, 2, (3, 4)]", "{'k': 'v'}", "None", "é\xff", strings.Repeat("v", 300), "a=b", ""}
 	var b strings.Builder
 	b.WriteString([]string{"ServerArgs(", "{", "Args { ", "", "  Name("}[rng.IntN(5)])
 	for i := range n {
