@@ -34,6 +34,9 @@ type State struct {
 	rs *ruleSet
 	h  hits // scratch
 	yc yearCache
+	// phaseBuf backs the phase signatures of the line being classified
+	// (lineMatch.phases), so that progress lines allocate none.
+	phaseBuf [4]*Signature
 }
 
 type stateData struct {
@@ -477,6 +480,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		case RoleReady:
 			m.ready = g
 		case RolePhase:
+			if m.phases == nil {
+				m.phases = s.phaseBuf[:0] // reused line after line: only this line reads it
+			}
 			m.phases = append(m.phases, g)
 		case RoleRetry:
 			m.retry = true
