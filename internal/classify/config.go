@@ -46,14 +46,46 @@ func configBody(text string) string {
 	return s
 }
 
+// configSizeHint is how many items the dump s may have, to size its map: a
+// comma may separate two (counting single bytes is the fast count; commas
+// inside values only make the map larger than it needs to be).
 func configSizeHint(s string) int {
-	return min(strings.Count(s[:min(len(s), 64<<10)], ", ")+1, maxConfigKeys)
+	return min(strings.Count(s[:min(len(s), 64<<10)], ",")+1, maxConfigKeys)
+}
+
+// buildConfig is the Config of a Result whose lines held the dumps texts,
+// in order: the first dump that has keys is ParseConfig's, and each later
+// one is merged into it (mergeConfig). The map is made once, sized for the
+// largest dump: the dumps of one launch mostly repeat keys (a server's
+// arguments printed by its processes, or again at a restart).
+func buildConfig(texts []string) map[string]string {
+	hint := 0
+	for _, t := range texts {
+		hint = max(hint, configSizeHint(configBody(t)))
+	}
+	out := make(map[string]string, hint)
+	for _, t := range texts {
+		if len(out) == 0 {
+			parseConfigItems(configBody(t), out, false) // as ParseConfig into a fresh map
+		} else {
+			mergeConfig(out, t)
+		}
+	}
+	return nonEmpty(out)
 }
 
 // configByte marks the bytes the item scanner acts on (quotes, escapes,
-// brackets, separators); runs of other bytes are skipped without a switch.
-var configByte = [256]bool{'\\': true, '\'': true, '"': true, '(': true, '[': true, '{': true,
-	')': true, ']': true, '}': true, '=': true, ':': true, ',': true}
+// brackets, separators, and the bytes of non-ASCII text, which it notes);
+// runs of other bytes are skipped without a switch.
+var configByte = func() (t [256]bool) {
+	for _, c := range []byte{'\\', '\'', '"', '(', '[', '{', ')', ']', '}', '=', ':', ','} {
+		t[c] = true
+	}
+	for c := 0x80; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 // parseConfigItems writes the top-level items of the dump s into out. It
 // stops at the bracket that closes the dump or after maxConfigKeys keys:
@@ -61,36 +93,26 @@ var configByte = [256]bool{'\\': true, '\'': true, '"': true, '(': true, '[': tr
 // false when it stopped for that count of writes.
 func parseConfigItems(s string, out map[string]string, countWrites bool) bool {
 	writes := 0
-	full := func() bool {
-		if countWrites {
-			return writes >= maxConfigKeys
-		}
-		return len(out) >= maxConfigKeys
-	}
 	depth := 0
 	var quote byte
 	start, sep := 0, -1 // current item and its first top-level '=' or ':'
-	flush := func(end int) {
-		if sep > start && !full() {
-			k := unquote(strings.TrimSpace(s[start:sep]))
-			v := unquote(strings.TrimSpace(s[sep+1 : end]))
-			if isIdentLike(k) {
-				// An identifier-like key is ASCII and at most maxConfigKey
-				// bytes: clean(k, maxConfigKey) would return it as it is.
-				out[k] = clean(v, maxConfigValue)
-				writes++
-			}
-		}
-	}
+	ascii := true       // the current item has no byte above 0x7f
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !configByte[c] {
+			continue
+		}
+		if c >= 0x80 {
+			ascii = false
 			continue
 		}
 		if quote != 0 {
 			switch c {
 			case '\\':
 				i++
+				if i < len(s) && s[i] >= 0x80 {
+					ascii = false
+				}
 			case quote:
 				quote = 0
 			}
@@ -103,8 +125,10 @@ func parseConfigItems(s string, out map[string]string, countWrites bool) bool {
 			depth++
 		case ')', ']', '}':
 			if depth == 0 {
-				flush(i)
-				return !countWrites || !full()
+				if sep > start && !configFull(out, writes, countWrites) {
+					writes += configItem(out, s[start:sep], s[sep+1:i], ascii)
+				}
+				return !countWrites || !configFull(out, writes, countWrites)
 			}
 			depth--
 		case '=', ':':
@@ -113,16 +137,49 @@ func parseConfigItems(s string, out map[string]string, countWrites bool) bool {
 			}
 		case ',':
 			if depth == 0 {
-				flush(i)
-				if full() {
+				if sep > start && !configFull(out, writes, countWrites) {
+					writes += configItem(out, s[start:sep], s[sep+1:i], ascii)
+				}
+				if configFull(out, writes, countWrites) {
 					return !countWrites
 				}
-				start, sep = i+1, -1
+				start, sep, ascii = i+1, -1, true
 			}
 		}
 	}
-	flush(len(s))
-	return !countWrites || !full()
+	if sep > start && !configFull(out, writes, countWrites) {
+		writes += configItem(out, s[start:sep], s[sep+1:], ascii)
+	}
+	return !countWrites || !configFull(out, writes, countWrites)
+}
+
+// configFull reports whether parseConfigItems has its maxConfigKeys keys.
+func configFull(out map[string]string, writes int, countWrites bool) bool {
+	if countWrites {
+		return writes >= maxConfigKeys
+	}
+	return len(out) >= maxConfigKeys
+}
+
+// configItem writes the item key=value (a key and a value with their
+// blanks and quotes) into out when the key is identifier-like, and returns
+// how many writes it made. ascii says the item has only ASCII bytes.
+func configItem(out map[string]string, key, value string, ascii bool) int {
+	k := unquote(strings.TrimSpace(key))
+	if !isIdentLike(k) {
+		return 0
+	}
+	v := unquote(strings.TrimSpace(value))
+	// An identifier-like key is ASCII and at most maxConfigKey bytes:
+	// clean(k, maxConfigKey) would return it as it is. An ASCII value is
+	// valid UTF-8 and cut anywhere on a character boundary: clean(v,
+	// maxConfigValue) would only truncate it.
+	if ascii {
+		out[k] = v[:min(len(v), maxConfigValue)]
+	} else {
+		out[k] = clean(v, maxConfigValue)
+	}
+	return 1
 }
 
 func unquote(s string) string {

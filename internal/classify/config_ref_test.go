@@ -75,7 +75,7 @@ func parseConfigRef(text string) map[string]string {
 // exercise quotes, escapes, nesting, duplicate keys and non-ASCII bytes.
 func randomDump(rng *rand.Rand, n int) string {
 	keys := []string{"model", "tp_size", "dtype", "a.b", "x-y", "'quoted'", "\"dq\"", "bad key", "k" + strings.Repeat("z", 130)}
-	vals := []string{"1", "'a, b'", "\"x\\\"y, z\"", "[1, 2, (3, 4)]", "{'k': 'v'}", "None", "é\xff", strings.Repeat("v", 300), "a=b", ""}
+	vals := []string{"1", "'a\\\xe9b'", "x\\\xff", "'a, b'", "\"x\\\"y, z\"", "[1, 2, (3, 4)]", "{'k': 'v'}", "None", "é\xff", strings.Repeat("v", 300), "a=b", ""}
 	var b strings.Builder
 	b.WriteString([]string{"ServerArgs(", "{", "Args { ", "", "  Name("}[rng.IntN(5)])
 	for i := range n {
@@ -121,6 +121,42 @@ func TestParseConfigMatchesReference(t *testing.T) {
 		mergeConfig(got, d)
 		if !maps.Equal(got, want) {
 			t.Fatalf("merging dump %q: got %d keys, want %d", d[:min(len(d), 200)], len(got), len(want))
+		}
+	}
+}
+
+// refFeedConfig is how a Result's Config was built before buildConfig: each
+// dump parsed as the line came, into the map of the first dump that had keys.
+func refFeedConfig(texts []string) map[string]string {
+	var cfg map[string]string
+	for _, t := range texts {
+		if cfg == nil {
+			cfg = parseConfigRef(t)
+			continue
+		}
+		maps.Copy(cfg, parseConfigRef(t))
+	}
+	return cfg
+}
+
+func TestBuildConfigMatchesReference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 8))
+	for i := range 1500 {
+		texts := make([]string, 1+rng.IntN(5))
+		for j := range texts {
+			n := rng.IntN(15)
+			switch {
+			case rng.IntN(5) == 0:
+				n = 0 // a dump without keys, also before the first with keys
+			case i%60 == 0:
+				n = 1990 + rng.IntN(1500) // around and past maxConfigKeys
+			}
+			texts[j] = randomDump(rng, n)
+		}
+		got, want := buildConfig(texts), refFeedConfig(texts)
+		if !maps.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("dumps %q:\n got %v\nwant %v", texts, got, want)
 		}
 	}
 }

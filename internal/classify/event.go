@@ -234,12 +234,24 @@ func (s *State) retire(fb *feedBuf) {
 	if len(evs) == 0 {
 		return
 	}
-	keep := evs[:0]
 	over := len(evs) - maxEvents
+	// Most lines retire nothing: find the first event that goes before
+	// rewriting the slice (each kept pointer written back costs a write
+	// barrier while the collector runs).
+	first := -1
 	for i, ev := range evs {
-		idle := s.d.N - ev.LastN
-		done := (ev.St == stClosed && idle > retireAfter && ev.Await < s.d.N) || idle > staleAfter || i < over
-		if !done {
+		if s.retires(ev, i, over) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return
+	}
+	keep := evs[:first]
+	for i := first; i < len(evs); i++ {
+		ev := evs[i]
+		if !s.retires(ev, i, over) {
 			keep = append(keep, ev)
 			continue
 		}
@@ -252,6 +264,13 @@ func (s *State) retire(fb *feedBuf) {
 		evs[i] = nil
 	}
 	s.d.Events = keep
+}
+
+// retires reports whether the event at index i of s.d.Events can no longer
+// change; over is how many events exceed maxEvents.
+func (s *State) retires(ev *event, i, over int) bool {
+	idle := s.d.N - ev.LastN
+	return (ev.St == stClosed && idle > retireAfter && ev.Await < s.d.N) || idle > staleAfter || i < over
 }
 
 func contains(xs []string, x string) bool {

@@ -14,9 +14,10 @@ type feedBuf struct {
 	touched []*event
 	tIdx    map[*event]struct{}
 	phases  []Phase
-	cfg     map[string]string
-	ready   *Marker
-	unready *Marker // the readiness this call took back
+	// cfgTexts are the configuration dumps of this call's lines, in order.
+	cfgTexts []string
+	ready    *Marker
+	unready  *Marker // the readiness this call took back
 }
 
 func (fb *feedBuf) add(v LineVerdict) { fb.lines = append(fb.lines, v) }
@@ -65,31 +66,15 @@ func (fb *feedBuf) phase(ph Phase) {
 	fb.phases = append(fb.phases, ph)
 }
 
-// parseConfig merges the configuration dump that starts at text, as
-// fb.config(ParseConfig(text)) would.
-func (fb *feedBuf) parseConfig(text string) {
-	if fb.cfg == nil {
-		fb.config(ParseConfig(text))
-		return
-	}
-	mergeConfig(fb.cfg, text)
-}
-
-func (fb *feedBuf) config(kv map[string]string) {
-	if len(kv) == 0 {
-		return
-	}
-	if fb.cfg == nil {
-		fb.cfg = kv // ParseConfig's map is fresh: take it
-		return
-	}
-	for k, v := range kv {
-		fb.cfg[k] = v
-	}
-}
+// parseConfig notes the configuration dump that starts at text; result
+// parses the call's dumps into its Config (buildConfig).
+func (fb *feedBuf) parseConfig(text string) { fb.cfgTexts = append(fb.cfgTexts, text) }
 
 func (fb *feedBuf) result() Result {
-	r := Result{Lines: fb.lines, Phases: fb.phases, Config: fb.cfg}
+	r := Result{Lines: fb.lines, Phases: fb.phases}
+	if len(fb.cfgTexts) > 0 {
+		r.Config = buildConfig(fb.cfgTexts)
+	}
 	if fb.ready != nil {
 		m := *fb.ready
 		r.Ready = &m

@@ -204,37 +204,76 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	}
 	p.Time = t
 	if rest := strings.TrimSpace(inner[n:]); rest != "" {
-		words := strings.Fields(rest)
-		if len(words) == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
+		var words [3]string // the first three fields, as strings.Fields finds them
+		nw := 0
+		for w := range strings.FieldsSeq(rest) {
+			if nw < len(words) {
+				words[nw] = w
+			}
+			nw++
+		}
+		if nw == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
 			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
 			p.Level = glogLevel(words[0][0])
 			return skipOneSpace(s[end+1:]), true
 		}
-		var ranks []string
-		for _, w := range words {
-			if isRankWord(w) {
-				ranks = append(ranks, w)
-			}
-		}
-		if len(ranks) > 0 {
-			p.Rank = strings.Join(ranks, " ")
+		if r, _ := rankWords(rest); r != "" {
+			p.Rank = r
 			p.Source = p.Rank
 		}
 	}
 	return skipOneSpace(s[end+1:]), true
 }
 
+// rankWords is strings.Join of the rank words (isRankWord) among
+// strings.Fields(s) with single spaces, and whether every field is one (at
+// least one field). Without allocating when the rank words are all of s,
+// single-spaced ("DP7 TP7 EP7"), as they are in the prefixes that have them.
+func rankWords(s string) (string, bool) {
+	n, fields := 0, 0
+	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
+	contiguous := true
+	for w := range strings.FieldsSeq(s) {
+		fields++
+		if !isRankWord(w) {
+			if n > 0 {
+				contiguous = false // a later rank word would not join onto the span
+			}
+			continue
+		}
+		// w is a substring of s: its offset is where it was found from to on.
+		at := max(to, 0) + strings.Index(s[max(to, 0):], w)
+		switch {
+		case n == 0:
+			from = at
+		case !contiguous || at != to+1 || s[to] != ' ':
+			contiguous = false
+		}
+		to = at + len(w)
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	all := n == fields
+	if contiguous {
+		return s[from:to], all
+	}
+	var ranks []string
+	for w := range strings.FieldsSeq(s) {
+		if isRankWord(w) {
+			ranks = append(ranks, w)
+		}
+	}
+	return strings.Join(ranks, " "), all
+}
+
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
 // "[DP2 TP2] " rank tags.
 func (p *Prefix) eatRankTag(s string) (string, bool) {
 	if end := indexByteWithin(s, ']', 40); end > 3 && end < 40 {
-		words := strings.Fields(s[1:end])
-		all := len(words) > 0
-		for _, w := range words {
-			all = all && isRankWord(w)
-		}
-		if all {
-			p.Rank = strings.Join(words, " ")
+		if r, all := rankWords(s[1:end]); all {
+			p.Rank = r
 			p.Source = p.Rank
 			return skipOneSpace(s[end+1:]), true
 		}
@@ -515,34 +554,74 @@ func glogLevel(c byte) string {
 }
 
 // normLevel maps a level word to its canonical name, "" if it is not one.
+// The word's bytes with bit 5 cleared are compared as one number: clearing
+// it upper-cases a-z and, since every name is letters, no other byte can
+// turn into one of a name's.
 func normLevel(w string) string {
 	w = strings.TrimSpace(w)
 	if len(w) < 3 || len(w) > 8 {
 		return ""
 	}
-	var buf [8]byte
+	var x uint64
 	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		buf[i] = c
+		x |= uint64(w[i]&^0x20) << (8 * i)
 	}
-	switch string(buf[:len(w)]) {
-	case "INFO":
-		return "INFO"
-	case "WARNING", "WARN":
-		return "WARNING"
-	case "ERROR", "ERR":
-		return "ERROR"
-	case "CRITICAL":
-		return "CRITICAL"
-	case "FATAL":
-		return "FATAL"
-	case "DEBUG", "TRACE", "VERBOSE":
-		return "DEBUG"
+	switch len(w) {
+	case 3:
+		if x == lvERR {
+			return "ERROR"
+		}
+	case 4:
+		switch x {
+		case lvINFO:
+			return "INFO"
+		case lvWARN:
+			return "WARNING"
+		}
+	case 5:
+		switch x {
+		case lvERROR:
+			return "ERROR"
+		case lvFATAL:
+			return "FATAL"
+		case lvDEBUG, lvTRACE:
+			return "DEBUG"
+		}
+	case 7:
+		switch x {
+		case lvWARNING:
+			return "WARNING"
+		case lvVERBOSE:
+			return "DEBUG"
+		}
+	case 8:
+		if x == lvCRITICAL {
+			return "CRITICAL"
+		}
 	}
 	return ""
+}
+
+// The level words as normLevel packs them: byte i at bits 8i.
+var (
+	lvERR      = packLevel("ERR")
+	lvINFO     = packLevel("INFO")
+	lvWARN     = packLevel("WARN")
+	lvERROR    = packLevel("ERROR")
+	lvFATAL    = packLevel("FATAL")
+	lvDEBUG    = packLevel("DEBUG")
+	lvTRACE    = packLevel("TRACE")
+	lvWARNING  = packLevel("WARNING")
+	lvVERBOSE  = packLevel("VERBOSE")
+	lvCRITICAL = packLevel("CRITICAL")
+)
+
+func packLevel(w string) uint64 {
+	var x uint64
+	for i := 0; i < len(w); i++ {
+		x |= uint64(w[i]) << (8 * i)
+	}
+	return x
 }
 
 // parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" with optional fraction

@@ -33,6 +33,10 @@ type State struct {
 	d  stateData
 	rs *ruleSet
 	h  hits // scratch
+	yc yearCache
+	// phaseBuf backs the phase signatures of the line being classified
+	// (lineMatch.phases), so that progress lines allocate none.
+	phaseBuf [4]*Signature
 }
 
 type stateData struct {
@@ -170,12 +174,12 @@ func (s *State) line(fb *feedBuf, l Line) {
 	s.d.N++
 	year := s.d.Year
 	if !l.Time.IsZero() {
-		year = l.Time.Year()
+		year = s.yc.of(l.Time)
 	}
 	var p Prefix
 	p.parse(l.Text, year)
 	if !p.Time.IsZero() {
-		s.d.Year = p.Time.Year()
+		s.d.Year = s.yc.of(p.Time)
 	}
 	v := LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: p.Level, Rank: p.Rank, Time: p.Time}
 	at := l.Clock
@@ -476,6 +480,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		case RoleReady:
 			m.ready = g
 		case RolePhase:
+			if m.phases == nil {
+				m.phases = s.phaseBuf[:0] // reused line after line: only this line reads it
+			}
 			m.phases = append(m.phases, g)
 		case RoleRetry:
 			m.retry = true
