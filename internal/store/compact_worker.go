@@ -51,7 +51,8 @@ func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int6
 	}
 }
 
-// RunCompaction compacts lines at rest (CompactOnce) at start and then
+// RunCompaction compacts lines at rest (CompactOnce) and rewrites the
+// retired partitions it emptied (PackRetiredPartitions) at start and then
 // every `every` on clk until ctx ends. One worker runs in every web
 // process; two at once are harmless (each launch is compacted under its
 // row lock, taken with SKIP LOCKED).
@@ -59,9 +60,15 @@ func (s *Store) RunCompaction(ctx context.Context, clk clock.Clock, every time.D
 	for {
 		now := clk.Now()
 		n, err := s.CompactOnce(ctx, now.Add(-CompactQuietAfter), CompactTail)
+		var packed []string
+		if err == nil {
+			packed, err = s.PackRetiredPartitions(ctx)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("compaction", slog.String("error", err.Error()))
+		case len(packed) > 0:
+			log.Info("compacted lines and rewrote retired line partitions", slog.Int64("lines", n), slog.Any("partitions", packed))
 		case n > 0:
 			log.Debug("compacted lines", slog.Int64("lines", n))
 		}

@@ -294,3 +294,68 @@ func firstDiff(want, got string) string {
 	}
 	return fmt.Sprintf("lengths %d and %d", len(w), len(g))
 }
+
+// TestPackRetiredPartitions compacts a launch of a block of launch ids
+// that is used up, and the worker's pass rewrites that block's partition
+// of lines to what it still holds; the partition new launches go to is
+// left alone.
+func TestPackRetiredPartitions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	old, err := st.EnsureLaunch(ctx, "old", store.LaunchAttrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	lines := make([]store.Line, 40_000)
+	for i := range lines {
+		lines[i] = store.Line{Seq: int64(i + 1), TS: t0, ReceivedAt: t0, Kind: "plain",
+			Text: fmt.Sprintf("rank %d finished step %d of the warmup, all reduce took %d us and nothing else happened", i%8, i, i%977)}
+	}
+	if err := st.WithTx(ctx, func(tx *store.Tx) error { return tx.CopyLines(ctx, old, lines) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE launches SET last_seq = 40000, last_line_at = $2 WHERE id = $1`, old, t0); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		var n int64
+		if err := pool.QueryRow(ctx, `SELECT pg_total_relation_size('lines_p000000')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
+		t.Fatalf("before its block was used up: packed %v, %v", packed, err)
+	}
+	if moved, err := st.CompactOnce(ctx, t0.Add(time.Hour), store.CompactTail); err != nil || moved != 40_000 {
+		t.Fatalf("compacted %d lines, %v", moved, err)
+	}
+	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
+		t.Fatalf("while new launches still go to its block: packed %v, %v", packed, err)
+	}
+	// The next launch id is in the next block: the first is used up.
+	if _, err := pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('launches', 'id'), $1)`, store.LaunchesPerPartition); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureLaunch(ctx, "new", store.LaunchAttrs{}); err != nil {
+		t.Fatal(err)
+	}
+	before := size()
+	packed, err := st.PackRetiredPartitions(ctx)
+	if err != nil || fmt.Sprint(packed) != "[lines_p000000]" {
+		t.Fatalf("packed %v, %v", packed, err)
+	}
+	if after := size(); after*4 > before {
+		t.Fatalf("the retired partition took %d bytes before and %d after", before, after)
+	}
+	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
+		t.Fatalf("a packed partition was packed again: %v, %v", packed, err)
+	}
+	got, err := st.LinesBetween(ctx, old, 39_990, 40_000, 100)
+	if err != nil || len(got) != 11 || got[10].Text != lines[39_999].Text {
+		t.Fatalf("lines read back after packing: %d, %v", len(got), err)
+	}
+}

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// packSlack is how much larger than its rows a retired partition of lines
+// may be before it is rewritten: the rows a block of launches keeps after
+// compaction (errors, alarms, readiness) take far less.
+const packSlack = 4 << 20
+
+// PackRetiredPartitions gives back the space compaction freed in the
+// partitions of lines that no launch will write to again. In the partition
+// new launches go to, the space the moved rows took is reused by the next
+// lines; a partition whose block of launch ids is used up only gets the
+// odd late line, so once every launch of it is compacted, its table and
+// indexes are rewritten (VACUUM FULL), which takes its rows alone: few.
+// It waits at most retentionLockTimeout for the partition's lock and
+// otherwise tries again on the next pass. It returns the partitions it
+// rewrote.
+func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
+	blocks, err := s.linePartitionBlocks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lastID int64
+	err = s.pool.QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
+	if err != nil {
+		return nil, fmt.Errorf("store: pack partitions: %w", err)
+	}
+	var packed []string
+	for _, b := range blocks {
+		if (b+1)*LaunchesPerPartition > lastID {
+			break // new launches may still get ids in this block
+		}
+		// The names are computed from an integer, never from input.
+		part := fmt.Sprintf("lines_p%06d", b)
+		var size int64
+		if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, part).Scan(&size); err != nil {
+			return packed, fmt.Errorf("store: pack partitions: %w", err)
+		}
+		if size < packSlack {
+			continue // packed already, or small anyway
+		}
+		var pending bool
+		var used int64
+		err := s.pool.QueryRow(ctx, `
+			SELECT EXISTS (SELECT 1 FROM launches WHERE id >= $1 AND id < $2 AND (thawed OR last_seq > 0 AND last_seq >= compacted_through)),
+				(SELECT COALESCE(sum(pg_column_size(l.*)), 0) FROM `+part+` l)`,
+			b*LaunchesPerPartition+1, (b+1)*LaunchesPerPartition+1).Scan(&pending, &used)
+		if err != nil {
+			return packed, fmt.Errorf("store: pack partitions: %w", err)
+		}
+		if pending || size < 3*used+packSlack {
+			continue
+		}
+		conn, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return packed, fmt.Errorf("store: pack partitions: %w", err)
+		}
+		_, err = conn.Exec(ctx, `SET lock_timeout = '`+retentionLockTimeout+`'`)
+		if err == nil {
+			_, err = conn.Exec(ctx, `VACUUM (FULL) `+part)
+		}
+		if _, resetErr := conn.Exec(context.WithoutCancel(ctx), `RESET lock_timeout`); resetErr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // leave no changed setting in the pool
+		}
+		conn.Release()
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available: next pass
+			continue
+		}
+		if err != nil {
+			return packed, fmt.Errorf("store: pack partition %s: %w", part, err)
+		}
+		packed = append(packed, part)
+	}
+	return packed, nil
+}
