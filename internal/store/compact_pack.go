@@ -13,14 +13,19 @@ import (
 // compaction (errors, alarms, readiness) take far less.
 const packSlack = 4 << 20
 
+// packLockTimeout bounds the stall a rewrite waiting for its lock causes.
+const packLockTimeout = "100ms"
+
 // PackRetiredPartitions gives back the space compaction freed in the
 // partitions of lines that no launch will write to again. In the partition
 // new launches go to, the space the moved rows took is reused by the next
 // lines; a partition whose block of launch ids is used up only gets the
 // odd late line, so once every launch of it is compacted, its table and
 // indexes are rewritten (VACUUM FULL), which takes its rows alone: few.
-// It waits at most retentionLockTimeout for the partition's lock and
-// otherwise tries again on the next pass. It returns the partitions it
+// It waits at most packLockTimeout for the partition's lock and otherwise
+// tries again on the next pass: while it waits, every statement that
+// would lock the partition queues behind it (a generic plan of a query
+// of lines locks every partition), so the wait must be short. It returns the partitions it
 // rewrote.
 func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
 	blocks, err := s.linePartitionBlocks(ctx)
@@ -62,7 +67,7 @@ func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return packed, fmt.Errorf("store: pack partitions: %w", err)
 		}
-		_, err = conn.Exec(ctx, `SET lock_timeout = '`+retentionLockTimeout+`'`)
+		_, err = conn.Exec(ctx, `SET lock_timeout = '`+packLockTimeout+`'`)
 		if err == nil {
 			_, err = conn.Exec(ctx, `VACUUM (FULL) `+part)
 		}
