@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -25,10 +26,14 @@ const (
 func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int64) (int64, error) {
 	var moved int64
 	seen := map[int64]bool{}
+	byPartition := map[int64]int64{}
 	for {
 		cands, err := s.CompactCandidates(ctx, quietSince, tail, 32)
 		if err != nil {
 			return moved, err
+		}
+		if len(cands) == 0 {
+			return moved, s.vacuumMoved(ctx, byPartition)
 		}
 		progress := false
 		for _, c := range cands {
@@ -43,12 +48,34 @@ func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int6
 					return moved, err
 				}
 				moved += n
+				byPartition[(c.LaunchID-1)/LaunchesPerPartition] += n
 			}
 		}
 		if !progress {
-			return moved, nil
+			return moved, s.vacuumMoved(ctx, byPartition)
 		}
 	}
+}
+
+// vacuumAfter is how many lines a pass moves out of a partition of lines
+// before it vacuums the partition itself rather than wait for autovacuum:
+// until the deleted rows are vacuumed, every index scan of the launch's
+// remaining rows steps over them.
+const vacuumAfter = 50_000
+
+// vacuumMoved vacuums the partitions of lines a pass moved many lines out
+// of (moved, by block of launch ids).
+func (s *Store) vacuumMoved(ctx context.Context, moved map[int64]int64) error {
+	for b, n := range moved {
+		if n < vacuumAfter {
+			continue
+		}
+		// The name is computed from an integer, never from input.
+		if _, err := s.pool.Exec(ctx, fmt.Sprintf(`VACUUM (ANALYZE) lines_p%06d, line_blocks_p%06d`, b, b)); err != nil {
+			return fmt.Errorf("store: vacuum after compaction: %w", err)
+		}
+	}
+	return nil
 }
 
 // RunCompaction compacts lines at rest (CompactOnce) and rewrites the

@@ -200,7 +200,8 @@ func BenchmarkBudgets(b *testing.B) {
 		len(mix), budgetLines, ingestA.Round(time.Millisecond), ingestBoth.Round(time.Millisecond),
 		2*budgetLines/ingestBoth.Seconds())
 	// A million-line launch is read at rest: its lines compacted into
-	// blocks, as the worker leaves them a minute after the last line.
+	// blocks (and the rows they were vacuumed), as the worker leaves them a
+	// minute after the last line.
 	start = time.Now()
 	moved, err := bundle.store.CompactOnce(context.Background(), time.Now().Add(time.Hour), 0)
 	if err != nil {
