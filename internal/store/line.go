@@ -91,7 +91,7 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 		}
 	}
 	// Only rows are updated: compacted lines become rows first.
-	if err := t.ThawLines(ctx, launchID, slices.Min(seqs), slices.Max(seqs)); err != nil {
+	if err := t.ThawSeqs(ctx, launchID, slices.Sorted(slices.Values(seqs))); err != nil {
 		return err
 	}
 	_, err := t.tx.Exec(ctx, `

@@ -13,7 +13,7 @@ import (
 // Lines at rest are stored in compressed blocks of 64 consecutive seqs
 // (line_blocks, migration 00020): a row per line costs more than its text.
 // A line is a row of lines or an element of a block, never both. Every
-// read takes the union of the two (lineSource); every write that adds or
+// read takes the union of the two (lineRead); every write that adds or
 // rewrites lines first turns the blocks it touches back into rows
 // (ThawLines), so blocks are only ever written whole, by CompactLines.
 
@@ -142,17 +142,50 @@ func (t *Tx) ThawLines(ctx context.Context, launchID, lo, hi int64) error {
 	if ct, ok := t.compacted[launchID]; lo > hi || ok && lo >= ct {
 		return nil
 	}
+	return t.thaw(ctx, launchID, lo>>blockShift, hi>>blockShift, nil)
+}
+
+// ThawSeqs is ThawLines for the blocks of seqs alone (sorted): the lines
+// whose verdicts a gap fill revised may lie far apart, and the blocks
+// between them stay as they are.
+func (t *Tx) ThawSeqs(ctx context.Context, launchID int64, seqs []int64) error {
+	ct, ok := t.compacted[launchID]
+	var blocks []int64
+	for _, s := range seqs {
+		if ok && s >= ct {
+			break
+		}
+		if b := s >> blockShift; len(blocks) == 0 || blocks[len(blocks)-1] != b {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	return t.thaw(ctx, launchID, blocks[0], blocks[len(blocks)-1], blocks)
+}
+
+// thaw turns the launch's blocks in [lo, hi] (and, with only, among only)
+// back into rows.
+func (t *Tx) thaw(ctx context.Context, launchID, lo, hi int64, only []int64) error {
 	cols := strings.Join(blockColumns, ", ")
+	cond := ""
+	if only != nil {
+		cond = " AND block = ANY($4)"
+	}
+	args := []any{launchID, lo, hi}
+	if only != nil {
+		args = append(args, only)
+	}
 	_, err := t.tx.Exec(ctx, `
 		WITH gone AS (
-			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint
+			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint`+cond+`
 			RETURNING launch_id, `+cols+`
 		), rows AS (
 			INSERT INTO lines (launch_id, `+cols+`)
 			SELECT g.launch_id, u.* FROM gone g CROSS JOIN LATERAL unnest(g.`+strings.Join(blockColumns, ", g.")+`) AS u
 		)
-		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`,
-		launchID, lo>>blockShift, hi>>blockShift)
+		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`, args...)
 	if err != nil {
 		return fmt.Errorf("store: thaw lines: %w", err)
 	}

@@ -149,8 +149,8 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 			if _, err := tx.LockLaunch(ctx, id); err != nil {
 				return err
 			}
-			if err := tx.UpdateVerdicts(ctx, id, []classify.LineVerdict{{Seq: 200, Kind: "error", Level: "ERROR", Alarm: 50},
-				{Seq: 201, Kind: "warning"}}); err != nil {
+			if err := tx.UpdateVerdicts(ctx, id, []classify.LineVerdict{{Seq: 10, Kind: "warning"}, {Seq: 200, Kind: "error", Level: "ERROR", Alarm: 50},
+				{Seq: 201, Kind: "warning"}, {Seq: 950, Kind: "progress", Level: "INFO"}}); err != nil {
 				return err
 			}
 			if err := tx.ShiftClock(ctx, id, 90*time.Second); err != nil {
@@ -163,6 +163,11 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rewritten")
+	// Revised verdicts far apart thaw their own blocks (0, 3 and 14; the
+	// retimed lines are in block 0), not the ones between them.
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 1000/64+1-3 {
+		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 1000/64+1-3)
+	}
 	compact()
 	check("rewritten and compacted")
 }
