@@ -28,20 +28,12 @@ const packLockTimeout = "100ms"
 // of lines locks every partition), so the wait must be short. It returns the partitions it
 // rewrote.
 func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
-	blocks, err := s.linePartitionBlocks(ctx)
+	blocks, err := s.usedUpBlocks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var lastID int64
-	err = s.pool.QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
-	if err != nil {
-		return nil, fmt.Errorf("store: pack partitions: %w", err)
-	}
 	var packed []string
 	for _, b := range blocks {
-		if (b+1)*LaunchesPerPartition > lastID {
-			break // new launches may still get ids in this block
-		}
 		// The names are computed from an integer, never from input.
 		part := fmt.Sprintf("lines_p%06d", b)
 		var size int64

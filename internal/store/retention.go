@@ -60,19 +60,11 @@ const expireAndAudit = `
 // are deleted row by row, a few at a time.
 func (s *Store) ApplyRetention(ctx context.Context, cutoff time.Time) (RetentionResult, error) {
 	var res RetentionResult
-	blocks, err := s.linePartitionBlocks(ctx)
+	blocks, err := s.usedUpBlocks(ctx)
 	if err != nil {
 		return res, err
 	}
-	var lastID int64
-	err = s.pool.QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
-	if err != nil {
-		return res, fmt.Errorf("store: retention: %w", err)
-	}
 	for _, b := range blocks {
-		if (b+1)*LaunchesPerPartition > lastID {
-			break // new launches may still get ids in this block (and every later one)
-		}
 		dropped, err := s.dropExpiredBlock(ctx, b, cutoff, &res)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
@@ -176,6 +168,27 @@ var linePartitionName = regexp.MustCompile(`^lines_p(\d{6,})$`)
 
 // linePartitionBlocks returns the blocks that have a partition of lines,
 // in order.
+// usedUpBlocks returns the blocks of launch ids with line partitions, in
+// order, that no new launch will get an id in: the ones retention may drop
+// and compaction may rewrite.
+func (s *Store) usedUpBlocks(ctx context.Context) ([]int64, error) {
+	blocks, err := s.linePartitionBlocks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lastID int64
+	err = s.pool.QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
+	if err != nil {
+		return nil, fmt.Errorf("store: line partitions: %w", err)
+	}
+	for i, b := range blocks {
+		if (b+1)*LaunchesPerPartition > lastID {
+			return blocks[:i], nil // new launches may still get ids in this block (and every later one)
+		}
+	}
+	return blocks, nil
+}
+
 func (s *Store) linePartitionBlocks(ctx context.Context) ([]int64, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 		WHERE i.inhparent = 'lines'::regclass`)
