@@ -25,23 +25,18 @@ const (
 // moved.
 func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int64) (int64, error) {
 	var moved int64
-	seen := map[int64]bool{}
+	seen := []int64{} // (not nil: NULL would match no launch) each launch once a pass: a busy one, or one whose tail moved on, waits for the next
 	byPartition := map[int64]int64{}
 	for {
-		cands, err := s.CompactCandidates(ctx, quietSince, tail, 32)
+		cands, err := s.CompactCandidates(ctx, quietSince, tail, 32, seen)
 		if err != nil {
 			return moved, err
 		}
 		if len(cands) == 0 {
 			return moved, s.vacuumMoved(ctx, byPartition)
 		}
-		progress := false
 		for _, c := range cands {
-			if seen[c.LaunchID] {
-				continue // busy, or its tail moved on: next pass
-			}
-			seen[c.LaunchID] = true
-			progress = true
+			seen = append(seen, c.LaunchID)
 			for more := true; more; {
 				var n int64
 				if n, more, _, err = s.CompactLines(ctx, c.LaunchID, c.Through); err != nil {
@@ -50,9 +45,6 @@ func (s *Store) CompactOnce(ctx context.Context, quietSince time.Time, tail int6
 				moved += n
 				byPartition[(c.LaunchID-1)/LaunchesPerPartition] += n
 			}
-		}
-		if !progress {
-			return moved, s.vacuumMoved(ctx, byPartition)
 		}
 	}
 }

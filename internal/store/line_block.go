@@ -279,18 +279,20 @@ type CompactCandidate struct {
 	Through  int64
 }
 
-// CompactCandidates returns up to limit launches with lines to compact: a
-// launch with no line since quietSince, through its end; any other, up to
-// tail seqs before its last line, when that is a block or more beyond what
-// is compacted (the lines near a live launch's tail are still being
-// revised and read by followers). Thawed launches come too.
-func (s *Store) CompactCandidates(ctx context.Context, quietSince time.Time, tail int64, limit int) ([]CompactCandidate, error) {
+// CompactCandidates returns up to limit launches with lines to compact,
+// but for those in skip: a launch with no line since quietSince, through
+// its end; any other, up to tail seqs before its last line, when that is a
+// block or more beyond what is compacted (the lines near a live launch's
+// tail are still being revised and read by followers). Thawed launches
+// come too.
+func (s *Store) CompactCandidates(ctx context.Context, quietSince time.Time, tail int64, limit int, skip []int64) ([]CompactCandidate, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, CASE WHEN last_line_at < $1 THEN last_seq + 1 ELSE last_seq - $2 END
 		FROM launches
-		WHERE thawed OR (last_line_at < $1 AND last_seq >= compacted_through)
-			OR last_seq - $2 >= compacted_through + `+fmt.Sprint(1<<blockShift)+`
-		ORDER BY last_line_at LIMIT $3`, quietSince, tail, limit)
+		WHERE (thawed OR (last_line_at < $1 AND last_seq >= compacted_through)
+			OR last_seq - $2 >= compacted_through + `+fmt.Sprint(1<<blockShift)+`)
+			AND id <> ALL($4::bigint[])
+		ORDER BY last_line_at LIMIT $3`, quietSince, tail, limit, skip)
 	if err != nil {
 		return nil, fmt.Errorf("store: compact candidates: %w", err)
 	}
