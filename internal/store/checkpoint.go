@@ -137,11 +137,12 @@ func (t *Tx) ScanLinesAfter(ctx context.Context, launchID, seq int64, stops []in
 // scanPage is how many lines ScanLinesAfter reads at a time.
 const scanPage = 2048
 
+var scanPageSQL = lineRead{launch: "$1", lo: "$2::bigint + 1", hi: "$3", cols: []string{"seq", "ts", "text", "kind", "level", "rank", "alarm_no"},
+	order: true, limit: "$4"}.sql()
+
 func (t *Tx) scanPage(ctx context.Context, launchID, after, through int64, stops *[]int64, buf []classify.Line, vs []StoredVerdict,
 	fn func([]classify.Line, []StoredVerdict) bool) (n int, last int64, more bool, err error) {
-	r := lineRead{launch: "$1", lo: "$2::bigint + 1", hi: "$3", cols: []string{"seq", "ts", "text", "kind", "level", "rank", "alarm_no"},
-		order: true, limit: "$4"}
-	rows, err := t.tx.Query(ctx, r.sql(), launchID, after, through, scanPage)
+	rows, err := t.tx.Query(ctx, scanPageSQL, launchID, after, through, scanPage)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
 	}

@@ -26,6 +26,16 @@ type Line struct {
 	Text       string
 }
 
+// The statements of the fixed reads of lines are made once.
+var (
+	existingSeqsSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq"}, conds: []string{"seq = ANY($4)"},
+		uses: []string{"seq"}, order: true}.sql()
+	lineTimeBeforeSQL = lineRead{launch: "$1", hi: "$2::bigint - 1", cols: []string{"seq", "ts"}, back: true, limit: "1"}.sql()
+	scanLinesSQL      = lineRead{launch: "$1", lo: "$2::bigint + 1", cols: []string{"seq", "ts", "text"}, order: true, limit: "$3"}.sql()
+	linesAfterSQL     = lineRead{launch: "$1", lo: "$2::bigint + 1", cols: lineColumnList, order: true, limit: "$3"}.sql()
+	lastSeqSQL        = `SELECT COALESCE((` + lineRead{launch: "$1", cols: []string{"seq"}, back: true, limit: "1"}.sql() + `), 0)`
+)
+
 // ExistingSeqs returns which of seqs are already stored for the launch.
 // The seqs' range and the order by seq make the primary key serve it: on
 // its own, seq = ANY($2) may be planned as a filter over every line of the
@@ -36,8 +46,7 @@ func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (ma
 		return map[int64]bool{}, nil
 	}
 	lo, hi := slices.Min(seqs), slices.Max(seqs)
-	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq"}, conds: []string{"seq = ANY($4)"}, uses: []string{"seq"}, order: true}
-	rows, err := t.tx.Query(ctx, r.sql(), launchID, lo, hi, seqs)
+	rows, err := t.tx.Query(ctx, existingSeqsSQL, launchID, lo, hi, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("store: existing seqs: %w", err)
 	}
@@ -57,8 +66,7 @@ func (t *Tx) ExistingSeqs(ctx context.Context, launchID int64, seqs []int64) (ma
 func (t *Tx) LineTimeBefore(ctx context.Context, launchID, seq int64) (time.Time, error) {
 	var ts time.Time
 	var at int64
-	r := lineRead{launch: "$1", hi: "$2::bigint - 1", cols: []string{"seq", "ts"}, back: true, limit: "1"}
-	err := t.tx.QueryRow(ctx, r.sql(), launchID, seq).Scan(&at, &ts)
+	err := t.tx.QueryRow(ctx, lineTimeBeforeSQL, launchID, seq).Scan(&at, &ts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, nil
 	}
@@ -110,9 +118,8 @@ func (t *Tx) UpdateVerdicts(ctx context.Context, launchID int64, vs []classify.L
 // not use the transaction.
 func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.Line)) error {
 	const chunk = 1024
-	r := lineRead{launch: "$1", lo: "$2::bigint + 1", cols: []string{"seq", "ts", "text"}, order: true, limit: fmt.Sprint(chunk)}
 	for after := int64(0); ; {
-		rows, err := t.tx.Query(ctx, r.sql(), launchID, after)
+		rows, err := t.tx.Query(ctx, scanLinesSQL, launchID, after, chunk)
 		if err != nil {
 			return fmt.Errorf("store: scan lines: %w", err)
 		}
@@ -137,8 +144,7 @@ func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.L
 
 // Lines returns up to limit lines of a launch with seq greater than after, in order.
 func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]Line, error) {
-	r := lineRead{launch: "$1", lo: "$2::bigint + 1", cols: lineColumnList, order: true, limit: "$3"}
-	rows, err := s.pool.Query(ctx, r.sql(), launchID, after, limit)
+	rows, err := s.pool.Query(ctx, linesAfterSQL, launchID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}

@@ -168,28 +168,36 @@ func (t *Tx) ThawSeqs(ctx context.Context, launchID int64, seqs []int64) error {
 // thaw turns the launch's blocks in [lo, hi] (and, with only, among only)
 // back into rows.
 func (t *Tx) thaw(ctx context.Context, launchID, lo, hi int64, only []int64) error {
-	cols := strings.Join(blockColumns, ", ")
-	cond := ""
-	if only != nil {
-		cond = " AND block = ANY($4)"
+	var err error
+	if only == nil {
+		_, err = t.tx.Exec(ctx, thawRangeSQL, launchID, lo, hi)
+	} else {
+		_, err = t.tx.Exec(ctx, thawBlocksSQL, launchID, lo, hi, only)
 	}
-	args := []any{launchID, lo, hi}
-	if only != nil {
-		args = append(args, only)
-	}
-	_, err := t.tx.Exec(ctx, `
-		WITH gone AS (
-			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint`+cond+`
-			RETURNING launch_id, `+cols+`
-		), rows AS (
-			INSERT INTO lines (launch_id, `+cols+`)
-			SELECT g.launch_id, u.* FROM gone g CROSS JOIN LATERAL unnest(g.`+strings.Join(blockColumns, ", g.")+`) AS u
-		)
-		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`, args...)
 	if err != nil {
 		return fmt.Errorf("store: thaw lines: %w", err)
 	}
 	return nil
+}
+
+// thawRangeSQL and thawBlocksSQL turn the launch's ($1) blocks in [$2,
+// $3] (and, for thawBlocksSQL, among $4) back into rows.
+var (
+	thawRangeSQL  = thawSQL("")
+	thawBlocksSQL = thawSQL(" AND block = ANY($4)")
+)
+
+func thawSQL(cond string) string {
+	cols := strings.Join(blockColumns, ", ")
+	return `
+		WITH gone AS (
+			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint` + cond + `
+			RETURNING launch_id, ` + cols + `
+		), rows AS (
+			INSERT INTO lines (launch_id, ` + cols + `)
+			SELECT g.launch_id, u.* FROM gone g CROSS JOIN LATERAL unnest(g.` + strings.Join(blockColumns, ", g.") + `) AS u
+		)
+		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`
 }
 
 // compactSpan is the most seqs one CompactLines moves: it holds the
@@ -237,28 +245,7 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		if hi <= lo && !thawed {
 			return nil
 		}
-		// A block that exists keeps the rows beside it (the lines kept as
-		// rows; never plain lines, which ThawLines turns a block into rows
-		// before any write): blocks are written whole, once.
-		cols := strings.Join(blockColumns, ", ")
-		aggs := make([]string, len(blockColumns))
-		for i, c := range blockColumns {
-			aggs[i] = "array_agg(" + c + " ORDER BY seq)"
-		}
-		shift := fmt.Sprint(blockShift)
-		err = t.tx.QueryRow(ctx, `
-			WITH moved AS (
-				DELETE FROM lines l WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT `+keptAsRows+`
-					AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> `+shift+`)
-				RETURNING launch_id, `+cols+`
-			), blocks AS (
-				INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, `+cols+`)
-				SELECT launch_id, seq >> `+shift+`, min(ts), max(ts), count(*), `+strings.Join(aggs, ", ")+`
-				FROM moved GROUP BY launch_id, seq >> `+shift+`
-				RETURNING n
-			)
-			SELECT COALESCE(sum(n), 0)::bigint FROM blocks`, launchID, lo, hi).Scan(&moved)
-		if err != nil {
+		if err := t.tx.QueryRow(ctx, compactSQL, launchID, lo, hi).Scan(&moved); err != nil {
 			return err
 		}
 		ct = max(ct, hi)
@@ -271,6 +258,32 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 	}
 	return moved, more, busy, nil
 }
+
+// compactSQL moves the launch's ($1) lines with seq in [$2, $3) into
+// blocks, but for the lines kept as rows, and returns how many it moved. A
+// block that exists keeps the rows beside it (the lines kept as rows;
+// never plain lines, as ThawLines turns a block into rows before any
+// write): blocks are written whole, once.
+var compactSQL = func() string {
+	cols := strings.Join(blockColumns, ", ")
+	aggs := make([]string, len(blockColumns))
+	for i, c := range blockColumns {
+		aggs[i] = "array_agg(" + c + " ORDER BY seq)"
+	}
+	shift := fmt.Sprint(blockShift)
+	return `
+		WITH moved AS (
+			DELETE FROM lines l WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
+				AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> ` + shift + `)
+			RETURNING launch_id, ` + cols + `
+		), blocks AS (
+			INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, ` + cols + `)
+			SELECT launch_id, seq >> ` + shift + `, min(ts), max(ts), count(*), ` + strings.Join(aggs, ", ") + `
+			FROM moved GROUP BY launch_id, seq >> ` + shift + `
+			RETURNING n
+		)
+		SELECT COALESCE(sum(n), 0)::bigint FROM blocks`
+}()
 
 // CompactCandidate is a launch with lines the worker may compact, and the
 // seq to compact them up to.

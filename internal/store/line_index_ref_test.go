@@ -194,37 +194,7 @@ func BenchmarkLineIndexAdd(b *testing.B) {
 		rows[i] = Line{Seq: int64(i + 1), Text: l, Kind: "plain"}
 		size += int64(len(l)) + 1
 	}
-	b.Run("Fast", func(b *testing.B) {
-		b.SetBytes(size)
-		b.ReportAllocs()
-		for b.Loop() {
-			x := NewLineIndex()
-			for i := 0; i < len(rows); i += 1024 {
-				x.Add(rows[i:min(i+1024, len(rows))])
-			}
-		}
-	})
-	b.Run("Reference", func(b *testing.B) {
-		b.SetBytes(size)
-		b.ReportAllocs()
-		for b.Loop() {
-			blooms, templates := map[int64]bloom{}, map[int64]*LineTemplate{}
-			for _, r := range rows {
-				c := r.Seq >> chunkShift
-				if blooms[c] == nil {
-					blooms[c] = newBloom()
-				}
-				refBloomAdd(blooms[c], r.Text)
-				tmpl, noise := classify.LineTemplate(r.Text)
-				h := refTemplateHash(tmpl)
-				if t, ok := templates[h]; ok {
-					t.Count++
-					continue
-				}
-				templates[h] = &LineTemplate{Hash: h, Template: tmpl, Noise: noise, FirstSeq: r.Seq, Count: 1, Sample: sample(r.Text)}
-			}
-		}
-	})
+	benchLineIndex(b, rows, size)
 }
 
 // BenchmarkBloomAdd is the search filter of the corpus and family lines
@@ -351,6 +321,12 @@ func BenchmarkLineIndexAddRepeated(b *testing.B) {
 			size += int64(len(l)) + 1
 		}
 	}
+	benchLineIndex(b, rows, size)
+}
+
+// benchLineIndex adds rows to a LineIndex in 1024-line pieces (Fast), and
+// to the reference filters and template summary (Reference).
+func benchLineIndex(b *testing.B, rows []Line, size int64) {
 	b.Run("Fast", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()

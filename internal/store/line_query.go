@@ -6,7 +6,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,15 +118,17 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 	if lo != math.MinInt64 || spans {
 		r.lo = q.arg(lo)
 	}
+	loArg := len(q.args) - 1
 	if hi != math.MaxInt64 || spans {
 		r.hi = q.arg(hi)
 	}
+	hiArg := len(q.args) - 1
 	if f.Match == nil {
 		// With a Go-side match the range bound, not LIMIT, ends the read.
 		r.limit = q.arg(f.Limit + 1)
 	}
 	if spans {
-		if err := s.filteredSpans(ctx, launchID, &w, f, r, q, lo, hi, lastSeq); err != nil {
+		if err := s.filteredSpans(ctx, launchID, &w, f, r, q.args, loArg, hiArg, lo, hi, lastSeq); err != nil {
 			return w, err
 		}
 	} else {
@@ -155,30 +156,31 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 }
 
 // filteredSpans fills w with the lines of an unbounded window with
-// filters (r, over q's arguments) from spans of seqs that grow as they
-// find little: the blocks' side of a filtered read cannot stop at a
-// window's worth of blocks, so each read is bounded instead.
-func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow, f LineFilter, r lineRead, q *launchQuery, lo, hi, lastSeq int64) error {
-	if r.back {
+// filters (r over args, whose bounds are args[loArg] and args[hiArg]) from
+// spans of seqs that grow as they find little: the blocks' side of a
+// filtered read cannot stop at a window's worth of blocks, so each read
+// is bounded instead. lastSeq, the launch's last seq, ends a forward
+// read; 0 is unknown.
+func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow, f LineFilter, r lineRead, args []any,
+	loArg, hiArg int, lo, hi, lastSeq int64) error {
+	switch {
+	case r.back:
 		lo = max(lo, 1)
-	} else if hi == math.MaxInt64 {
-		last := lineRead{launch: "$1", cols: []string{"seq"}, back: true, limit: "1"}
-		if err := s.pool.QueryRow(ctx, `SELECT COALESCE((`+last.sql()+`), 0)`, launchID).Scan(&hi); err != nil {
+	case hi == math.MaxInt64 && lastSeq > 0:
+		hi = lastSeq
+	case hi == math.MaxInt64:
+		if err := s.pool.QueryRow(ctx, lastSeqSQL, launchID).Scan(&hi); err != nil {
 			return fmt.Errorf("store: filtered lines: %w", err)
 		}
-		hi = max(hi, lastSeq)
 	}
-	// r.lo and r.hi are parameters ($N) that each span sets.
-	loArg, _ := strconv.Atoi(strings.TrimPrefix(r.lo, "$"))
-	hiArg, _ := strconv.Atoi(strings.TrimPrefix(r.hi, "$"))
 	sql := r.sql()
 	for span := int64(4096); lo <= hi && !w.More; span = min(2*span, 1<<20) {
 		a, b := lo, min(hi, lo+span-1)
 		if r.back {
 			a, b = max(lo, hi-span+1), hi
 		}
-		q.args[loArg-1], q.args[hiArg-1] = a, b
-		rows, err := s.pool.Query(ctx, sql, q.args...)
+		args[loArg], args[hiArg] = a, b
+		rows, err := s.pool.Query(ctx, sql, args...)
 		if err != nil {
 			return fmt.Errorf("store: filtered lines: %w", err)
 		}
@@ -271,10 +273,11 @@ func (w *LineWindow) collect(rows pgx.Rows, f LineFilter) (int, error) {
 	return n, nil
 }
 
+var linesBetweenSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColumnList, order: true, limit: "$4"}.sql()
+
 // LinesBetween returns the lines with seq in [from, to], at most limit.
 func (s *Store) LinesBetween(ctx context.Context, launchID, from, to int64, limit int) ([]Line, error) {
-	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColumnList, order: true, limit: "$4"}
-	rows, err := s.pool.Query(ctx, r.sql(), launchID, from, to, limit)
+	rows, err := s.pool.Query(ctx, linesBetweenSQL, launchID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines between: %w", err)
 	}

@@ -241,6 +241,11 @@ func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc templateA
 	return nil
 }
 
+// revisedLinesSQL reads the kind and text of the lines of seqs ($4) in
+// [$2, $3].
+var revisedLinesSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq", "kind", "text"}, conds: []string{"seq = ANY($4)"},
+	uses: []string{"seq"}, order: true}.sql()
+
 // reviseLineTemplates raises the severity of the templates of lines whose
 // verdicts were revised (a traceback's lines join their alarm once its
 // headline is known). A severity never goes down: a summary holds the
@@ -263,8 +268,7 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 	}
 	seqs := slices.Sorted(maps.Keys(sev))
 	// Bounded and ordered by seq so that the primary key serves it (see ExistingSeqs).
-	r := lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq", "kind", "text"}, conds: []string{"seq = ANY($4)"}, uses: []string{"seq"}, order: true}
-	rows, err := t.tx.Query(ctx, r.sql(), launchID, seqs[0], seqs[len(seqs)-1], seqs)
+	rows, err := t.tx.Query(ctx, revisedLinesSQL, launchID, seqs[0], seqs[len(seqs)-1], seqs)
 	if err != nil {
 		return fmt.Errorf("store: revise line templates: %w", err)
 	}
