@@ -2,7 +2,6 @@ package classify
 
 import (
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,23 +13,7 @@ import (
 // testdata/families, read at run time (never copied into a fixture).
 func agreeLines(t testing.TB) []string {
 	t.Helper()
-	var files []string
-	for _, dir := range []string{corpustest.Dir(t), filepath.Join("..", "..", "testdata", "families")} {
-		fs, err := filepath.Glob(filepath.Join(dir, "*.log"))
-		if err != nil || len(fs) == 0 {
-			t.Fatalf("no logs in %s: %v", dir, err)
-		}
-		files = append(files, fs...)
-	}
-	var lines []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.Split(string(data), "\n")...)
-	}
-	return lines
+	return corpustest.Lines(t, filepath.Join("..", "..", "testdata", "families"))
 }
 
 // templatePieces are made-up fragments that reach every branch of Template

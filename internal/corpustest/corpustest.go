@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -23,4 +24,26 @@ func Dir(t testing.TB) string {
 		t.Fatalf("corpus not found: clone beside shared/ (../shared/corpus) or set LAUNCHWATCH_CORPUS: %v", err)
 	}
 	return dir
+}
+
+// Lines is every line of every *.log in the corpus (Dir) and in each of
+// dirs, split at "\n", read at run time (never copied into a fixture).
+// A directory without logs fails the test.
+func Lines(t testing.TB, dirs ...string) []string {
+	t.Helper()
+	var lines []string
+	for _, dir := range append([]string{Dir(t)}, dirs...) {
+		files, err := filepath.Glob(filepath.Join(dir, "*.log"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no logs in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	return lines
 }

@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,21 +68,7 @@ func indexLines(t testing.TB) []string {
 // testdata/families.
 func logLines(t testing.TB) []string {
 	t.Helper()
-	var lines []string
-	for _, dir := range []string{corpustest.Dir(t), filepath.Join("..", "..", "testdata", "families")} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.log"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no logs in %s: %v", dir, err)
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, strings.Split(string(data), "\n")...)
-		}
-	}
-	return lines
+	return corpustest.Lines(t, filepath.Join("..", "..", "testdata", "families"))
 }
 
 func randomIndexLines() []string {
