@@ -158,7 +158,7 @@ func gramCost(g string) int {
 // scan calls hit for every pattern found in s (possibly more than once).
 func (m *matcher) scan(s string, hit func(pat int32)) {
 	for _, id := range m.short {
-		if indexFoldedASCII(s, m.folded[id]) >= 0 {
+		if containsShort(s, m.folded[id]) {
 			hit(id)
 		}
 	}
@@ -176,6 +176,28 @@ func (m *matcher) scan(s string, hit func(pat int32)) {
 			}
 		}
 	}
+}
+
+// containsShort reports whether s holds the short folded literal f
+// ignoring ASCII case. Without letters, f is found by IndexByte on its
+// last byte: strings.Index of a two-byte needle ("%|") is a slower
+// compare loop, and on a progress bar the '|' after the '%' is the rarer.
+func containsShort(s, f string) bool {
+	if hasLetter(f) {
+		return indexFoldedASCII(s, f) >= 0
+	}
+	last, n := f[len(f)-1], len(f)-1
+	for off := n; off < len(s); {
+		i := strings.IndexByte(s[off:], last)
+		if i < 0 {
+			return false
+		}
+		if i += off; s[i-n:i] == f[:n] {
+			return true
+		}
+		off = i + 1
+	}
+	return false
 }
 
 // hasFoldedPrefix reports whether s starts with f (lower-case ASCII)
