@@ -198,23 +198,17 @@ func (s *State) line(fb *feedBuf, l Line) {
 	s.reconsiderTentative(fb, &p, t, &m)
 	s.observeLine(&p, t, &m)
 
-	defer func() {
-		if m.conseq && v.Alarm != 0 {
-			if ev := s.byID(v.Alarm); ev != nil && ev.A.Cause == 0 {
-				s.linkCause(ev)
-				fb.touch(ev)
-			}
-		}
-		s.retire(fb)
-		benign := s.continuesBenign(&p, src, &m, v.Alarm)
-		s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-			Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t), AuxThread: isAuxThreadDeath(t)}
-		if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
-			s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
-		}
-		fb.add(v)
-	}()
+	s.classifyLine(fb, l, &p, &m, &v, at, src, t)
+	s.endLine(fb, l, &p, &m, &v, src, t)
+}
 
+// classifyLine is line's decision for a line whose prefix and signatures
+// are known: its kind, and the event it opens, continues or ends. It
+// returns as soon as the line is placed; endLine then records it (a
+// function, not a defer: a deferred call in a function with this many
+// returns costs the runtime's defer machinery on every line).
+func (s *State) classifyLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src, t string) {
+	body := p.Body
 	if m.config != nil {
 		fb.parseConfig(body[m.configAt:])
 		v.Kind = KindConfig
@@ -242,9 +236,9 @@ func (s *State) line(fb *feedBuf, l Line) {
 
 	// Lines that continue the event open on this source.
 	if ev := s.active(src); ev != nil {
-		switch s.consume(fb, ev, &p, l.Seq, t, &m) {
+		switch s.consume(fb, ev, p, l.Seq, t, m) {
 		case consumed:
-			s.assign(fb, ev, &v, at)
+			s.assign(fb, ev, v, at)
 			s.d.CurSrc = src
 			return
 		case notYet:
@@ -293,36 +287,36 @@ func (s *State) line(fb *feedBuf, l Line) {
 	switch {
 	case m.hint:
 		if ev := s.recent(); ev != nil {
-			s.assign(fb, ev, &v, at)
+			s.assign(fb, ev, v, at)
 		}
 		return
 	case m.builtin[litIgnored] && strings.HasPrefix(t, "Exception ignored in"):
 		ev := s.startTeardown(fb, src, l.Seq, at)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
 		return
 	case p.Embedded:
-		ev := s.startEmbedded(fb, &p, l.Seq, at, src, t, &m)
-		s.assign(fb, ev, &v, at)
+		ev := s.startEmbedded(fb, p, l.Seq, at, src, t, m)
+		s.assign(fb, ev, v, at)
 		s.tryMerge(fb, ev)
 		return
-	case s.openGrammar(fb, &p, l.Seq, at, src, t, &m, &v):
+	case s.openGrammar(fb, p, l.Seq, at, src, t, m, v):
 		return
 	case m.builtin[litLoggingError] && t == "--- Logging error ---":
 		ev := s.startLoggingError(fb, src, l.Seq, at, t)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
 		return
 	case m.builtin[litTraceback]:
-		ev := s.startTraceback(fb, &p, l.Seq, at, src, t, &m)
-		s.assign(fb, ev, &v, at)
+		ev := s.startTraceback(fb, p, l.Seq, at, src, t, m)
+		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
 		return
 	case isFrameLine(t):
-		ev := s.newEvent(fb, src, l.Seq, at, s.benign(&p, src))
+		ev := s.newEvent(fb, src, l.Seq, at, s.benign(p, src))
 		ev.St, ev.PrevFile = stFrames, true
 		s.setHeadline(ev, t, l.Seq, 0, nil)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
 		return
 	case strings.HasPrefix(t, "frame #") || m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from"):
@@ -333,28 +327,28 @@ func (s *State) line(fb *feedBuf, l Line) {
 			prio = 1
 		}
 		s.setHeadline(ev, t, l.Seq, prio, m.best)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
 		return
 	case m.follow != nil && m.best == nil:
 		if ev := s.recent(); ev != nil {
 			ev.Signalled = true
-			s.assign(fb, ev, &v, at)
+			s.assign(fb, ev, v, at)
 			return
 		}
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
 		s.setHeadline(ev, t, l.Seq, m.follow.Priority, m.follow)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.tryMerge(fb, ev)
 		s.d.CurSrc = src
 		return
-	case m.best != nil && s.deathOfRecent(t, &m) != nil:
+	case m.best != nil && s.deathOfRecent(t, m) != nil:
 		// The shell's report that the process which just printed its
 		// failure died ("Killed" after SGLang's sigquit handler kills its
 		// own tree): the end of that event, not a second one to triage.
-		ev := s.deathOfRecent(t, &m)
+		ev := s.deathOfRecent(t, m)
 		ev.Signalled = true
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		return
 	case m.best != nil && !m.best.IsFatal() && s.echoOfDeath(src) != nil:
 		// A request failing right after the engine died ("Error in chat
@@ -362,7 +356,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		// death's echo, shown under it, not one more alarm to triage.
 		ev := s.newEvent(fb, src, l.Seq, at, true)
 		ev.JoinTo = s.echoOfDeath(src).A.ID
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		return
 	case m.best != nil:
 		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
@@ -370,7 +364,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 			ev.St = stCpp // "terminate called ...": what() and frames follow
 		}
 		s.setHeadline(ev, t, l.Seq, m.best.Priority, m.best)
-		s.assign(fb, ev, &v, at)
+		s.assign(fb, ev, v, at)
 		s.tryMerge(fb, ev)
 		s.d.CurSrc = src
 		return
@@ -379,9 +373,28 @@ func (s *State) line(fb *feedBuf, l Line) {
 	switch {
 	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
 		v.Kind = KindWarning
-	case isProgressLine(&m):
+	case isProgressLine(m):
 		v.Kind = KindProgress
 	}
+}
+
+// endLine records the line classifyLine placed: the cause link of a
+// consequence, the events that retire, and the line as the previous one.
+func (s *State) endLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVerdict, src, t string) {
+	if m.conseq && v.Alarm != 0 {
+		if ev := s.byID(v.Alarm); ev != nil && ev.A.Cause == 0 {
+			s.linkCause(ev)
+			fb.touch(ev)
+		}
+	}
+	s.retire(fb)
+	benign := s.continuesBenign(p, src, m, v.Alarm)
+	s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
+		Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t), AuxThread: isAuxThreadDeath(t)}
+	if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
+		s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
+	}
+	fb.add(*v)
 }
 
 // lineMatch is what the signatures say about one line.
