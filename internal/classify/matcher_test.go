@@ -41,6 +41,16 @@ func TestMatcherAgreesWithAhoCorasick(t *testing.T) {
 			t.Fatalf("line %q: gram matcher %v, automaton %v", s, a, b)
 		}
 	}
+	// Every literal at even and odd positions, alone, ending the line or
+	// followed by a byte, in both cases.
+	for _, l := range lits {
+		for lead := range 8 {
+			for _, tail := range []string{"", "x", " ;"} {
+				check(strings.Repeat("-", lead) + l + tail)
+				check(strings.Repeat("-", lead) + strings.ToUpper(l) + tail)
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(13, 6))
 	salt := []string{" ", "\r", "%", "|", "\x7f", "@", "`", "{", "[", "_", "\x00", "\xc3", "é", "A", "z", "\n"}
 	for range 20000 {
