@@ -17,6 +17,7 @@ import (
 // prefix where no match can start.
 type leadRegexp struct {
 	re   *regexp.Regexp
+	d    *dfa      // re as an automaton, for ASCII lines
 	lits []leadLit // nil: no such literals, run re on the whole line
 }
 
@@ -30,7 +31,11 @@ func compileLead(expr string) (*leadRegexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr := &leadRegexp{re: re}
+	d, err := newDFA(expr)
+	if err != nil {
+		return nil, err
+	}
+	lr := &leadRegexp{re: re, d: d}
 	if t, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		if lits, ok := firstLiterals(t.Simplify()); ok {
 			lr.lits = lits
@@ -75,10 +80,18 @@ func firstLiterals(t *syntax.Regexp) (lits []leadLit, ok bool) {
 	return nil, false
 }
 
+// run is lr.re.MatchString(s), by the automaton when it can tell.
+func (lr *leadRegexp) run(s string) bool {
+	if matched, ok := lr.d.match(s); ok {
+		return matched
+	}
+	return lr.re.MatchString(s)
+}
+
 // MatchString is lr.re.MatchString(s).
 func (lr *leadRegexp) MatchString(s string) bool {
 	if lr.lits == nil {
-		return lr.re.MatchString(s)
+		return lr.run(s)
 	}
 	first, ascii := -1, -1
 	for _, l := range lr.lits {
@@ -94,7 +107,7 @@ func (lr *leadRegexp) MatchString(s string) bool {
 				}
 			}
 			if ascii == 0 {
-				return lr.re.MatchString(s)
+				return lr.run(s)
 			}
 			i = indexFoldedASCII(s, l.s)
 		} else {
@@ -110,7 +123,7 @@ func (lr *leadRegexp) MatchString(s string) bool {
 	// No literal starts before first, so no match starts at first-1 either:
 	// that byte only supplies the context of a \b at first. An ASCII
 	// literal begins a rune, so the runes from first on decode as in s.
-	return lr.re.MatchString(s[max(0, first-1):])
+	return lr.run(s[max(0, first-1):])
 }
 
 func isASCII(s string) bool {

@@ -1,0 +1,193 @@
+package classify
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"launchwatch/internal/corpustest"
+)
+
+// checkDFA holds the automaton of expr to regexp on s: the same answer
+// whenever it gives one. It reports whether it gave one.
+func checkDFA(t *testing.T, d *dfa, re *regexp.Regexp, s string) bool {
+	t.Helper()
+	got, ok := d.match(s)
+	if ok && got != re.MatchString(s) {
+		t.Fatalf("%s on %q: automaton %v, regexp %v", re, s, got, !got)
+	}
+	return ok
+}
+
+// TestDFAMatchesRegexp holds the automaton to regexp for every expression
+// of the embedded packs, on the packs' test lines, corpus and families
+// lines, and those lines cut, re-cased and salted around their words; it
+// must answer for nearly every ASCII line (else the regexp does
+// the work and the automaton only costs).
+func TestDFAMatchesRegexp(t *testing.T) {
+	t.Parallel()
+	rs := defaultRules()
+	var exprs []*leadRegexp
+	var lines []string
+	for _, g := range rs.sigs {
+		for _, lr := range []*leadRegexp{g.re, g.unless} {
+			if lr != nil {
+				exprs = append(exprs, lr)
+			}
+		}
+		lines = append(lines, g.Tests...)
+		lines = append(lines, g.NotTests...)
+	}
+	// Every line of the corpus, every twentieth of the families, cut to a
+	// kilobyte (the test runs under -race in CI), then half as many again
+	// cut and salted.
+	for _, l := range corpustest.Lines(t) {
+		lines = append(lines, truncate(l, 1024))
+	}
+	for i, l := range corpustest.Lines(t, "../../testdata/families") {
+		if i%20 == 0 {
+			lines = append(lines, truncate(l, 1024))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	salt := []string{" ", "_", "a", "Z", "9", ".", "\"", "/", "\\", ":", "\n", "(", ")", "é", "\u212a"}
+	for i, n := 0, len(lines); i < n/2; i++ {
+		l := lines[rng.IntN(n)]
+		if len(l) > 1 {
+			l = l[rng.IntN(len(l)/2+1):]
+		}
+		switch rng.IntN(3) {
+		case 0:
+			l = strings.ToUpper(l)
+		case 1:
+			l = strings.ToLower(l)
+		}
+		lines = append(lines, salt[rng.IntN(len(salt))]+l+salt[rng.IntN(len(salt))])
+	}
+	answered, ascii := 0, 0
+	for _, lr := range exprs {
+		for _, l := range lines {
+			if checkDFA(t, lr.d, lr.re, l) {
+				answered++
+			}
+			if isASCII(l) {
+				ascii++
+			}
+		}
+	}
+	if answered < ascii*9/10 {
+		t.Fatalf("the automata answered %d of %d matches on ASCII lines", answered, ascii)
+	}
+}
+
+// TestDFAEmptyWidthAndFolding holds made-up expressions with every
+// empty-width assertion, case folding, classes and repetition to regexp on
+// every string of up to six bytes over an alphabet of the byte classes
+// those look at.
+func TestDFAEmptyWidthAndFolding(t *testing.T) {
+	t.Parallel()
+	exprs := []string{
+		`ab`, `^ab`, `ab$`, `^$`, `\Aa`, `a\z`, `\bab\b`, `a\B`, `\Ba`, `(?m)^b`, `(?m)a$`, `(?m)^$`,
+		`(?i)ab`, `(?i)\bAB`, `(?i)k`, `a.*b`, `(?s)a.*b`, `[^"]*x`, `^\s*(?:> )?a"[^"]*[/_](?:b|ab)`,
+		`a|^b|c$`, `(?:a|b)+_`, `a{2,3}`, `(?i)[a-c]+\b`, `x?`, `\W\w`, `(?U)a+?b`, `^(?:[a-z_]\w*\.)*[a-z]\w*(?:A|B): \S`,
+	}
+	alphabet := []byte{'a', 'b', 'A', 'K', 'x', '_', ' ', '\n', '"', '.', '/', ':'}
+	var strs []string
+	var grow func(prefix []byte)
+	grow = func(prefix []byte) {
+		strs = append(strs, string(prefix))
+		if len(prefix) == 4 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(append(prefix, c))
+		}
+	}
+	grow(nil)
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 5000 {
+		b := make([]byte, 5+rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		strs = append(strs, string(b))
+	}
+	for _, e := range exprs {
+		d, err := newDFA(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(e)
+		for _, s := range strs {
+			if !checkDFA(t, d, re, s) {
+				t.Fatalf("%s on %q: no answer", e, s)
+			}
+		}
+	}
+}
+
+// TestDFAOutOfStates checks that an automaton without room for its states
+// leaves the answer to the regexp instead of giving a wrong one.
+func TestDFAOutOfStates(t *testing.T) {
+	t.Parallel()
+	const expr = `a[ab]{12}$` // 2^12 states to tell where the a was, more than maxDFAStates
+	d, err := newDFA(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(expr)
+	rng := rand.New(rand.NewPCG(1, 2))
+	gaveUp := false
+	for range 2000 {
+		b := make([]byte, 40)
+		for i := range b {
+			b[i] = "ab"[rng.IntN(2)]
+		}
+		if !checkDFA(t, d, re, string(b)) {
+			gaveUp = true
+		}
+	}
+	if !gaveUp {
+		t.Fatal("the automaton never ran out of states")
+	}
+}
+
+// TestDFAConcurrent matches from many goroutines while the states are
+// being built (run under -race in CI).
+func TestDFAConcurrent(t *testing.T) {
+	t.Parallel()
+	const expr = `(?i)\b(?:error|exception): .*(?:root cause|failed)\b`
+	d, err := newDFA(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(expr)
+	words := []string{"Error: ", "exception: ", "root cause", "failed", "x", " ", "FAILED", "_"}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 3000 {
+				var b strings.Builder
+				for range rng.IntN(8) {
+					b.WriteString(words[rng.IntN(len(words))])
+				}
+				s := b.String()
+				if got, ok := d.match(s); ok && got != re.MatchString(s) {
+					errs <- s
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Fatalf("%s on %q: the automaton disagrees with regexp", expr, s)
+	}
+}
