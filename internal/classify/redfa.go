@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 )
 
 // dfa answers MatchString for ASCII input with a deterministic automaton
@@ -14,17 +16,27 @@ import (
 // root cause above|...)` try the rest of the expression at every byte of a
 // line, microseconds per line. The automaton reads each byte once.
 //
-// A state is the set of program threads waiting for the next byte, and the
-// class of the byte before it (start of text, newline, word byte, other),
+// A state is the set of program threads waiting for the next rune, and the
+// class of the rune before it (start of text, newline, word byte, other),
 // which is all the empty-width assertions (^ $ \A \z \b \B, and their
-// multi-line forms) look at besides the next byte. States and transitions
+// multi-line forms) look at besides the next rune. An ASCII byte is its own
+// symbol; the runes above it fall into a few intervals that no instruction
+// of the expression tells apart (most expressions name no such rune: one
+// interval), each one symbol. States and transitions
 // are made on first use and shared by every goroutine: reads are atomic
 // loads, building takes the mutex. An automaton that would need more than
 // maxDFAStates states (half a kilobyte each; the packs' expressions made
 // 3,400 in all, at most 243 for one, on every corpus and families line),
-// or a line with a byte above 0x7f, leaves the answer to the regexp.
+// or that tells more than maxWideSymbols intervals of non-ASCII runes apart
+// on a line that has one, leaves the answer to the regexp.
 type dfa struct {
 	prog *syntax.Prog
+	// wide holds the first rune of each interval of non-ASCII runes after
+	// the first (which starts at 0x80): symbol 128+i is the runes from
+	// wide[i-1] (0x80 for i = 0) to the next bound; nil with wideOK false
+	// when there are too many.
+	wide   []rune
+	wideOK bool
 
 	states [maxDFAStates]atomic.Pointer[dstate]
 	full   atomic.Bool // no room for another state
@@ -39,7 +51,10 @@ type dfa struct {
 	next  []uint32
 }
 
-const maxDFAStates = 1024
+const (
+	maxDFAStates   = 1024
+	maxWideSymbols = 16
+)
 
 // Transition values: 0 not built yet, tMatch the expression matched (a
 // thread reached Match before the byte), otherwise tState+index.
@@ -63,7 +78,7 @@ var ctxRune = [4]rune{ctxStart: -1, ctxNewline: '\n', ctxWord: 'a', ctxOther: ' 
 type dstate struct {
 	pcs  []uint32
 	prev uint8
-	next [128]atomic.Uint32
+	next [128 + maxWideSymbols]atomic.Uint32
 	end  atomic.Uint32 // 0 not known, 1 no match at the end of the text, 2 a match
 }
 
@@ -77,25 +92,88 @@ func newDFA(re string) (*dfa, error) {
 		return nil, err
 	}
 	d := &dfa{prog: prog, index: map[string]uint32{}, seen: make([]bool, len(prog.Inst))}
+	d.wide, d.wideOK = wideBounds(prog)
 	d.addState([]uint32{uint32(prog.Start)}, ctxStart)
 	return d, nil
 }
 
+// wideBounds is where the instructions of prog may answer differently
+// between two neighbouring non-ASCII runes: the ends of their ranges, and
+// for a literal rune under (?i) every rune it folds to (the Kelvin sign for
+// k). It reports false when there are more than maxWideSymbols intervals.
+func wideBounds(prog *syntax.Prog) ([]rune, bool) {
+	var b []rune
+	add := func(lo, hi rune) { // the runes lo..hi answer alike
+		if lo > 0x80 {
+			b = append(b, lo)
+		}
+		if hi >= 0x80 && hi < utf8.MaxRune {
+			b = append(b, hi+1)
+		}
+	}
+	for _, in := range prog.Inst {
+		switch in.Op {
+		case syntax.InstRune1:
+			add(in.Rune[0], in.Rune[0])
+		case syntax.InstRune:
+			if len(in.Rune) == 1 {
+				r := in.Rune[0]
+				add(r, r)
+				if syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
+					for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+						add(f, f)
+					}
+				}
+				continue
+			}
+			for i := 0; i+1 < len(in.Rune); i += 2 {
+				add(in.Rune[i], in.Rune[i+1])
+			}
+		}
+	}
+	slices.Sort(b)
+	b = slices.Compact(b)
+	if len(b)+1 > maxWideSymbols {
+		return nil, false
+	}
+	return b, true
+}
+
+// symbol is the transition index of rune r (above 0x7f) and a rune of its
+// interval, which every instruction answers as it answers r.
+func (d *dfa) symbol(r rune) (int, rune) {
+	i, lo := 0, rune(0x80)
+	for i < len(d.wide) && d.wide[i] <= r {
+		lo = d.wide[i]
+		i++
+	}
+	return 128 + i, lo
+}
+
 // match reports whether the expression matches s; ok is false when the
-// automaton cannot tell (a byte above 0x7f, or no room for a state).
+// automaton cannot tell (no room for a state, or a non-ASCII rune in an
+// expression that tells too many apart).
 func (d *dfa) match(s string) (matched, ok bool) {
 	if d.full.Load() {
 		return false, false
 	}
 	st := d.states[0].Load()
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return false, false
+	for i := 0; i < len(s); {
+		sym, r := int(s[i]), rune(s[i])
+		if sym < 0x80 {
+			i++
+		} else {
+			if !d.wideOK {
+				return false, false
+			}
+			var w int
+			r, w = utf8.DecodeRuneInString(s[i:]) // an invalid byte is RuneError, as regexp reads it
+			sym, r = d.symbol(r)
+			i += w
 		}
-		t := st.next[c].Load()
+		t := st.next[sym].Load()
 		if t == tUnbuilt {
-			if t = d.build(st, c); t == tUnbuilt {
+			if t = d.build(st, sym, r); t == tUnbuilt {
 				return false, false
 			}
 		}
@@ -111,21 +189,21 @@ func (d *dfa) match(s string) (matched, ok bool) {
 	return e == 2, true
 }
 
-// build makes st's transition on c.
-func (d *dfa) build(st *dstate, c byte) uint32 {
+// build makes st's transition on symbol sym, whose runes r stands for.
+func (d *dfa) build(st *dstate, sym int, r rune) uint32 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if t := st.next[c].Load(); t != tUnbuilt {
+	if t := st.next[sym].Load(); t != tUnbuilt {
 		return t
 	}
-	flags := syntax.EmptyOpContext(ctxRune[st.prev], rune(c))
+	flags := syntax.EmptyOpContext(ctxRune[st.prev], r)
 	if d.closure(st.pcs, flags) {
-		st.next[c].Store(tMatch)
+		st.next[sym].Store(tMatch)
 		return tMatch
 	}
 	d.next = d.next[:0]
 	for _, pc := range d.runes {
-		if in := &d.prog.Inst[pc]; matchesByte(in, rune(c)) {
+		if in := &d.prog.Inst[pc]; matchesRune(in, r) {
 			d.next = append(d.next, in.Out)
 		}
 	}
@@ -136,16 +214,16 @@ func (d *dfa) build(st *dstate, c byte) uint32 {
 	d.next = slices.Compact(d.next)
 	prev := uint8(ctxOther)
 	switch {
-	case c == '\n':
+	case r == '\n':
 		prev = ctxNewline
-	case syntax.IsWordChar(rune(c)):
+	case syntax.IsWordChar(r):
 		prev = ctxWord
 	}
 	i, ok := d.addState(d.next, prev)
 	if !ok {
 		return tUnbuilt
 	}
-	st.next[c].Store(tState + i)
+	st.next[sym].Store(tState + i)
 	return tState + i
 }
 
@@ -195,7 +273,7 @@ func (d *dfa) closure(pcs []uint32, flags syntax.EmptyOp) bool {
 	return matched
 }
 
-func matchesByte(in *syntax.Inst, r rune) bool {
+func matchesRune(in *syntax.Inst, r rune) bool {
 	switch in.Op {
 	case syntax.InstRune1:
 		return r == in.Rune[0]
