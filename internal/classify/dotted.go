@@ -14,7 +14,18 @@ import (
 // frame's source line, "return f(x)") cannot match and skips the regexp.
 type dottedNameRegexp struct {
 	re   *regexp.Regexp
+	d    *dfa // re as an automaton (redfa.go)
 	next string
+}
+
+// newDottedNameRegexp compiles expr, which must start with a dotted name
+// that next (bytes that are not [\w.]) or the end of the line follows.
+func newDottedNameRegexp(expr, next string) *dottedNameRegexp {
+	d, err := newDFA(expr)
+	if err != nil {
+		panic(err)
+	}
+	return &dottedNameRegexp{re: regexp.MustCompile(expr), d: d, next: next}
 }
 
 func (d *dottedNameRegexp) MatchString(s string) bool {
@@ -27,6 +38,9 @@ func (d *dottedNameRegexp) MatchString(s string) bool {
 	}
 	if i < len(s) && strings.IndexByte(d.next, s[i]) < 0 {
 		return false
+	}
+	if matched, ok := d.d.match(s); ok {
+		return matched
 	}
 	return d.re.MatchString(s)
 }

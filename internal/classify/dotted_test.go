@@ -10,7 +10,8 @@ import (
 	"launchwatch/internal/corpustest"
 )
 
-// TestDottedNameRegexpMatchesRegexp holds the exception-line shortcut to
+// TestDottedNameRegexpMatchesRegexp holds the exception-line shortcut (and
+// the automaton behind it) to
 // its regexp on every corpus line (trimmed, as the grammar sees them) and
 // on names, brackets, colons, blanks and non-ASCII bytes put together at
 // random.
