@@ -10,11 +10,10 @@ import (
 	"launchwatch/internal/corpustest"
 )
 
-// TestDottedNameRegexpMatchesRegexp holds the exception-line shortcut (and
-// the automaton behind it) to
-// its regexp on every corpus line (trimmed, as the grammar sees them) and
-// on names, brackets, colons, blanks and non-ASCII bytes put together at
-// random.
+// TestDottedNameRegexpMatchesRegexp holds the exception-line shortcut, and
+// the automaton behind it, to its regexp on every corpus line (trimmed, as
+// the grammar sees them) and on names, brackets, colons, blanks and
+// non-ASCII bytes put together at random.
 func TestDottedNameRegexpMatchesRegexp(t *testing.T) {
 	var lines []string
 	files, _ := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.log"))
