@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-deps lint bench bench-all build postgres chromium clients generate screenshot clean
+.PHONY: run test test-deps lint bench bench-all pgo build postgres chromium clients generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -34,13 +34,22 @@ lint:
 ## bench: the cost model in one run — every ratio beside its anchor and target (ingest vs raw COPY,
 ## classification vs grep, POST → websocket on another node, gap fill vs in-order batch, stored bytes
 ## per log byte; LWBENCH_LINES sizes it), then the page budgets; figures, not pass/fail
+## (compiled with cmd/web/default.pgo, as `make build` compiles the server)
 bench: postgres
-	$(GO) test -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x -count=1 -timeout 30m ./internal/bench/
-	$(GO) test -run '^$$' -bench '^BenchmarkBudgets$$' -benchtime 1x -count=1 -timeout 30m ./internal/web/
+	$(GO) test $(PGO) -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x -count=1 -timeout 30m ./internal/bench/
+	$(GO) test $(PGO) -run '^$$' -bench '^BenchmarkBudgets$$' -benchtime 1x -count=1 -timeout 30m ./internal/web/
+
+# PGO is the profile `go build ./cmd/web` compiles the server with by itself (default.pgo in the
+# main package's directory); benchmarks of other packages are given it explicitly
+PGO = -pgo=$(CURDIR)/cmd/web/default.pgo
+
+## pgo: refresh cmd/web/default.pgo from the classifier and ingest benchmarks
+pgo: postgres
+	GO=$(GO) ./scripts/profile-pgo.sh
 
 ## bench-all: every benchmark of every package
 bench-all: postgres
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+	$(GO) test $(PGO) -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
 
 postgres:
 	@./scripts/ensure-postgres.sh

@@ -25,7 +25,7 @@ import (
 // interval), each one symbol. States and transitions
 // are made on first use and shared by every goroutine: reads are atomic
 // loads, building takes the mutex. An automaton that would need more than
-// maxDFAStates states (half a kilobyte each; the packs' expressions made
+// maxDFAStates states (a kilobyte each; the packs' expressions made
 // 3,400 in all, at most 243 for one, on every corpus and families line),
 // or that tells more than maxWideSymbols intervals of non-ASCII runes apart
 // on a line that has one, leaves the answer to the regexp.
@@ -37,13 +37,15 @@ type dfa struct {
 	// when there are too many.
 	wide   []rune
 	wideOK bool
+	// anchored: every match starts at the start of the text (^, \A), so
+	// no thread starts later and a state without threads is dead.
+	anchored bool
 
-	states [maxDFAStates]atomic.Pointer[dstate]
-	full   atomic.Bool // no room for another state
+	start *dstate
+	full  atomic.Bool // no room for another state
 
-	mu    sync.Mutex // guards what follows: building
-	n     int
-	index map[string]uint32 // a state's key -> its index
+	mu    sync.Mutex         // guards what follows: building
+	index map[string]*dstate // the states by key
 	// scratch of closure and step
 	stack []uint32
 	seen  []bool
@@ -56,12 +58,11 @@ const (
 	maxWideSymbols = 16
 )
 
-// Transition values: 0 not built yet, tMatch the expression matched (a
-// thread reached Match before the byte), otherwise tState+index.
-const (
-	tUnbuilt = 0
-	tMatch   = 1
-	tState   = 2
+// Transitions to these say the answer: a thread reached Match before the
+// rune, or (anchored) no thread is left. nil is a transition not built yet.
+var (
+	matchedState = &dstate{}
+	deadState    = &dstate{}
 )
 
 // The class of the byte before a position: what EmptyOpContext needs of it.
@@ -78,7 +79,7 @@ var ctxRune = [4]rune{ctxStart: -1, ctxNewline: '\n', ctxWord: 'a', ctxOther: ' 
 type dstate struct {
 	pcs  []uint32
 	prev uint8
-	next [128 + maxWideSymbols]atomic.Uint32
+	next [128 + maxWideSymbols]atomic.Pointer[dstate]
 	end  atomic.Uint32 // 0 not known, 1 no match at the end of the text, 2 a match
 }
 
@@ -91,9 +92,10 @@ func newDFA(re string) (*dfa, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dfa{prog: prog, index: map[string]uint32{}, seen: make([]bool, len(prog.Inst))}
+	d := &dfa{prog: prog, index: map[string]*dstate{}, seen: make([]bool, len(prog.Inst))}
 	d.wide, d.wideOK = wideBounds(prog)
-	d.addState([]uint32{uint32(prog.Start)}, ctxStart)
+	d.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
+	d.start, _ = d.addState([]uint32{uint32(prog.Start)}, ctxStart)
 	return d, nil
 }
 
@@ -157,7 +159,7 @@ func (d *dfa) match(s string) (matched, ok bool) {
 	if d.full.Load() {
 		return false, false
 	}
-	st := d.states[0].Load()
+	st := d.start
 	for i := 0; i < len(s); {
 		sym, r := int(s[i]), rune(s[i])
 		if sym < 0x80 {
@@ -171,16 +173,19 @@ func (d *dfa) match(s string) (matched, ok bool) {
 			sym, r = d.symbol(r)
 			i += w
 		}
-		t := st.next[sym].Load()
-		if t == tUnbuilt {
-			if t = d.build(st, sym, r); t == tUnbuilt {
+		next := st.next[sym].Load()
+		if next == nil {
+			if next = d.build(st, sym, r); next == nil {
 				return false, false
 			}
 		}
-		if t == tMatch {
+		switch next {
+		case matchedState:
 			return true, true
+		case deadState:
+			return false, true
 		}
-		st = d.states[t-tState].Load()
+		st = next
 	}
 	e := st.end.Load()
 	if e == 0 {
@@ -189,17 +194,18 @@ func (d *dfa) match(s string) (matched, ok bool) {
 	return e == 2, true
 }
 
-// build makes st's transition on symbol sym, whose runes r stands for.
-func (d *dfa) build(st *dstate, sym int, r rune) uint32 {
+// build makes st's transition on symbol sym, whose runes r stands for;
+// nil when there is no room for the state it leads to.
+func (d *dfa) build(st *dstate, sym int, r rune) *dstate {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if t := st.next[sym].Load(); t != tUnbuilt {
-		return t
+	if next := st.next[sym].Load(); next != nil {
+		return next
 	}
 	flags := syntax.EmptyOpContext(ctxRune[st.prev], r)
 	if d.closure(st.pcs, flags) {
-		st.next[sym].Store(tMatch)
-		return tMatch
+		st.next[sym].Store(matchedState)
+		return matchedState
 	}
 	d.next = d.next[:0]
 	for _, pc := range d.runes {
@@ -207,9 +213,15 @@ func (d *dfa) build(st *dstate, sym int, r rune) uint32 {
 			d.next = append(d.next, in.Out)
 		}
 	}
-	// Unanchored search: a match may start at the next byte too (an
-	// expression anchored at the start fails its ^ there, in the closure).
-	d.next = append(d.next, uint32(d.prog.Start))
+	if d.anchored {
+		if len(d.next) == 0 {
+			st.next[sym].Store(deadState)
+			return deadState
+		}
+	} else {
+		// Unanchored search: a match may start at the next rune too.
+		d.next = append(d.next, uint32(d.prog.Start))
+	}
 	slices.Sort(d.next)
 	d.next = slices.Compact(d.next)
 	prev := uint8(ctxOther)
@@ -219,12 +231,12 @@ func (d *dfa) build(st *dstate, sym int, r rune) uint32 {
 	case syntax.IsWordChar(r):
 		prev = ctxWord
 	}
-	i, ok := d.addState(d.next, prev)
+	next, ok := d.addState(d.next, prev)
 	if !ok {
-		return tUnbuilt
+		return nil
 	}
-	st.next[sym].Store(tState + i)
-	return tState + i
+	st.next[sym].Store(next)
+	return next
 }
 
 // buildEnd finds whether a thread of st matches at the end of the text.
@@ -287,22 +299,20 @@ func matchesRune(in *syntax.Inst, r rune) bool {
 
 // addState finds or makes the state of threads pcs (sorted) after a byte
 // of class prev; ok is false when there is no room for it.
-func (d *dfa) addState(pcs []uint32, prev uint8) (uint32, bool) {
+func (d *dfa) addState(pcs []uint32, prev uint8) (*dstate, bool) {
 	key := make([]byte, 1, 1+4*len(pcs))
 	key[0] = prev
 	for _, pc := range pcs {
 		key = binary.LittleEndian.AppendUint32(key, pc)
 	}
-	if i, ok := d.index[string(key)]; ok {
-		return i, true
+	if st, ok := d.index[string(key)]; ok {
+		return st, true
 	}
-	if d.n == maxDFAStates {
+	if len(d.index) == maxDFAStates {
 		d.full.Store(true)
-		return 0, false
+		return nil, false
 	}
-	i := uint32(d.n)
-	d.n++
-	d.index[string(key)] = i
-	d.states[i].Store(&dstate{pcs: slices.Clone(pcs), prev: prev})
-	return i, true
+	st := &dstate{pcs: slices.Clone(pcs), prev: prev}
+	d.index[string(key)] = st
+	return st, true
 }
