@@ -89,7 +89,8 @@ func (c *configDumps) build() map[string]string {
 	out := make(map[string]string, c.size)
 	d := -1
 	var s string
-	for _, sp := range c.spans {
+	for i := range c.spans {
+		sp := &c.spans[i]
 		if sp.k0 < 0 {
 			d++
 			s = c.texts[d][sp.v0:]
@@ -204,7 +205,19 @@ func configScan(s string, i int, spans []configSpan, n int) ([]configSpan, int, 
 			j++
 		}
 		k0 := j
-		j = identEnd(s, j)
+		for {
+			if j+8 > len(s) {
+				for j < len(s) && identByte[s[j]] {
+					j++
+				}
+				break
+			}
+			if m := nonIdentBytes(binary.LittleEndian.Uint64([]byte(s[j : j+8]))); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
+		}
 		k1 := j
 		if q != 0 && j < len(s) && s[j] == q {
 			j++
@@ -276,7 +289,19 @@ func configScan(s string, i int, spans []configSpan, n int) ([]configSpan, int, 
 		}
 		end := min(i, len(s))
 		if ok {
-			v0, v1 := configTrimUnquote(s, v0, end)
+			// Most values have no blanks but the one space after "key:";
+			// others are trimmed by the call.
+			v1 := end
+			if v0 < v1 && s[v0] == ' ' {
+				v0++
+			}
+			if v0 < v1 && !configEdgeByte[s[v0]] && !configEdgeByte[s[v1-1]] {
+				if v1-v0 >= 2 && (s[v0] == '\'' || s[v0] == '"') && s[v1-1] == s[v0] {
+					v0, v1 = v0+1, v1-1
+				}
+			} else {
+				v0, v1 = configTrimUnquote(s, v0, v1)
+			}
 			// An ASCII value is valid UTF-8 and cut anywhere on a
 			// character boundary: clean(value, maxConfigValue) would
 			// only truncate it.
@@ -358,6 +383,14 @@ func configSep(s string, i int) (sep, end int, more bool) {
 	return -1, len(s), false
 }
 
+// configEdgeByte is configSpaceEdge with ' ': the edge bytes of a value
+// that configScan leaves to configTrimUnquote.
+var configEdgeByte = func() (t [256]bool) {
+	t = configSpaceEdge
+	t[' '] = true
+	return t
+}()
+
 // configSpaceEdge marks the bytes TrimSpace may trim besides ' ': other
 // ASCII white space and the first and last bytes of non-ASCII white space.
 var configSpaceEdge = func() (t [256]bool) {
@@ -405,31 +438,20 @@ func nonEmpty(m map[string]string) map[string]string {
 	return m
 }
 
-// identEnd is where the run of identifier bytes (identByte: [0-9A-Za-z_.-])
-// of s that starts at i ends. Keys are most of a dump's bytes: it tests
-// them eight at a time while eight remain. Each test adds to bytes below
-// 0x80, whose sums stay below 0x100 and so carry into no other byte:
-// b+(0x80-lo) has the high bit set for a byte b >= lo, and b+(0x7f-hi) for
-// one > hi.
-func identEnd(s string, i int) int {
+// nonIdentBytes has the high bit set of each byte of x that is not an
+// identifier byte (identByte: [0-9A-Za-z_.-]), and no other bit: keys are
+// most of a dump's bytes, and configScan tests them eight at a time. Each
+// range test adds to bytes below 0x80, whose sums stay below 0x100 and so
+// carry into no other byte: b+(0x80-lo) has the high bit set for a byte
+// b >= lo, and b+(0x7f-hi) for one > hi.
+func nonIdentBytes(x uint64) uint64 {
 	const ones, high, low7 = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
-	for i+8 <= len(s) {
-		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
-		ascii := ^x & high
-		x &= low7              // bytes >= 0x80 are none of the ranges below (ascii drops them)
-		lower := x | 0x20*ones // 'A'-'Z' to 'a'-'z'; no other byte lands there
-		letter := (lower + (0x80-'a')*ones) &^ (lower + (0x7f-'z')*ones)
-		digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
-		dotDash := (x + (0x80-'-')*ones) &^ (x + (0x7f-'.')*ones)
-		u := x ^ '_'*ones               // zero bytes where x is '_'
-		under := ^((u&low7 + low7) | u) // high bit set where u is zero
-		if m := ^((letter | digit | dotDash | under) & ascii) & high; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-		i += 8
-	}
-	for i < len(s) && identByte[s[i]] {
-		i++
-	}
-	return i
+	y := x & low7          // the tests below see bytes >= 0x80 as others; x's high bits mark them
+	lower := y | 0x20*ones // 'A'-'Z' to 'a'-'z'; no other byte lands there
+	letter := (lower + (0x80-'a')*ones) &^ (lower + (0x7f-'z')*ones)
+	digit := (y + (0x80-'0')*ones) &^ (y + (0x7f-'9')*ones)
+	dotDash := (y + (0x80-'-')*ones) &^ (y + (0x7f-'.')*ones)
+	u := y ^ '_'*ones          // zero bytes where y is '_', all below 0x80
+	under := ^((u + low7) | u) // high bit set where u is zero
+	return (x | ^(letter | digit | dotDash | under)) & high
 }

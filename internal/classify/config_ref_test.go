@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -368,45 +369,45 @@ func configItemPrev(out map[string]string, key, value string, ascii bool) int {
 	return 1
 }
 
-// TestIdentEnd holds identEnd's eight-byte tests to identByte: every byte
-// value at every place of a run, and random runs.
-func TestIdentEnd(t *testing.T) {
+// TestNonIdentBytes holds the eight-byte test of configScan's keys to
+// identByte: every byte value at every place of a word, and random words.
+func TestNonIdentBytes(t *testing.T) {
 	t.Parallel()
-	ref := func(s string, i int) int {
-		for i < len(s) && identByte[s[i]] {
-			i++
+	check := func(w [8]byte) {
+		var want uint64
+		for i, c := range w {
+			if !identByte[c] {
+				want |= 0x80 << (8 * i)
+			}
 		}
-		return i
+		if got := nonIdentBytes(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("nonIdentBytes(%q) = %#x, want %#x", w, got, want)
+		}
 	}
-	run := []byte("abcXYZ_09.-mnopqrstuvwxAZaz")
 	for c := range 256 {
-		for at := range len(run) {
-			b := append([]byte(nil), run...)
-			b[at] = byte(c)
-			for i := range 3 {
-				if got, want := identEnd(string(b), i), ref(string(b), i); got != want {
-					t.Fatalf("identEnd(%q, %d) = %d, want %d", b, i, got, want)
+		for at := range 8 {
+			for _, fill := range []byte{'a', 'Z', '0', '_', '.', '-', '/', ' ', 0x80} {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
 				}
+				w[at] = byte(c)
+				check(w)
 			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(13, 9))
 	alphabet := []byte("aZ09_.-/ =:'\"\x80\xff\x00\x7f`@[{")
-	for range 20000 {
-		b := make([]byte, rng.IntN(40))
-		for i := range b {
-			if rng.IntN(4) == 0 {
-				b[i] = alphabet[rng.IntN(len(alphabet))]
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			if rng.IntN(2) == 0 {
+				w[i] = alphabet[rng.IntN(len(alphabet))]
 			} else {
-				b[i] = byte(rng.IntN(256))
+				w[i] = byte(rng.IntN(256))
 			}
 		}
-		s := string(b)
-		for i := range min(len(s), 3) {
-			if got, want := identEnd(s, i), ref(s, i); got != want {
-				t.Fatalf("identEnd(%q, %d) = %d, want %d", s, i, got, want)
-			}
-		}
+		check(w)
 	}
 }
 
