@@ -40,14 +40,13 @@ func buildConfig(texts []string) map[string]string {
 // its lines: every key of each dump's ParseConfig, with the value of the
 // last dump that has it.
 //
-// add scans each dump as its line comes, while the line is still in the
-// CPU's caches, into a pooled buffer of items; build makes the map once,
-// sized for the largest dump (the dumps of one launch mostly repeat keys:
-// a server's arguments printed by its processes, or again at a restart) by
-// its count of items, not by a guess: a map sized larger than it needs
-// costs more to make than its items to write. The buffer holds offsets,
-// not strings, so that filling it needs no write barriers and the GC need
-// not scan it.
+// add scans each dump as its line comes into a pooled buffer of items;
+// build makes the map once, at the end of the Feed call, sized for the
+// largest dump (the dumps of one launch mostly repeat keys: a server's
+// arguments printed by its processes, or again at a restart) by its count
+// of items, not by a guess: a map sized larger than it needs costs more to
+// make than its items to write. The buffer holds offsets, not strings, so
+// that filling it needs no write barriers and the GC need not scan it.
 type configDumps struct {
 	texts []string
 	bp    *[]configSpan // the pooled buffer spans came from
@@ -122,7 +121,7 @@ type configSpan struct {
 	clean          bool
 }
 
-// configSpansPool holds the span buffers of buildConfig.
+// configSpansPool holds the span buffers of configDumps.
 var configSpansPool = sync.Pool{New: func() any { return new([]configSpan) }}
 
 // parseLongConfig is ParseConfig of the dump body s item by item, for a

@@ -74,8 +74,11 @@ func TestConfigCorpusMatchesReference(t *testing.T) {
 	}
 	for _, l := range corpustest.Lines(t, "../../testdata/families") {
 		for _, s := range []string{l, configBody(l), l[min(len(l), len(l)/3):]} {
-			if got, want := ParseConfig(s), parseConfigRef(s); !sameConfig(got, want) {
-				t.Fatalf("line %q:\n got %v\nwant %v", s, got, want)
+			got := ParseConfig(s)
+			for _, want := range []map[string]string{parseConfigRef(s), ParseConfigPrev(s)} {
+				if !sameConfig(got, want) {
+					t.Fatalf("line %q:\n got %v\nwant %v", s, got, want)
+				}
 			}
 		}
 	}

@@ -79,7 +79,8 @@ func randomDump(rng *rand.Rand, n int) string {
 		"long_identifier_" + strings.Repeat("q", 112), "long_identifier_" + strings.Repeat("q", 113), "'mixed\"", "''", "k\xe9y", "kéy",
 		"\u00a0nbsp\u00a0", "\ttab\t", "\u2003em", "nul\x00", "'a=b'", "(x=1)", "k[0]", "\xffk", " 'sp' ", "a:b"}
 	vals := []string{"1", "'a\\\xe9b'", "x\\\xff", "'a, b'", "\"x\\\"y, z\"", "[1, 2, (3, 4)]", "{'k': 'v'}", "None", "é\xff", strings.Repeat("v", 300), "a=b", "",
-		strings.Repeat("w", 255) + "é", strings.Repeat("w", 256) + "\x80", "'" + strings.Repeat("é", 200) + "'", "\u00a0v\u00a0", "\t'q'\n", "'unclosed", "'esc\\", "(]", "\u3000'x'\u3000", "'x'y'"}
+		strings.Repeat("w", 255) + "é", strings.Repeat("w", 256) + "\x80", "'" + strings.Repeat("é", 200) + "'", "\u00a0v\u00a0", "\t'q'\n", "'unclosed", "'esc\\", "(]", "\u3000'x'\u3000", "'x'y'",
+		"'\x80'", "'a\x80b'", "\x80", "\"\xc3\"", "'\\\x80'", "[\x80]"}
 	var b strings.Builder
 	b.WriteString([]string{"ServerArgs(", "{", "Args { ", "", "  Name("}[rng.IntN(5)])
 	for i := range n {
