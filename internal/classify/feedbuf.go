@@ -14,10 +14,10 @@ type feedBuf struct {
 	touched []*event
 	tIdx    map[*event]struct{}
 	phases  []Phase
-	// cfgTexts are the configuration dumps of this call's lines, in order.
-	cfgTexts []string
-	ready    *Marker
-	unready  *Marker // the readiness this call took back
+	// cfg holds the configuration dumps of this call's lines, in order.
+	cfg     configDumps
+	ready   *Marker
+	unready *Marker // the readiness this call took back
 }
 
 func (fb *feedBuf) add(v LineVerdict) { fb.lines = append(fb.lines, v) }
@@ -67,14 +67,12 @@ func (fb *feedBuf) phase(ph Phase) {
 }
 
 // parseConfig notes the configuration dump that starts at text; result
-// parses the call's dumps into its Config (buildConfig).
-func (fb *feedBuf) parseConfig(text string) { fb.cfgTexts = append(fb.cfgTexts, text) }
+// makes the call's Config of its dumps (configDumps).
+func (fb *feedBuf) parseConfig(text string) { fb.cfg.add(text) }
 
 func (fb *feedBuf) result() Result {
 	r := Result{Lines: fb.lines, Phases: fb.phases}
-	if len(fb.cfgTexts) > 0 {
-		r.Config = buildConfig(fb.cfgTexts)
-	}
+	r.Config = fb.cfg.build()
 	if fb.ready != nil {
 		m := *fb.ready
 		r.Ready = &m
