@@ -156,7 +156,7 @@ func (s *State) Summary() Summary {
 func (s *State) Feed(lines []Line) Result {
 	fb := feedBuf{}
 	if len(lines) > 0 {
-		fb.lines = make([]LineVerdict, 0, len(lines))
+		fb.reserve(len(lines))
 	}
 	for _, l := range lines {
 		if l.Seq <= s.d.Last {
