@@ -78,9 +78,15 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		case c == '[':
 			rest, origin, ok = peelKubectl(s)
 		case isDigit(c):
-			if rest, t, ok = peelCRI(s); !ok {
-				if rest, t, origin, ok = peelISOSyslog(s, false); !ok {
-					rest, t, ok = peelTimeBeforeJSON(s)
+			// The three readers of an RFC 3339 time share its parse; a
+			// line without the 'T' has none of them.
+			if len(s) >= 19 && s[10] == 'T' {
+				if dt, n := parseDateTime(s); n > 0 {
+					if rest, t, ok = peelCRI(s, dt, n); !ok {
+						if rest, t, origin, ok = peelISOSyslog(s, dt, n, false); !ok {
+							rest, t, ok = peelTimeBeforeJSON(s, dt, n)
+						}
+					}
 				}
 			}
 			if !ok {
@@ -108,9 +114,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 // peelCRI reads the CRI log format of containerd and CRI-O:
 // "<RFC 3339 time> <stdout|stderr> <F|P> <line>". The stream is not an
 // identity: a logger's intro on stdout and its traceback on stderr are one event.
-func peelCRI(s string) (string, time.Time, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' || len(s) < n+9 {
+// t and n are parseDateTime(s), n > 0.
+func peelCRI(s string, t time.Time, n int) (string, time.Time, bool) {
+	if s[10] != 'T' || len(s) < n+9 {
 		return s, time.Time{}, false
 	}
 	rest := s[n:]
@@ -133,9 +139,9 @@ func peelCRI(s string) (string, time.Time, bool) {
 // peelTimeBeforeJSON reads the RFC 3339 time that `docker logs -t` and
 // `kubectl logs --timestamps` put before a line, when a JSON record follows
 // (before plain text the server-prefix stage reads it as a timestamp).
-func peelTimeBeforeJSON(s string) (string, time.Time, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' || n+2 > len(s) || s[n] != ' ' || s[n+1] != '{' {
+// t and n are parseDateTime(s), n > 0.
+func peelTimeBeforeJSON(s string, t time.Time, n int) (string, time.Time, bool) {
+	if s[10] != 'T' || n+2 > len(s) || s[n] != ' ' || s[n+1] != '{' {
 		return s, time.Time{}, false
 	}
 	return s[n+1:], t, true
@@ -240,8 +246,10 @@ func peelSyslogPRI(s string, year int) (string, time.Time, string, bool) {
 		}
 	}
 	if len(rest) > 0 && isDigit(rest[0]) {
-		if r, t, o, ok := peelISOSyslog(rest, true); ok {
-			return r, t, o, true
+		if t, n := parseDateTime(rest); n > 0 {
+			if r, t, o, ok := peelISOSyslog(rest, t, n, true); ok {
+				return r, t, o, true
+			}
 		}
 	}
 	return s, time.Time{}, "", false
@@ -379,7 +387,7 @@ func peelMonthSyslog(s string, year int, hostless bool) (string, time.Time, stri
 	}
 	var t time.Time
 	if year > 0 {
-		t = time.Date(year, time.Month(mo), d, h, mi, se, ns, time.UTC)
+		t = dateUTC(year, mo, d, h, mi, se, ns)
 	}
 	return rest, t, origin, true
 }
@@ -389,9 +397,9 @@ func peelMonthSyslog(s string, year int, hostless bool) (string, time.Time, stri
 // host is required unless the line came with a syslog priority, and it must
 // not be a level word: TGI's "2026-01-28T10:04:05Z ERROR target: msg" is
 // the server's own prefix.
-func peelISOSyslog(s string, hostless bool) (string, time.Time, string, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' {
+// t and n are parseDateTime(s), n > 0.
+func peelISOSyslog(s string, t time.Time, n int, hostless bool) (string, time.Time, string, bool) {
+	if s[10] != 'T' {
 		return s, time.Time{}, "", false
 	}
 	// A zone is required: "Z" or "+01:00" (read by parseDateTime), or

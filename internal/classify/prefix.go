@@ -53,9 +53,7 @@ func ParsePrefix(text string, year int) Prefix {
 // parse is ParsePrefix into a zero p: the classifier's per-line Prefix then
 // needs no copy of the whole struct on return.
 func (p *Prefix) parse(text string, year int) {
-	if hasColour(text) {
-		text = stripANSI(text)
-	}
+	text = stripANSI(text) // as cheap as hasColour on a line without colour
 	for {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
@@ -142,26 +140,64 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		return s, false
 	}
 	tag := s[1:end]
-	name, rest, ok := strings.Cut(tag, "pid=")
-	if !ok {
+	// The first "pid=" is where the first '=' with "pid" before it is; a
+	// '=' before that one may be "rank=". This walks the few '=' of the
+	// tag instead of searching it for both words.
+	pid, nameEq := -1, false
+	for from := 0; ; {
+		e := strings.IndexByte(tag[from:], '=')
+		if e < 0 {
+			break
+		}
+		e += from
+		if e >= 3 && tag[e-3:e] == "pid" {
+			pid = e - 3
+			break
+		}
+		nameEq, from = true, e+1
+	}
+	if pid < 0 {
 		if end <= 33 && end+1 < len(s) && s[end+1] == ' ' && isIdentLike(tag) && !allDigits(tag) {
 			return s[end+2:], true
 		}
 		return s, false
 	}
-	pid, _, _ := strings.Cut(rest, ",")
-	if !allDigits(pid) || (name != "" && !strings.HasSuffix(name, " ")) {
+	name, num := tag[:pid], tag[pid+4:]
+	if c := strings.IndexByte(num, ','); c >= 0 {
+		num = num[:c]
+	}
+	if !allDigits(num) || (name != "" && name[len(name)-1] != ' ') {
 		return s, false
 	}
 	p.Source = clean(tag, 96)
-	name = strings.TrimSpace(name)
+	name = trimSpace(name)
 	if r := rankSuffix(name); r != "" {
 		p.Rank = r
-	} else if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
-		p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
+	} else if nameEq {
+		if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
+			p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
+		}
 	}
 	return skipOneSpace(s[end+1:]), true
 }
+
+// trimSpace is strings.TrimSpace, quicker on the short ASCII words of
+// prefixes: only a non-ASCII byte at either end can start a Unicode space
+// (or be an invalid byte, which is none), and those go to TrimSpace.
+func trimSpace(s string) string {
+	for len(s) > 0 && isASCIISpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	for len(s) > 0 && isASCIISpace(s[0]) {
+		s = s[1:]
+	}
+	if len(s) > 0 && (s[0] >= 0x80 || s[len(s)-1] >= 0x80) {
+		return strings.TrimSpace(s)
+	}
+	return s
+}
+
+func isASCIISpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // rankSuffix returns "TP0" from names such as "Worker_TP0" or "EngineCore_DP0".
 func rankSuffix(name string) string {
@@ -450,17 +486,19 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		mo, d := atoi2(rest[0:2]), atoi2(rest[3:5])
 		h, mi, se := atoi2(rest[6:8]), atoi2(rest[9:11]), atoi2(rest[12:14])
 		if year > 0 && mo >= 1 && mo <= 12 {
-			p.Time = time.Date(year, time.Month(mo), d, h, mi, se, 0, time.UTC)
+			p.Time = dateUTC(year, mo, d, h, mi, se, 0)
 		}
 		rest = rest[14:]
 		rest = skipOneSpace(rest)
+		// The searches are bounded to where a match is taken: the rest of
+		// the line is the message, often long.
 		if strings.HasPrefix(rest, "[") {
-			if e := strings.Index(rest, "] "); e > 0 && e < 80 {
+			if e := strings.Index(rest[:min(len(rest), 81)], "] "); e > 0 {
 				rest = rest[e+2:]
-			} else if e := strings.IndexByte(rest, ']'); e > 0 && e == len(rest)-1 {
-				rest = ""
+			} else if n := len(rest); n > 1 && rest[n-1] == ']' && strings.IndexByte(rest[:n-1], ']') < 0 {
+				rest = "" // the line ends with its first ']'
 			}
-		} else if e := strings.IndexByte(rest, ']'); e > 0 && e < 80 && isFileLineTag(rest[:e]) {
+		} else if e := indexByteWithin(rest, ']', 80); e > 0 && isFileLineTag(rest[:e]) {
 			// vLLM before 0.7: "MM-DD HH:MM:SS file.py:123] msg"
 			rest = skipOneSpace(rest[e+1:])
 		}
@@ -630,14 +668,17 @@ func parseDateTime(s string) (time.Time, int) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, 0
 	}
-	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if !isDigit(s[i]) {
-			return time.Time{}, 0
-		}
+	y, ok := num2(s[0], s[1])
+	y2, ok2 := num2(s[2], s[3])
+	mo, ok3 := num2(s[5], s[6])
+	d, ok4 := num2(s[8], s[9])
+	h, ok5 := num2(s[11], s[12])
+	mi, ok6 := num2(s[14], s[15])
+	se, ok7 := num2(s[17], s[18])
+	if !(ok && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return time.Time{}, 0
 	}
-	y := atoi2(s[0:2])*100 + atoi2(s[2:4])
-	mo, d := atoi2(s[5:7]), atoi2(s[8:10])
-	h, mi, se := atoi2(s[11:13]), atoi2(s[14:16]), atoi2(s[17:19])
+	y = y*100 + y2
 	n := 19
 	ns := 0
 	if n < len(s) && (s[n] == '.' || s[n] == ',') {
@@ -669,10 +710,17 @@ func parseDateTime(s string) (time.Time, int) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return time.Time{}, 0
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC).Add(-off), n
+	return dateUTC(y, mo, d, h, mi, se, ns).Add(-off), n
 }
 
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// num2 reads two decimal digits; ok is false unless both are digits (a
+// byte below '0' wraps around to above 9).
+func num2(a, b byte) (n int, ok bool) {
+	a, b = a-'0', b-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -707,7 +755,15 @@ func hasColour(s string) bool {
 func hasCaretCSI(s string) bool {
 	for {
 		i := strings.IndexByte(s, '^')
-		if i < 0 || i+2 >= len(s) {
+		if i < 0 {
+			return false
+		}
+		// Of a run of carets (a traceback's "^^^^^^^^" marks) only the
+		// last can start "^[[": step over the run at once.
+		for i+1 < len(s) && s[i+1] == '^' {
+			i++
+		}
+		if i+2 >= len(s) {
 			return false
 		}
 		if s[i+1] == '[' && s[i+2] == '[' {
@@ -736,8 +792,8 @@ func hasSymbolCSI(s string) bool {
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
 // written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
 func stripANSI(s string) string {
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = stripIntro(s, "\x1b")
+	if i := strings.IndexByte(s, 0x1b); i >= 0 {
+		s = stripESC(s, i)
 	}
 	if hasCaretCSI(s) {
 		s = stripIntro(s, "^[")
@@ -746,6 +802,28 @@ func stripANSI(s string) string {
 		s = stripIntro(s, "\u241b")
 	}
 	return s
+}
+
+// stripESC is stripIntro(s, "\x1b") for the first ESC at i, without
+// searching for it again: real escapes are the common colour codes.
+func stripESC(s string, i int) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		rest := s[i+1:]
+		if rest != "" && rest[0] == '[' {
+			j := 1
+			for j < len(rest) && (rest[j] < 0x40 || rest[j] > 0x7e) {
+				j++
+			}
+			rest = rest[min(j+1, len(rest)):]
+		}
+		s = rest
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // stripIntro removes the CSI sequences that start with intro (one way of

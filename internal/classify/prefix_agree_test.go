@@ -137,3 +137,20 @@ func FuzzParseAgreesWithReference(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkParse(t, s) })
 }
+
+// TestTrimSpaceAgrees compares trimSpace with strings.TrimSpace on words of
+// ASCII and Unicode spaces, letters and invalid bytes.
+func TestTrimSpaceAgrees(t *testing.T) {
+	t.Parallel()
+	pieces := []string{" ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "\u3000", "\xc2", "\x85", "\xff", "a", "Z", "_", "é", "\x1c", "\x00"}
+	rng := rand.New(rand.NewPCG(13, 9))
+	for range 200_000 {
+		var b strings.Builder
+		for range rng.IntN(7) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if s := b.String(); trimSpace(s) != strings.TrimSpace(s) {
+			t.Fatalf("trimSpace(%q) = %q, strings.TrimSpace %q", s, trimSpace(s), strings.TrimSpace(s))
+		}
+	}
+}

@@ -31,8 +31,9 @@ func wrapEnvelope(kind string, i int, l string) string {
 var speedEnvelopes = []string{"k8s", "compose", "journald", "kubectl", "syslog"}
 
 // BenchmarkPrefixParse measures Prefix.parse alone on every corpus line
-// (the mix of BenchmarkFeed/Corpus), on every corpus and families line, and
-// on the corpus lines in each collector envelope.
+// (the mix of BenchmarkFeed/Corpus) and on every corpus and families line,
+// each also with the reference parse (prefix_parse_ref_test.go), and on the
+// corpus lines in each collector envelope.
 func BenchmarkPrefixParse(b *testing.B) {
 	lines := corpustest.Lines(b)
 	for name, set := range map[string][]string{"corpus": lines, "all": agreeLines(b)} {
@@ -47,6 +48,16 @@ func BenchmarkPrefixParse(b *testing.B) {
 				for _, l := range set {
 					var p Prefix
 					p.parse(l, 2026)
+				}
+			}
+		})
+		b.Run(name+"-reference", func(b *testing.B) { // the parse it replaced
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, l := range set {
+					var p Prefix
+					p.oldParse(l, 2026)
 				}
 			}
 		})
