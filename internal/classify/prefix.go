@@ -86,17 +86,19 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 	if len(s) < 3 {
 		return s, false
 	}
+	// Each reader is entered only when the bytes it first checks fit: most
+	// lines end up here once more with their message, which none reads.
 	switch c := s[0]; {
 	case c == '(':
 		return p.eatProcTag(s)
 	case c == '[':
-		if len(s) > 1 && isDigit(s[1]) {
+		if isDigit(s[1]) {
+			// Only an MPI tag or a time starts with a digit: no rank or
+			// level word, nor a glog level, does.
 			if rest, ok := p.eatMPITag(s); ok {
 				return rest, true
 			}
-		}
-		if rest, ok := p.eatBracketTime(s); ok {
-			return rest, true
+			return p.eatBracketTime(s)
 		}
 		if rest, ok := p.eatRankTag(s); ok {
 			return rest, true
@@ -111,20 +113,26 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		}
 		return s, false
 	case isDigit(c):
-		if rest, ok := p.eatDated(s); ok {
-			return rest, true
+		if len(s) >= 19 && s[4] == '-' { // parseDateTime's first checks
+			if rest, ok := p.eatDated(s); ok {
+				return rest, true
+			}
 		}
-		if rest, ok := p.eatClock(s); ok {
-			return rest, true
+		if len(s) >= 10 && s[2] == ':' {
+			if rest, ok := p.eatClock(s); ok {
+				return rest, true
+			}
 		}
 		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
 	case c >= 'A' && c <= 'Z':
-		if rest, ok := p.eatLevelWord(s, year); ok {
-			return rest, true
+		if s[1] >= 'A' && s[1] <= 'Z' { // a level word has four capitals at least
+			if rest, ok := p.eatLevelWord(s, year); ok {
+				return rest, true
+			}
 		}
-		if isGlogLevel(c) {
+		if isGlogLevel(c) && isDigit(s[1]) {
 			return p.eatGlog(s, year, 0)
 		}
 	}
@@ -141,8 +149,8 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 	}
 	tag := s[1:end]
 	// The first "pid=" is where the first '=' with "pid" before it is; a
-	// '=' before that one may be "rank=". This walks the few '=' of the
-	// tag instead of searching it for both words.
+	// '=' before that one may be "rank=". Searching for the '=' of each
+	// is quicker than searching for both words.
 	pid, nameEq := -1, false
 	for from := 0; ; {
 		e := strings.IndexByte(tag[from:], '=')
@@ -162,14 +170,20 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		}
 		return s, false
 	}
-	name, num := tag[:pid], tag[pid+4:]
-	if c := strings.IndexByte(num, ','); c >= 0 {
-		num = num[:c]
+	// The pid is the digits up to a ',' or the ')'.
+	j := pid + 4
+	for j < len(tag) && isDigit(tag[j]) {
+		j++
 	}
-	if !allDigits(num) || (name != "" && name[len(name)-1] != ' ') {
+	name := tag[:pid]
+	if j == pid+4 || (j < len(tag) && tag[j] != ',') || (name != "" && name[len(name)-1] != ' ') {
 		return s, false
 	}
-	p.Source = clean(tag, 96)
+	if asciiOnly(tag) {
+		p.Source = tag // what clean(tag, 96) returns: it is shorter and valid
+	} else {
+		p.Source = clean(tag, 96)
+	}
 	name = trimSpace(name)
 	if r := rankSuffix(name); r != "" {
 		p.Rank = r
@@ -179,6 +193,20 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		}
 	}
 	return skipOneSpace(s[end+1:]), true
+}
+
+// asciiOnly reports whether s has no byte above 0x7f, eight bytes at a
+// time: quicker than utf8.ValidString on the short tags it is asked about.
+func asciiOnly(s string) bool {
+	var or uint64
+	for ; len(s) >= 8; s = s[8:] {
+		or |= uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	}
+	for i := 0; i < len(s); i++ {
+		or |= uint64(s[i])
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // trimSpace is strings.TrimSpace, quicker on the short ASCII words of
@@ -201,6 +229,10 @@ func isASCIISpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // rankSuffix returns "TP0" from names such as "Worker_TP0" or "EngineCore_DP0".
 func rankSuffix(name string) string {
+	// A rank word ends in a digit and follows a '_': most names do not.
+	if n := len(name); n < 4 || !isDigit(name[n-1]) {
+		return ""
+	}
 	i := strings.LastIndexByte(name, '_')
 	if i < 0 {
 		return ""
@@ -239,7 +271,7 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 		return s, false
 	}
 	p.Time = t
-	if rest := strings.TrimSpace(inner[n:]); rest != "" {
+	if rest := trimSpace(inner[n:]); rest != "" {
 		var words [3]string // the first three fields, as strings.Fields finds them
 		nw := 0
 		for w := range strings.FieldsSeq(rest) {
@@ -460,14 +492,19 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 // eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
 // uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
+	// The capitals are packed as normLevel packs a word while they are
+	// scanned (they need neither trimming nor folding); a ninth wraps
+	// onto the first, but no level word is that long.
 	end := 0
+	var x uint64
 	for end < len(s) && end < 9 && s[end] >= 'A' && s[end] <= 'Z' {
+		x |= uint64(s[end]) << (8 * (end & 7))
 		end++
 	}
 	if end < 4 || end >= len(s) {
 		return s, false
 	}
-	lv := normLevel(s[:end])
+	lv := packedLevel(x, end)
 	if lv == "" {
 		return s, false
 	}
@@ -596,7 +633,7 @@ func glogLevel(c byte) string {
 // it upper-cases a-z and, since every name is letters, no other byte can
 // turn into one of a name's.
 func normLevel(w string) string {
-	w = strings.TrimSpace(w)
+	w = trimSpace(w)
 	if len(w) < 3 || len(w) > 8 {
 		return ""
 	}
@@ -604,7 +641,13 @@ func normLevel(w string) string {
 	for i := 0; i < len(w); i++ {
 		x |= uint64(w[i]&^0x20) << (8 * i)
 	}
-	switch len(w) {
+	return packedLevel(x, len(w))
+}
+
+// packedLevel is the level named by the n-byte word packed in x as
+// normLevel packs it, "" if none (and for n outside 3..8).
+func packedLevel(x uint64, n int) string {
+	switch n {
 	case 3:
 		if x == lvERR {
 			return "ERROR"
@@ -710,7 +753,11 @@ func parseDateTime(s string) (time.Time, int) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return time.Time{}, 0
 	}
-	return dateUTC(y, mo, d, h, mi, se, ns).Add(-off), n
+	t := dateUTC(y, mo, d, h, mi, se, ns)
+	if off != 0 {
+		t = t.Add(-off)
+	}
+	return t, n
 }
 
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
@@ -747,30 +794,36 @@ func skipOneSpace(s string) string {
 // one written as visible text, "^[[1;36m" (caret notation, as `cat -v` and
 // terminal copies show it) or "\u241b[1;36m" (the ESC symbol).
 func hasColour(s string) bool {
-	return strings.IndexByte(s, 0x1b) >= 0 || hasCaretCSI(s) || hasSymbolCSI(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return true
+	}
+	caret, symbol := csiForms(s)
+	return caret || symbol
 }
 
-// hasCaretCSI reports whether s holds "^[[". It looks for the rare '^'
-// with IndexByte rather than for the string, which is slower on long lines.
-func hasCaretCSI(s string) bool {
-	for {
-		i := strings.IndexByte(s, '^')
-		if i < 0 {
-			return false
+// csiForms reports whether s holds "^[[" and whether it holds "\u241b["
+// (bytes E2 90 9B '['), in one search for the '[' both end in: lines have
+// about one '[', and searching the whole line for the rare '^' and 0x9B
+// as well cost two more passes over every line. When caret is true,
+// symbol is not known (stripping the carets may make one).
+func csiForms(s string) (caret, symbol bool) {
+	for i := 2; i < len(s); {
+		j := strings.IndexByte(s[i:], '[')
+		if j < 0 {
+			break
 		}
-		// Of a run of carets (a traceback's "^^^^^^^^" marks) only the
-		// last can start "^[[": step over the run at once.
-		for i+1 < len(s) && s[i+1] == '^' {
-			i++
+		j += i
+		switch s[j-1] {
+		case '[':
+			if s[j-2] == '^' {
+				return true, false
+			}
+		case 0x9b:
+			symbol = symbol || j >= 3 && s[j-2] == 0x90 && s[j-3] == 0xe2
 		}
-		if i+2 >= len(s) {
-			return false
-		}
-		if s[i+1] == '[' && s[i+2] == '[' {
-			return true
-		}
-		s = s[i+1:]
+		i = j + 1
 	}
+	return false, symbol
 }
 
 // hasSymbolCSI reports whether s holds "\u241b[" (bytes E2 90 9B '['),
@@ -790,15 +843,18 @@ func hasSymbolCSI(s string) bool {
 }
 
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
-// written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
+// written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC. On a line
+// without any it costs two searches.
 func stripANSI(s string) string {
 	if i := strings.IndexByte(s, 0x1b); i >= 0 {
 		s = stripESC(s, i)
 	}
-	if hasCaretCSI(s) {
+	caret, symbol := csiForms(s)
+	if caret {
 		s = stripIntro(s, "^[")
+		symbol = hasSymbolCSI(s)
 	}
-	if hasSymbolCSI(s) {
+	if symbol {
 		s = stripIntro(s, "\u241b")
 	}
 	return s

@@ -29,7 +29,8 @@ var prefixPieces = []string{
 	"(", ")", "[", "]", " ", "  ", ":", ": ", "-", " - ", " | ", ",", ".", "\t", "\r", "^M", "=", "\"", "{", "}", "<", ">",
 	"0", "7", "12", "123", "2026", "99", "1,0", "pid=", "pid=42", "ip=10.0.0.9", "rank=", "rank=3", "rank", "rank0",
 	"(APIServer pid=7) ", "(EngineCore_DP0 pid=12) ", "(Worker_TP1 pid=5) ", "(pid=9) ", "(Process) ", "(x pid=1, ip=1.2.3.4) ",
-	"(VllmWorker rank=1 pid=3) ", "(12) ", "(a b) ", "(_TP) ",
+	"(VllmWorker rank=1 pid=3) ", "(12) ", "(a b) ", "(_TP) ", "(a=b pid=1) ", "(x rank=2 y=3 pid=4,5) ", "(pid=) ", "(pid=1x) ",
+	"(apid=3) ", "( pid=3)", "(Worker_TP1 rank=2 pid=9)", "(é pid=1) ", "(a\xff pid=2) ", "(w_DP0 TP1 pid=3) ",
 	"[2026-01-12 05:01:25] ", "[2026-01-12 05:01:25 DP7 TP7 EP7] ", "[2026-01-12 05:01:25 TP0] ", "[2026-01-02 03:04:05,678 E 1234 5678] ",
 	"[2026-13-12 05:01:25] ", "[2026-01-32 05:01:25] ", "[2026-01-12T05:01:25.123456Z] ", "[2026-01-12 05:01:25+02:00] ",
 	"[TP0] ", "[DP2 TP2] ", "[rank3]: ", "[rank12]:", "[1,0]<stdout>:", "[1,3]<stderr>: ", "[2,1]<stddiag>:", "[1,x]<stdout>:",
@@ -151,6 +152,34 @@ func TestTrimSpaceAgrees(t *testing.T) {
 		}
 		if s := b.String(); trimSpace(s) != strings.TrimSpace(s) {
 			t.Fatalf("trimSpace(%q) = %q, strings.TrimSpace %q", s, trimSpace(s), strings.TrimSpace(s))
+		}
+	}
+}
+
+// TestColourAgreesWithReference checks hasColour and stripANSI against
+// the reference on lines of colour codes in every form, their pieces and
+// near misses, and the bytes around them.
+func TestColourAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"\x1b", "\x1b[", "\x1b[0m", "\x1b[1;36m", "^", "^[", "^[[", "^[[0m", "^[[1;3", "[", "[[", "]", "m", ";", "1",
+		"\u241b", "\u241b[", "\u241b[0m", "\xe2", "\x90", "\x9b", "\xe2\x90", "\x90\x9b", "\x9b[", "\u2588", "x", " ", "é", "\xff"}
+	rng := rand.New(rand.NewPCG(13, 10))
+	for range 300_000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := hasColour(s), oldHasColour(s); got != want {
+			t.Fatalf("hasColour(%q) = %v, reference %v", s, got, want)
+		}
+		if got, want := stripANSI(s), oldStripANSI(s); got != want {
+			t.Fatalf("stripANSI(%q) = %q, reference %q", s, got, want)
+		}
+	}
+	for _, l := range agreeLines(t) {
+		if got, want := stripANSI(l), oldStripANSI(l); got != want {
+			t.Fatalf("stripANSI(%q) = %q, reference %q", l, got, want)
 		}
 	}
 }
