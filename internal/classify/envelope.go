@@ -76,7 +76,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		case c == '<':
 			rest, t, origin, ok = peelSyslogPRI(s, year)
 		case c == '[':
-			rest, origin, ok = peelKubectl(s)
+			if s[1] == 'p' { // "[pod/": most brackets are a server's own
+				rest, origin, ok = peelKubectl(s)
+			}
 		case isDigit(c):
 			// The three readers of an RFC 3339 time share its parse; a
 			// line without the 'T' has none of them.
@@ -93,7 +95,10 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				rest, origin, ok = peelCompose(s)
 			}
 		case c >= 'A' && c <= 'Z':
-			if rest, t, origin, ok = peelMonthSyslog(s, year, false); !ok {
+			if len(s) >= 20 && s[3] == ' ' { // "Jan 28 ...": a level word has no space there
+				rest, t, origin, ok = peelMonthSyslog(s, year, false)
+			}
+			if !ok {
 				rest, origin, ok = peelCompose(s)
 			}
 		case c >= 'a' && c <= 'z':
@@ -222,9 +227,16 @@ func peelCompose(s string) (string, string, bool) {
 	return s, "", false
 }
 
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-' || c == '_' || c == '.'
-}
+func isNameByte(c byte) bool { return nameByte[c] }
+
+// nameByte is the bytes of a compose container name (letters, digits, '-',
+// '_', '.') as a table: peelCompose tries most lines that start with a letter.
+var nameByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	return t
+}()
 
 // peelSyslogPRI reads a syslog line that starts with its priority "<PRI>":
 // RFC 5424 ("<13>1 TIME HOST APP PROCID MSGID SD MSG") or RFC 3164

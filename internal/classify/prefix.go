@@ -274,11 +274,20 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	if rest := trimSpace(inner[n:]); rest != "" {
 		var words [3]string // the first three fields, as strings.Fields finds them
 		nw := 0
-		for w := range strings.FieldsSeq(rest) {
-			if nw < len(words) {
-				words[nw] = w
+		if asciiOnly(rest) { // as they are: no Unicode space to look for
+			for i, j := nextASCIIField(rest, 0); i < j; i, j = nextASCIIField(rest, j) {
+				if nw < len(words) {
+					words[nw] = rest[i:j]
+				}
+				nw++
 			}
-			nw++
+		} else {
+			for w := range strings.FieldsSeq(rest) {
+				if nw < len(words) {
+					words[nw] = w
+				}
+				nw++
+			}
 		}
 		if nw == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
 			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
@@ -298,6 +307,9 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 // least one field). Without allocating when the rank words are all of s,
 // single-spaced ("DP7 TP7 EP7"), as they are in the prefixes that have them.
 func rankWords(s string) (string, bool) {
+	if asciiOnly(s) {
+		return rankWordsASCII(s)
+	}
 	n, fields := 0, 0
 	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
 	contiguous := true
@@ -334,6 +346,60 @@ func rankWords(s string) (string, bool) {
 		}
 	}
 	return strings.Join(ranks, " "), all
+}
+
+// rankWordsASCII is rankWords for an ASCII s, whose fields are split at
+// ASCII spaces only: it walks them once, by offset, where rankWords
+// iterates strings.FieldsSeq and searches for each word's offset.
+func rankWordsASCII(s string) (string, bool) {
+	n, fields := 0, 0
+	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
+	contiguous := true
+	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+		fields++
+		if !isRankWord(s[i:j]) {
+			if n > 0 {
+				contiguous = false
+			}
+			continue
+		}
+		switch {
+		case n == 0:
+			from = i
+		case !contiguous || i != to+1 || s[to] != ' ':
+			contiguous = false
+		}
+		to = j
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	all := n == fields
+	if contiguous {
+		return s[from:to], all
+	}
+	var ranks []string
+	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+		if isRankWord(s[i:j]) {
+			ranks = append(ranks, s[i:j])
+		}
+	}
+	return strings.Join(ranks, " "), all
+}
+
+// nextASCIIField returns the bounds of the first field of s at or after
+// i, split at ASCII white space as strings.Fields splits an ASCII string;
+// both are len(s) when there is none.
+func nextASCIIField(s string, i int) (int, int) {
+	for i < len(s) && isASCIISpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isASCIISpace(s[j]) {
+		j++
+	}
+	return i, j
 }
 
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
@@ -493,13 +559,16 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 // uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	// The capitals are packed as normLevel packs a word while they are
-	// scanned (they need neither trimming nor folding); a ninth wraps
-	// onto the first, but no level word is that long.
+	// scanned (they need neither trimming nor folding); a ninth lands on
+	// the first, but no level word is that long.
 	end := 0
 	var x uint64
-	for end < len(s) && end < 9 && s[end] >= 'A' && s[end] <= 'Z' {
-		x |= uint64(s[end]) << (8 * (end & 7))
-		end++
+	for w := s[:min(len(s), 9)]; end < len(w); end++ {
+		c := w[end]
+		if c-'A' > 'Z'-'A' {
+			break
+		}
+		x |= uint64(c) << (8 * uint(end&7))
 	}
 	if end < 4 || end >= len(s) {
 		return s, false
@@ -512,7 +581,11 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	if rest[0] == ':' {
 		// uvicorn: "INFO:     msg"
 		p.Level = lv
-		return strings.TrimLeft(rest[1:], " "), true
+		rest = rest[1:]
+		for rest != "" && rest[0] == ' ' { // strings.TrimLeft(rest, " "), inline
+			rest = rest[1:]
+		}
+		return rest, true
 	}
 	if rest[0] != ' ' {
 		return s, false

@@ -183,3 +183,19 @@ func TestColourAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+
+// TestRankWordsAgreesWithReference checks rankWords against the reference
+// on bracket contents of rank words, near misses and spaces of every kind.
+func TestRankWordsAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 12))
+	for range 300_000 {
+		b := randomBracket(rng)
+		s := b[1:max(1, strings.IndexByte(b, ']'))]
+		r1, all1 := rankWords(s)
+		r2, all2 := oldRankWords(s)
+		if r1 != r2 || all1 != all2 {
+			t.Fatalf("rankWords(%q) = %q %v, reference %q %v", s, r1, all1, r2, all2)
+		}
+	}
+}
