@@ -322,22 +322,38 @@ func peelRFC5424(s, h string) (string, time.Time, string, bool) {
 
 // procID names a process from syslog fields, skipping absent ones ("-").
 func procID(host, app, pid string) string {
+	host, app, pid = present(host), present(app), present(pid)
+	n := len(host) + len(app)
+	if host != "" && app != "" {
+		n++
+	}
+	if pid != "" {
+		n += len(pid) + 2
+	}
+	if n == 0 {
+		return ""
+	}
 	var b strings.Builder
-	if host != "" && host != "-" {
-		b.WriteString(host)
+	b.Grow(n) // one allocation, not one per part: every journald line names one
+	b.WriteString(host)
+	if host != "" && app != "" {
+		b.WriteByte('/')
 	}
-	if app != "" && app != "-" {
-		if b.Len() > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(app)
-	}
-	if pid != "" && pid != "-" {
+	b.WriteString(app)
+	if pid != "" {
 		b.WriteByte('[')
 		b.WriteString(pid)
 		b.WriteByte(']')
 	}
 	return b.String()
+}
+
+// present is s, or "" for syslog's "-" (absent).
+func present(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}

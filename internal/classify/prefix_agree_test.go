@@ -199,3 +199,19 @@ func TestRankWordsAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+
+// TestProcIDAgreesWithReference checks procID against the reference on
+// every combination of present, absent ("-") and empty fields.
+func TestProcIDAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	vals := []string{"", "-", "h", "gpu-7", "a b", "--"}
+	for _, h := range vals {
+		for _, a := range vals {
+			for _, p := range vals {
+				if got, want := procID(h, a, p), oldProcID(h, a, p); got != want {
+					t.Fatalf("procID(%q, %q, %q) = %q, reference %q", h, a, p, got, want)
+				}
+			}
+		}
+	}
+}
