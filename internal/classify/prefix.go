@@ -63,11 +63,22 @@ func (p *Prefix) parse(text string, year int) {
 			break
 		}
 	}
+	// Most lines start with a byte no envelope, or no prefix, can start
+	// with (a process tag's '(', a traceback's indentation, a message's
+	// word): the table saves the calls. p is zero, so an empty origin
+	// needs no store.
 	var env envelope
-	text = p.peelEnvelopes(text, year, &env)
-	p.Origin = env.origin
+	if len(text) >= 3 && lineStart[text[0]]&startsEnvelope != 0 {
+		text = p.peelEnvelopes(text, year, &env)
+		if env.origin != "" {
+			p.Origin = env.origin
+		}
+	}
 	p.full = text
 	for range 6 {
+		if len(text) < 3 || lineStart[text[0]]&startsPrefix == 0 {
+			break
+		}
 		rest, ok := p.eat(text, year)
 		if !ok {
 			break
@@ -80,6 +91,28 @@ func (p *Prefix) parse(text string, year int) {
 		p.Time = env.time
 	}
 }
+
+// lineStart holds, for each first byte of a line, whether peelEnvelopes
+// and eat have a reader for it (they return at once for the others, and
+// eat then has no effect).
+var lineStart = func() (t [256]uint8) {
+	for c := range t {
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		digit := c >= '0' && c <= '9'
+		if letter || digit || c == '{' || c == '<' || c == '[' {
+			t[c] |= startsEnvelope
+		}
+		if c >= 'A' && c <= 'Z' || digit || c == '(' || c == '[' || c == 't' {
+			t[c] |= startsPrefix
+		}
+	}
+	return t
+}()
+
+const (
+	startsEnvelope = 1 << iota
+	startsPrefix
+)
 
 // eat consumes one prefix from the start of s.
 func (p *Prefix) eat(s string, year int) (string, bool) {
