@@ -9,7 +9,8 @@ import (
 // files of its readers, envelope.go's peeling, at commit 1220b24), every
 // function renamed with "old": the reference the fast parse must agree
 // with field for field (prefix_agree_test.go). The JSON record readers
-// (jsonlog.go) and the package's types and tables are shared, not copied.
+// (jsonlog.go), the package's types and tables, and the functions that
+// have not changed since are shared, not copied.
 
 // From prefix.go.
 
@@ -55,7 +56,7 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 	case c == '(':
 		return p.oldEatProcTag(s)
 	case c == '[':
-		if len(s) > 1 && oldIsDigit(s[1]) {
+		if len(s) > 1 && isDigit(s[1]) {
 			if rest, ok := p.oldEatMPITag(s); ok {
 				return rest, true
 			}
@@ -69,28 +70,28 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 		if rest, ok := p.oldEatBracketLevel(s); ok {
 			return rest, true
 		}
-		if len(s) > 1 && oldIsGlogLevel(s[1]) {
-			if rest, ok := p.oldEatGlog(s[1:], year, ']'); ok {
+		if len(s) > 1 && isGlogLevel(s[1]) {
+			if rest, ok := p.eatGlog(s[1:], year, ']'); ok {
 				return rest, true
 			}
 		}
 		return s, false
-	case oldIsDigit(c):
+	case isDigit(c):
 		if rest, ok := p.oldEatDated(s); ok {
 			return rest, true
 		}
 		if rest, ok := p.oldEatClock(s); ok {
 			return rest, true
 		}
-		return p.oldEatGGMLClock(s)
+		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.oldEatLogfmt(s)
 	case c >= 'A' && c <= 'Z':
 		if rest, ok := p.oldEatLevelWord(s, year); ok {
 			return rest, true
 		}
-		if oldIsGlogLevel(c) {
-			return p.oldEatGlog(s, year, 0)
+		if isGlogLevel(c) {
+			return p.eatGlog(s, year, 0)
 		}
 	}
 	return s, false
@@ -100,30 +101,30 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 // "(RayWorkerWrapper pid=2960, ip=10.1.1.1) " and "(pid=2960) ", and a
 // wrapper's one-word tag such as "(Process) " (no source of its own).
 func (p *Prefix) oldEatProcTag(s string) (string, bool) {
-	end := oldIndexByteWithin(s, ')', 97)
+	end := indexByteWithin(s, ')', 97)
 	if end < 2 || end > 96 {
 		return s, false
 	}
 	tag := s[1:end]
 	name, rest, ok := strings.Cut(tag, "pid=")
 	if !ok {
-		if end <= 33 && end+1 < len(s) && s[end+1] == ' ' && isIdentLike(tag) && !oldAllDigits(tag) {
+		if end <= 33 && end+1 < len(s) && s[end+1] == ' ' && isIdentLike(tag) && !allDigits(tag) {
 			return s[end+2:], true
 		}
 		return s, false
 	}
 	pid, _, _ := strings.Cut(rest, ",")
-	if !oldAllDigits(pid) || (name != "" && !strings.HasSuffix(name, " ")) {
+	if !allDigits(pid) || (name != "" && !strings.HasSuffix(name, " ")) {
 		return s, false
 	}
 	p.Source = clean(tag, 96)
 	name = strings.TrimSpace(name)
 	if r := oldRankSuffix(name); r != "" {
 		p.Rank = r
-	} else if _, r, ok := strings.Cut(name, "rank="); ok && oldAllDigits(r) {
+	} else if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
 		p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
 	}
-	return oldSkipOneSpace(s[end+1:]), true
+	return skipOneSpace(s[end+1:]), true
 }
 
 // rankSuffix returns "TP0" from names such as "Worker_TP0" or "EngineCore_DP0".
@@ -133,30 +134,19 @@ func oldRankSuffix(name string) string {
 		return ""
 	}
 	r := name[i+1:]
-	if len(r) >= 3 && oldIsRankWord(r) {
+	if len(r) >= 3 && isRankWord(r) {
 		return r
 	}
 	return ""
 }
 
-func oldIsRankWord(w string) bool {
-	if len(w) < 3 {
-		return false
-	}
-	switch w[:2] {
-	case "TP", "DP", "PP", "EP", "CP", "SP":
-		return oldAllDigits(w[2:])
-	}
-	return false
-}
-
 // eatBracketTime reads SGLang's "[2026-01-12 05:01:25 DP7 TP7 EP7] " and
 // similar bracketed timestamps.
 func (p *Prefix) oldEatBracketTime(s string) (string, bool) {
-	if len(s) < 21 || !oldIsDigit(s[1]) {
+	if len(s) < 21 || !isDigit(s[1]) {
 		return s, false
 	}
-	end := oldIndexByteWithin(s, ']', 81)
+	end := indexByteWithin(s, ']', 81)
 	if end < 0 || end > 80 {
 		return s, false
 	}
@@ -175,17 +165,17 @@ func (p *Prefix) oldEatBracketTime(s string) (string, bool) {
 			}
 			nw++
 		}
-		if nw == 3 && len(words[0]) == 1 && oldIsGlogLevel(words[0][0]) && oldIsDigit(words[1][0]) {
+		if nw == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
 			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
-			p.Level = oldGlogLevel(words[0][0])
-			return oldSkipOneSpace(s[end+1:]), true
+			p.Level = glogLevel(words[0][0])
+			return skipOneSpace(s[end+1:]), true
 		}
 		if r, _ := oldRankWords(rest); r != "" {
 			p.Rank = r
 			p.Source = p.Rank
 		}
 	}
-	return oldSkipOneSpace(s[end+1:]), true
+	return skipOneSpace(s[end+1:]), true
 }
 
 // rankWords is strings.Join of the rank words (isRankWord) among
@@ -198,7 +188,7 @@ func oldRankWords(s string) (string, bool) {
 	contiguous := true
 	for w := range strings.FieldsSeq(s) {
 		fields++
-		if !oldIsRankWord(w) {
+		if !isRankWord(w) {
 			if n > 0 {
 				contiguous = false // a later rank word would not join onto the span
 			}
@@ -224,7 +214,7 @@ func oldRankWords(s string) (string, bool) {
 	}
 	var ranks []string
 	for w := range strings.FieldsSeq(s) {
-		if oldIsRankWord(w) {
+		if isRankWord(w) {
 			ranks = append(ranks, w)
 		}
 	}
@@ -234,23 +224,23 @@ func oldRankWords(s string) (string, bool) {
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
 // "[DP2 TP2] " rank tags.
 func (p *Prefix) oldEatRankTag(s string) (string, bool) {
-	if end := oldIndexByteWithin(s, ']', 40); end > 3 && end < 40 {
+	if end := indexByteWithin(s, ']', 40); end > 3 && end < 40 {
 		if r, all := oldRankWords(s[1:end]); all {
 			p.Rank = r
 			p.Source = p.Rank
-			return oldSkipOneSpace(s[end+1:]), true
+			return skipOneSpace(s[end+1:]), true
 		}
 	}
 	if !strings.HasPrefix(s, "[rank") {
 		return s, false
 	}
-	end := oldIndexByteWithin(s, ']', 13)
-	if end < 6 || end > 12 || !oldAllDigits(s[5:end]) {
+	end := indexByteWithin(s, ']', 13)
+	if end < 6 || end > 12 || !allDigits(s[5:end]) {
 		return s, false
 	}
 	p.Rank = s[1:end]
 	p.Source = p.Rank
-	return oldSkipOneSpace(strings.TrimPrefix(s[end+1:], ":")), true
+	return skipOneSpace(strings.TrimPrefix(s[end+1:], ":")), true
 }
 
 // eatBracketLevel reads "[TensorRT-LLM][WARNING] ", "[WARNING] " and "[ERROR] ".
@@ -259,7 +249,7 @@ func (p *Prefix) oldEatBracketLevel(s string) (string, bool) {
 	if !strings.HasPrefix(rest, "[") {
 		return s, false
 	}
-	end := oldIndexByteWithin(rest, ']', 11)
+	end := indexByteWithin(rest, ']', 11)
 	if end < 2 || end > 10 {
 		return s, false
 	}
@@ -268,7 +258,7 @@ func (p *Prefix) oldEatBracketLevel(s string) (string, bool) {
 		return s, false
 	}
 	p.Level = lv
-	rest = oldSkipOneSpace(rest[end+1:])
+	rest = skipOneSpace(rest[end+1:])
 	// DeepSpeed: "[time] [LEVEL] [launch.py:321:sigkill_handler] msg"
 	if strings.HasPrefix(rest, "[") {
 		if e := strings.Index(rest, "] "); e > 0 && e < 100 && strings.Contains(rest[:e], ".py:") && !strings.ContainsAny(rest[1:e], " []") {
@@ -309,20 +299,20 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 	}
 	rest := s[n:]
 	switch {
-	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && oldIsGlogLevel(rest[2]) && rest[3] == ' ':
+	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
 		// TensorFlow: "2025-10-14 19:22:02.871009: E external/...cc:467] msg"
-		lv := oldGlogLevel(rest[2])
+		lv := glogLevel(rest[2])
 		end := strings.Index(rest, "] ")
 		if end < 0 || end > 200 {
 			return s, false
 		}
 		p.Time, p.Level = t, lv
 		return rest[end+2:], true
-	case len(rest) > 5 && rest[0] == ' ' && oldIsGlogLevel(rest[1]) && rest[2] == ' ' && oldIsDigit(rest[3]) && oldHasGlogTail(rest[3:]):
+	case len(rest) > 5 && rest[0] == ' ' && isGlogLevel(rest[1]) && rest[2] == ' ' && isDigit(rest[3]) && hasGlogTail(rest[3:]):
 		// Triton's --log-format ISO8601: the glog fields after an ISO time,
 		// "2026-01-02T03:04:05Z I 1 http_server.cc:4788] \"msg\"".
-		body, _ := oldEatGlogTail(rest[3:])
-		p.Time, p.Level = t, oldGlogLevel(rest[1])
+		body, _ := eatGlogTail(rest[3:])
+		p.Time, p.Level = t, glogLevel(rest[1])
 		return body, true
 	case strings.HasPrefix(rest, " - "):
 		// Python logging: " - NAME - LEVEL - msg"
@@ -330,7 +320,7 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 		if len(parts) == 3 {
 			if lv := oldNormLevel(parts[1]); lv != "" {
 				p.Time, p.Level = t, lv
-				return oldSkipSourceField(parts[2]), true
+				return skipSourceField(parts[2]), true
 			}
 		}
 		if len(parts) >= 2 {
@@ -359,7 +349,7 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 	}
 	if len(rest) < len(s) && (rest == "" || rest[0] == ' ') {
 		p.Time = t
-		return oldSkipOneSpace(rest), true
+		return skipOneSpace(rest), true
 	}
 	return s, false
 }
@@ -409,109 +399,28 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 	}
 	rest = rest[1:]
 	// vLLM: "MM-DD HH:MM:SS [file.py:123] "
-	if len(rest) >= 15 && oldIsDigit(rest[0]) && rest[2] == '-' && rest[5] == ' ' && rest[8] == ':' {
-		mo, d := oldAtoi2(rest[0:2]), oldAtoi2(rest[3:5])
-		h, mi, se := oldAtoi2(rest[6:8]), oldAtoi2(rest[9:11]), oldAtoi2(rest[12:14])
+	if len(rest) >= 15 && isDigit(rest[0]) && rest[2] == '-' && rest[5] == ' ' && rest[8] == ':' {
+		mo, d := atoi2(rest[0:2]), atoi2(rest[3:5])
+		h, mi, se := atoi2(rest[6:8]), atoi2(rest[9:11]), atoi2(rest[12:14])
 		if year > 0 && mo >= 1 && mo <= 12 {
 			p.Time = time.Date(year, time.Month(mo), d, h, mi, se, 0, time.UTC)
 		}
 		rest = rest[14:]
-		rest = oldSkipOneSpace(rest)
+		rest = skipOneSpace(rest)
 		if strings.HasPrefix(rest, "[") {
 			if e := strings.Index(rest, "] "); e > 0 && e < 80 {
 				rest = rest[e+2:]
 			} else if e := strings.IndexByte(rest, ']'); e > 0 && e == len(rest)-1 {
 				rest = ""
 			}
-		} else if e := strings.IndexByte(rest, ']'); e > 0 && e < 80 && oldIsFileLineTag(rest[:e]) {
+		} else if e := strings.IndexByte(rest, ']'); e > 0 && e < 80 && isFileLineTag(rest[:e]) {
 			// vLLM before 0.7: "MM-DD HH:MM:SS file.py:123] msg"
-			rest = oldSkipOneSpace(rest[e+1:])
+			rest = skipOneSpace(rest[e+1:])
 		}
 		p.Level = lv
 		return rest, true
 	}
 	return s, false
-}
-
-// eatGlog reads glog/absl prefixes: "E0000 00:00:1760469722.892123    4394 cuda_dnn.cc:8579] "
-// and "W0803 21:48:43.773000 6890 torch/_inductor/utils.py:1731] ". When
-// closer is ']' the prefix started with '[' (torch's "[W803 21:49:24.248 file.cpp:1575] ").
-func (p *Prefix) oldEatGlog(s string, year int, closer byte) (string, bool) {
-	if len(s) < 10 || !oldIsGlogLevel(s[0]) || !oldIsDigit(s[1]) {
-		return s, false
-	}
-	end := oldIndexByteWithin(s, ']', 161)
-	if end < 0 || end > 160 {
-		return s, false
-	}
-	// Require "HH:MM:SS" inside.
-	head := s[:end]
-	if strings.IndexByte(head, ':') < 0 || strings.IndexByte(head, ' ') < 0 {
-		return s, false
-	}
-	p.Level = oldGlogLevel(s[0])
-	return oldUnquoteGlogBody(oldSkipOneSpace(s[end+1:])), true
-}
-
-// eatGlogTail reads what follows a glog level and time: "<pid> <file>:<line>] "
-// and returns the (unquoted) message. The pid is digits and the file a word
-// with a ":<line>" suffix, so a sentence that starts with a number is no prefix.
-func oldEatGlogTail(s string) (string, bool) {
-	sp := strings.IndexByte(s, ' ')
-	if sp < 1 || sp > 10 || !oldAllDigits(s[:sp]) {
-		return s, false
-	}
-	file := s[sp+1:]
-	end := oldIndexByteWithin(file, ']', 121)
-	if end < 3 || end > 120 {
-		return s, false
-	}
-	c := strings.LastIndexByte(file[:end], ':')
-	if c < 1 || c == end-1 || !oldAllDigits(file[c+1:end]) || strings.IndexByte(file[:c], ' ') >= 0 {
-		return s, false
-	}
-	return oldUnquoteGlogBody(oldSkipOneSpace(file[end+1:])), true
-}
-
-func oldHasGlogTail(s string) bool {
-	_, ok := oldEatGlogTail(s)
-	return ok
-}
-
-// unquoteGlogBody undoes the quoting of Triton Inference Server's logger
-// (24.x and later): it writes the message as a quoted string, `] "Started
-// HTTPService at 0.0.0.0:8000"`, escaping quotes, backslashes and newlines.
-// The body is the message itself so that signatures anchored at its end
-// match in both formats; escaped newlines stay as the two characters.
-func oldUnquoteGlogBody(b string) string {
-	n := len(b)
-	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\r') {
-		n--
-	}
-	if n < 2 || b[0] != '"' || b[n-1] != '"' {
-		return b
-	}
-	b = b[1 : n-1]
-	if strings.IndexByte(b, '\\') >= 0 {
-		b = glogUnescaper.Replace(b)
-	}
-	return b
-}
-
-func oldIsGlogLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
-
-func oldGlogLevel(c byte) string {
-	switch c {
-	case 'I':
-		return "INFO"
-	case 'W':
-		return "WARNING"
-	case 'E':
-		return "ERROR"
-	case 'F':
-		return "FATAL"
-	}
-	return ""
 }
 
 // normLevel maps a level word to its canonical name, "" if it is not one.
@@ -570,19 +479,19 @@ func oldParseDateTime(s string) (time.Time, int) {
 		return time.Time{}, 0
 	}
 	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if !oldIsDigit(s[i]) {
+		if !isDigit(s[i]) {
 			return time.Time{}, 0
 		}
 	}
-	y := oldAtoi2(s[0:2])*100 + oldAtoi2(s[2:4])
-	mo, d := oldAtoi2(s[5:7]), oldAtoi2(s[8:10])
-	h, mi, se := oldAtoi2(s[11:13]), oldAtoi2(s[14:16]), oldAtoi2(s[17:19])
+	y := atoi2(s[0:2])*100 + atoi2(s[2:4])
+	mo, d := atoi2(s[5:7]), atoi2(s[8:10])
+	h, mi, se := atoi2(s[11:13]), atoi2(s[14:16]), atoi2(s[17:19])
 	n := 19
 	ns := 0
 	if n < len(s) && (s[n] == '.' || s[n] == ',') {
 		j := n + 1
 		scale := 100000000
-		for j < len(s) && oldIsDigit(s[j]) {
+		for j < len(s) && isDigit(s[j]) {
 			if scale > 0 {
 				ns += int(s[j]-'0') * scale
 				scale /= 10
@@ -597,9 +506,9 @@ func oldParseDateTime(s string) (time.Time, int) {
 	switch {
 	case n < len(s) && s[n] == 'Z':
 		n++
-	case n+6 <= len(s) && (s[n] == '+' || s[n] == '-') && oldIsDigit(s[n+1]) && oldIsDigit(s[n+2]) && s[n+3] == ':' && oldIsDigit(s[n+4]) && oldIsDigit(s[n+5]):
+	case n+6 <= len(s) && (s[n] == '+' || s[n] == '-') && isDigit(s[n+1]) && isDigit(s[n+2]) && s[n+3] == ':' && isDigit(s[n+4]) && isDigit(s[n+5]):
 		// A zone offset such as "-07:00" (container runtimes' timestamps).
-		off = time.Duration(oldAtoi2(s[n+1:n+3]))*time.Hour + time.Duration(oldAtoi2(s[n+4:n+6]))*time.Minute
+		off = time.Duration(atoi2(s[n+1:n+3]))*time.Hour + time.Duration(atoi2(s[n+4:n+6]))*time.Minute
 		if s[n] == '-' {
 			off = -off
 		}
@@ -611,34 +520,11 @@ func oldParseDateTime(s string) (time.Time, int) {
 	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC).Add(-off), n
 }
 
-func oldAtoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
-
-func oldIsDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func oldAllDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !oldIsDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func oldSkipOneSpace(s string) string {
-	if strings.HasPrefix(s, " ") {
-		return s[1:]
-	}
-	return s
-}
-
 // hasColour reports whether s holds a colour code: a real ESC sequence, or
 // one written as visible text, "^[[1;36m" (caret notation, as `cat -v` and
 // terminal copies show it) or "\u241b[1;36m" (the ESC symbol).
 func oldHasColour(s string) bool {
-	return strings.IndexByte(s, 0x1b) >= 0 || oldHasCaretCSI(s) || oldHasSymbolCSI(s)
+	return strings.IndexByte(s, 0x1b) >= 0 || oldHasCaretCSI(s) || hasSymbolCSI(s)
 }
 
 // hasCaretCSI reports whether s holds "^[[". It looks for the rare '^'
@@ -656,90 +542,19 @@ func oldHasCaretCSI(s string) bool {
 	}
 }
 
-// hasSymbolCSI reports whether s holds "\u241b[" (bytes E2 90 9B '['),
-// looking for its rare last byte 0x9B rather than for E2, which every
-// tqdm bar and curly quote has.
-func oldHasSymbolCSI(s string) bool {
-	for {
-		i := strings.IndexByte(s, 0x9b)
-		if i < 0 || i+1 >= len(s) {
-			return false
-		}
-		if i >= 2 && s[i-2] == 0xe2 && s[i-1] == 0x90 && s[i+1] == '[' {
-			return true
-		}
-		s = s[i+1:]
-	}
-}
-
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
 // written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
 func oldStripANSI(s string) string {
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = oldStripIntro(s, "\x1b")
+		s = stripIntro(s, "\x1b")
 	}
 	if oldHasCaretCSI(s) {
-		s = oldStripIntro(s, "^[")
+		s = stripIntro(s, "^[")
 	}
-	if oldHasSymbolCSI(s) {
-		s = oldStripIntro(s, "\u241b")
+	if hasSymbolCSI(s) {
+		s = stripIntro(s, "\u241b")
 	}
 	return s
-}
-
-// stripIntro removes the CSI sequences that start with intro (one way of
-// writing ESC): intro, '[', parameter bytes, a final byte in 0x40..0x7e.
-func oldStripIntro(s, intro string) string {
-	i := strings.Index(s, intro)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i >= 0 {
-		b.WriteString(s[:i])
-		rest := s[i+len(intro):]
-		switch {
-		case strings.HasPrefix(rest, "["):
-			j := 1
-			for j < len(rest) && (rest[j] < 0x40 || rest[j] > 0x7e) {
-				j++
-			}
-			rest = rest[min(j+1, len(rest)):]
-		case intro != "\x1b":
-			b.WriteString(intro) // "^[" before anything but '[' is text
-		}
-		s = rest
-		i = strings.Index(s, intro)
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-// indexByteWithin is strings.IndexByte(s, c) when that is below n, else -1:
-// prefix fields are short, so a long line is not searched to its end for a
-// closing bracket that could not be accepted anyway.
-func oldIndexByteWithin(s string, c byte, n int) int {
-	return strings.IndexByte(s[:min(len(s), n)], c)
-}
-
-// isFileLineTag reports a logger's "file.py:123" source tag.
-func oldIsFileLineTag(s string) bool {
-	c := strings.LastIndexByte(s, ':')
-	if c < 4 || c == len(s)-1 || !strings.HasSuffix(s[:c], ".py") {
-		return false
-	}
-	for i := c + 1; i < len(s); i++ {
-		if !oldIsDigit(s[i]) {
-			return false
-		}
-	}
-	for i := 0; i < c; i++ {
-		if b := s[i]; b == ' ' || b == '[' || b == ']' {
-			return false
-		}
-	}
-	return true
 }
 
 // From prefix_clock.go.
@@ -761,14 +576,14 @@ func (p *Prefix) oldEatClock(s string) (string, bool) {
 		return s, false
 	}
 	for _, i := range []int{0, 1, 3, 4, 6, 7} {
-		if !oldIsDigit(s[i]) {
+		if !isDigit(s[i]) {
 			return s, false
 		}
 	}
 	n := 8
 	if n < len(s) && (s[n] == '-' || s[n] == '.' || s[n] == ',') {
 		j := n + 1
-		for j < len(s) && oldIsDigit(s[j]) {
+		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
 		if j == n+1 {
@@ -797,61 +612,6 @@ func (p *Prefix) oldEatClock(s string) (string, bool) {
 	return rest[end:], true
 }
 
-// From prefix_ggml.go.
-// llama.cpp's common_log prefix (llama-server, llama-cli with --log-prefix
-// and --log-timestamps; also through LLAMA_LOG_PREFIX/LLAMA_LOG_TIMESTAMPS):
-//
-//	0.00.031.207 E srv          start: couldn't bind HTTP server socket, ...
-//
-// The time is minutes.seconds.milliseconds.microseconds since the process
-// started, not a wall clock, so it sets no Time; the letter is the level
-// (I, W, E, D).
-
-// eatGGMLClock reads "M.SS.mmm.uuu L " at the start of s.
-func (p *Prefix) oldEatGGMLClock(s string) (string, bool) {
-	i := 0
-	for i < len(s) && i < 7 && oldIsDigit(s[i]) {
-		i++
-	}
-	if i == 0 {
-		return s, false
-	}
-	for _, w := range [...]int{2, 3, 3} {
-		if i+w >= len(s) || s[i] != '.' {
-			return s, false
-		}
-		for j := i + 1; j <= i+w; j++ {
-			if !oldIsDigit(s[j]) {
-				return s, false
-			}
-		}
-		i += w + 1
-	}
-	// A space, the level letter, and a space or the end of the line (an
-	// empty message).
-	if i+1 >= len(s) || s[i] != ' ' || (i+2 < len(s) && s[i+2] != ' ') {
-		return s, false
-	}
-	var lv string
-	switch s[i+1] {
-	case 'I':
-		lv = "INFO"
-	case 'W':
-		lv = "WARNING"
-	case 'E':
-		lv = "ERROR"
-	case 'D':
-		lv = "DEBUG"
-	default:
-		return s, false
-	}
-	p.Level = lv
-	if i+2 >= len(s) {
-		return "", true
-	}
-	return s[i+3:], true
-}
-
 // From prefix_mpi.go.
 
 // eatMPITag reads the tag Open MPI's mpirun writes before every line of its
@@ -860,9 +620,9 @@ func (p *Prefix) oldEatGGMLClock(s string) (string, bool) {
 // it, a rank's Python traceback under mpirun (trtllm-serve, TensorRT-LLM
 // workers) would not be read as one: its frames carry the tag first.
 func (p *Prefix) oldEatMPITag(s string) (string, bool) {
-	comma := oldIndexByteWithin(s, ',', 17) // beyond 16, end could not follow it
-	end := oldIndexByteWithin(s, ']', 17)
-	if comma < 2 || end < comma+2 || end > 16 || !oldAllDigits(s[1:comma]) || !oldAllDigits(s[comma+1:end]) {
+	comma := indexByteWithin(s, ',', 17) // beyond 16, end could not follow it
+	end := indexByteWithin(s, ']', 17)
+	if comma < 2 || end < comma+2 || end > 16 || !allDigits(s[1:comma]) || !allDigits(s[comma+1:end]) {
 		return s, false
 	}
 	rest := s[end+1:]
@@ -870,7 +630,7 @@ func (p *Prefix) oldEatMPITag(s string) (string, bool) {
 		if strings.HasPrefix(rest, stream) {
 			p.Rank = "rank" + s[comma+1:end]
 			p.Source = p.Rank
-			return oldSkipOneSpace(rest[len(stream):]), true
+			return skipOneSpace(rest[len(stream):]), true
 		}
 	}
 	return s, false
@@ -885,12 +645,12 @@ func (p *Prefix) oldEatMPITag(s string) (string, bool) {
 // returns the message and the level; ok is false for anything else.
 func oldEatNamePidLevel(s string) (body, level string, ok bool) {
 	name, rest, found := strings.Cut(s, " ")
-	if !found || name == "" || len(name) > 80 || !oldIsLoggerName(name) {
+	if !found || name == "" || len(name) > 80 || !isLoggerName(name) {
 		return "", "", false
 	}
 	rest = strings.TrimLeft(rest, " ")
 	pid, rest, found := strings.Cut(rest, " ")
-	if !found || !oldAllDigits(pid) {
+	if !found || !allDigits(pid) {
 		return "", "", false
 	}
 	word, rest, _ := strings.Cut(rest, " ")
@@ -901,68 +661,7 @@ func oldEatNamePidLevel(s string) (body, level string, ok bool) {
 	return strings.TrimLeft(rest, " "), lv, true
 }
 
-// isLoggerName reports whether s looks like a Python logger name
-// ("uvicorn.error", "xinference.core.worker", "root").
-func oldIsLoggerName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '.' || c == '_' || c == '-' || oldIsDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// skipSourceField drops the "file.py:123 - " that LMDeploy's format
-// ("%(asctime)s - %(name)s - %(levelname)s - %(filename)s:%(lineno)d -
-// %(message)s") writes between the level and the message.
-func oldSkipSourceField(s string) string {
-	field, rest, found := strings.Cut(s, " - ")
-	if !found || strings.IndexByte(field, ' ') >= 0 {
-		return s
-	}
-	colon := strings.LastIndexByte(field, ':')
-	if colon < 4 || !strings.HasSuffix(field[:colon], ".py") || !oldAllDigits(field[colon+1:]) {
-		return s
-	}
-	return rest
-}
-
 // From envelope.go.
-
-// Stage 1 of the classifier, first half: the envelope a log collector puts
-// around every line a server prints. ParsePrefix peels envelopes before it
-// reads the server's own prefixes, so the grammars after it see the same
-// body whether a log was copied from a terminal, a container runtime's file,
-// docker compose, journald, kubectl or a syslog relay:
-//
-//	CRI (containerd, CRI-O)  2026-01-28T10:04:05.123456789Z stderr F <line>   ("P": a partial line)
-//	docker compose           web-1  | <line>   (compose v1: web_1  | <line>)
-//	journald, RFC 3164       Jan 28 10:04:05 host ident[pid]: <line>   (also ISO times: 2026-01-28T10:04:05+0100)
-//	syslog with a priority   <13>Jan 28 10:04:05 host ident[pid]: <line>
-//	RFC 5424                 <13>1 2026-01-28T10:04:05.1Z host app 123 - - <line>
-//	kubectl logs --prefix    [pod/name/container] <line>
-//	Docker json-file         {"log":"<line>\n","stream":"stderr","time":"..."}
-//	journalctl -o json       {"MESSAGE":"<line>","_PID":"1",...}
-//	JSON-structured logs     {"level":"ERROR","message":"..."}   (see jsonlog.go)
-//
-// Envelopes nest (CRI around a JSON log, journald around vLLM's own
-// prefix), so peeling repeats. Each recogniser is a fixed-shape parser
-// entered on the line's first byte; none uses a regular expression, and
-// each refuses a line that does not have its exact shape, so a server line
-// that merely starts with a date or a bracket keeps its text.
-
-// addOrigin records the identity an envelope names; an origin has no spaces
-// (State.source relies on it).
-func (env *envelope) oldAddOrigin(o string) {
-	switch {
-	case o == "":
-		return
-	case env.origin != "":
-		o = env.origin + "|" + o
-	}
-	env.origin = strings.ReplaceAll(o, " ", "_")
-}
 
 // peelEnvelopes strips collector envelopes from the start of s and returns
 // what is inside. A JSON log record sets p's level and returns its message.
@@ -991,8 +690,8 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 		case c == '<':
 			rest, t, origin, ok = oldPeelSyslogPRI(s, year)
 		case c == '[':
-			rest, origin, ok = oldPeelKubectl(s)
-		case oldIsDigit(c):
+			rest, origin, ok = peelKubectl(s)
+		case isDigit(c):
 			if rest, t, ok = oldPeelCRI(s); !ok {
 				if rest, t, origin, ok = oldPeelISOSyslog(s, false); !ok {
 					rest, t, ok = oldPeelTimeBeforeJSON(s)
@@ -1014,7 +713,7 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 		if !t.IsZero() {
 			env.time = t
 		}
-		env.oldAddOrigin(origin)
+		env.addOrigin(origin)
 		s = rest
 	}
 	return s
@@ -1056,44 +755,6 @@ func oldPeelTimeBeforeJSON(s string) (string, time.Time, bool) {
 	return s[n+1:], t, true
 }
 
-// peelKubectl reads `kubectl logs --prefix`: "[pod/NAME/CONTAINER] ".
-func oldPeelKubectl(s string) (string, string, bool) {
-	if !strings.HasPrefix(s, "[pod/") {
-		return s, "", false
-	}
-	end := strings.IndexByte(s, ']')
-	if end < 0 || end > 320 {
-		return s, "", false
-	}
-	id := s[1:end]
-	name, container, ok := strings.Cut(id[4:], "/")
-	if !ok || !oldIsDNSName(name) || !oldIsDNSName(container) {
-		return s, "", false
-	}
-	switch {
-	case end+1 == len(s):
-		return "", id, true
-	case s[end+1] == ' ':
-		return s[end+2:], id, true
-	}
-	return s, "", false
-}
-
-// isDNSName reports whether s is a Kubernetes object name: lowercase
-// letters, digits, '-' and '.'.
-func oldIsDNSName(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || oldIsDigit(c) || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 // peelCompose reads docker compose's prefix: the container's name padded
 // to the longest name plus one, then " | " (compose pads with
 // "%-*s | "), so at least two spaces come before the bar. The name must end
@@ -1109,7 +770,7 @@ func oldPeelCompose(s string) (string, string, bool) {
 	}
 	name := s[:i]
 	d := len(name)
-	for d > 0 && oldIsDigit(name[d-1]) {
+	for d > 0 && isDigit(name[d-1]) {
 		d--
 	}
 	if d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_') {
@@ -1132,7 +793,7 @@ func oldPeelCompose(s string) (string, string, bool) {
 }
 
 func oldIsNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || oldIsDigit(c) || c == '-' || c == '_' || c == '.'
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-' || c == '_' || c == '.'
 }
 
 // peelSyslogPRI reads a syslog line that starts with its priority "<PRI>":
@@ -1142,7 +803,7 @@ func oldIsNameByte(c byte) bool {
 // relays give every line of a stream the same one.
 func oldPeelSyslogPRI(s string, year int) (string, time.Time, string, bool) {
 	end := strings.IndexByte(s, '>')
-	if end < 2 || end > 4 || !oldAllDigits(s[1:end]) {
+	if end < 2 || end > 4 || !allDigits(s[1:end]) {
 		return s, time.Time{}, "", false
 	}
 	rest := s[end+1:]
@@ -1154,7 +815,7 @@ func oldPeelSyslogPRI(s string, year int) (string, time.Time, string, bool) {
 			return r, t, o, true
 		}
 	}
-	if len(rest) > 0 && oldIsDigit(rest[0]) {
+	if len(rest) > 0 && isDigit(rest[0]) {
 		if r, t, o, ok := oldPeelISOSyslog(rest, true); ok {
 			return r, t, o, true
 		}
@@ -1211,7 +872,7 @@ func oldPeelRFC5424(s, h string) (string, time.Time, string, bool) {
 	if h != "" && h[0] != ' ' {
 		return s, time.Time{}, "", false
 	}
-	h = strings.TrimPrefix(oldSkipOneSpace(h), "\ufeff")
+	h = strings.TrimPrefix(skipOneSpace(h), "\ufeff")
 	return h, t, oldProcID(fields[1], fields[2], fields[3]), true
 }
 
@@ -1255,10 +916,10 @@ func oldPeelMonthSyslog(s string, year int, hostless bool) (string, time.Time, s
 	}
 	var d int
 	switch {
-	case s[4] == ' ' && oldIsDigit(s[5]):
+	case s[4] == ' ' && isDigit(s[5]):
 		d = int(s[5] - '0')
-	case oldIsDigit(s[4]) && oldIsDigit(s[5]):
-		d = oldAtoi2(s[4:6])
+	case isDigit(s[4]) && isDigit(s[5]):
+		d = atoi2(s[4:6])
 	default:
 		return s, time.Time{}, "", false
 	}
@@ -1267,16 +928,16 @@ func oldPeelMonthSyslog(s string, year int, hostless bool) (string, time.Time, s
 		return s, time.Time{}, "", false
 	}
 	for _, i := range []int{1, 2, 4, 5, 7, 8} {
-		if !oldIsDigit(c[i]) {
+		if !isDigit(c[i]) {
 			return s, time.Time{}, "", false
 		}
 	}
-	h, mi, se := oldAtoi2(c[1:3]), oldAtoi2(c[4:6]), oldAtoi2(c[7:9])
+	h, mi, se := atoi2(c[1:3]), atoi2(c[4:6]), atoi2(c[7:9])
 	c = c[9:]
 	ns := 0
 	if c[0] == '.' {
 		j, scale := 1, 100000000
-		for j < len(c) && oldIsDigit(c[j]) {
+		for j < len(c) && isDigit(c[j]) {
 			ns += int(c[j]-'0') * scale
 			scale /= 10
 			j++
@@ -1311,8 +972,8 @@ func oldPeelISOSyslog(s string, hostless bool) (string, time.Time, string, bool)
 	// journalctl's "+0100".
 	zoned := s[n-1] == 'Z' || s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-')
 	rest := s[n:]
-	if !zoned && len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && oldAllDigits(rest[1:5]) {
-		off := time.Duration(oldAtoi2(rest[1:3]))*time.Hour + time.Duration(oldAtoi2(rest[3:5]))*time.Minute
+	if !zoned && len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && allDigits(rest[1:5]) {
+		off := time.Duration(atoi2(rest[1:3]))*time.Hour + time.Duration(atoi2(rest[3:5]))*time.Minute
 		if rest[0] == '-' {
 			off = -off
 		}
@@ -1336,7 +997,7 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 	}
 	first := s[:sp]
 	if hostless {
-		if name, pid, ok := oldSyslogIdent(first); ok {
+		if name, pid, ok := syslogIdent(first); ok {
 			return s[sp+1:], oldProcID("", name, pid), true
 		}
 	}
@@ -1349,29 +1010,9 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 	if sp >= 0 {
 		tag, msg = rest[:sp], rest[sp+1:]
 	}
-	name, pid, ok := oldSyslogIdent(tag)
+	name, pid, ok := syslogIdent(tag)
 	if !ok {
 		return s, "", false
 	}
 	return msg, oldProcID(first, name, pid), true
-}
-
-// syslogIdent reads "ident[pid]:" or "ident:".
-func oldSyslogIdent(tag string) (string, string, bool) {
-	if len(tag) < 2 || len(tag) > 128 || tag[len(tag)-1] != ':' {
-		return "", "", false
-	}
-	tag = tag[:len(tag)-1]
-	name, pid := tag, ""
-	if tag[len(tag)-1] == ']' {
-		open := strings.LastIndexByte(tag, '[')
-		if open < 1 || !oldAllDigits(tag[open+1:len(tag)-1]) {
-			return "", "", false
-		}
-		name, pid = tag[:open], tag[open+1:len(tag)-1]
-	}
-	if strings.ContainsAny(name, "[]:\"'") {
-		return "", "", false
-	}
-	return name, pid, true
 }
