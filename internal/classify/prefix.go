@@ -243,8 +243,9 @@ func asciiOnly(s string) bool {
 }
 
 // trimSpace is strings.TrimSpace, quicker on the short ASCII words of
-// prefixes: only a non-ASCII byte at either end can start a Unicode space
-// (or be an invalid byte, which is none), and those go to TrimSpace.
+// prefixes: it trims ASCII white space itself, and leaves a word with a
+// non-ASCII byte at either end, which may begin a Unicode space, to
+// TrimSpace.
 func trimSpace(s string) string {
 	for len(s) > 0 && isASCIISpace(s[len(s)-1]) {
 		s = s[:len(s)-1]
