@@ -87,7 +87,10 @@ func (p *Prefix) parse(text string, year int) {
 		text = rest
 	}
 	p.Body = text
-	if p.Time.IsZero() {
+	// A prefix's time is UTC, so a zero one is time.Time{}, and storing a
+	// zero envelope time would change nothing (the store is not free
+	// while the collector runs).
+	if p.Time.IsZero() && env.time != (time.Time{}) {
 		p.Time = env.time
 	}
 }
@@ -637,7 +640,7 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		// The searches are bounded to where a match is taken: the rest of
 		// the line is the message, often long.
 		if strings.HasPrefix(rest, "[") {
-			if e := strings.Index(rest[:min(len(rest), 81)], "] "); e > 0 {
+			if e := indexTagEnd(rest[:min(len(rest), 81)]); e > 0 {
 				rest = rest[e+2:]
 			} else if n := len(rest); n > 1 && rest[n-1] == ']' && strings.IndexByte(rest[:n-1], ']') < 0 {
 				rest = "" // the line ends with its first ']'
@@ -650,6 +653,22 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		return rest, true
 	}
 	return s, false
+}
+
+// indexTagEnd is strings.Index(s, "] ") by the ']', which is mostly the
+// first one: a search for the byte is quicker than for the pair.
+func indexTagEnd(s string) int {
+	for from := 0; ; {
+		e := strings.IndexByte(s[from:], ']')
+		if e < 0 {
+			return -1
+		}
+		e += from
+		if e+1 < len(s) && s[e+1] == ' ' {
+			return e
+		}
+		from = e + 1
+	}
 }
 
 // eatGlog reads glog/absl prefixes: "E0000 00:00:1760469722.892123    4394 cuda_dnn.cc:8579] "

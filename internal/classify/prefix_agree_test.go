@@ -215,3 +215,18 @@ func TestProcIDAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexTagEnd compares indexTagEnd with strings.Index(s, "] ").
+func TestIndexTagEnd(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 100_000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = "] x["[rng.IntN(4)]
+		}
+		if s := string(b); indexTagEnd(s) != strings.Index(s, "] ") {
+			t.Fatalf("indexTagEnd(%q) = %d, strings.Index %d", s, indexTagEnd(s), strings.Index(s, "] "))
+		}
+	}
+}
