@@ -493,8 +493,14 @@ func syslogIdent(tag string) (string, string, bool) {
 		}
 		name, pid = tag[:open], tag[open+1:len(tag)-1]
 	}
-	if strings.ContainsAny(name, "[]:\"'") {
-		return "", "", false
+	// strings.ContainsAny(name, "[]:\"'") byte by byte: the bytes are ASCII,
+	// so no byte of another character is one, and ContainsAny decoded
+	// runes (and built a set) on every journald line.
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '[', ']', ':', '"', '\'':
+			return "", "", false
+		}
 	}
 	return name, pid, true
 }

@@ -230,3 +230,27 @@ func TestIndexTagEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSyslogIdentAgreesWithReference checks syslogIdent against the
+// reference on made-up tags of identifier bytes, brackets, quotes, colons
+// and non-ASCII text.
+func TestSyslogIdentAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"a", "vllm", "-", "[", "]", "12", ":", "\"", "'", "é", "\xff", "\u241b", " ", "x[1]"}
+	rng := rand.New(rand.NewPCG(13, 15))
+	for range 200_000 {
+		var b strings.Builder
+		for range rng.IntN(7) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteByte(':')
+		}
+		s := b.String()
+		n1, p1, ok1 := syslogIdent(s)
+		n2, p2, ok2 := oldSyslogIdent(s)
+		if n1 != n2 || p1 != p2 || ok1 != ok2 {
+			t.Fatalf("syslogIdent(%q) = %q %q %v, reference %q %q %v", s, n1, p1, ok1, n2, p2, ok2)
+		}
+	}
+}

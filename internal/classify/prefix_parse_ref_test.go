@@ -997,7 +997,7 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 	}
 	first := s[:sp]
 	if hostless {
-		if name, pid, ok := syslogIdent(first); ok {
+		if name, pid, ok := oldSyslogIdent(first); ok {
 			return s[sp+1:], oldProcID("", name, pid), true
 		}
 	}
@@ -1010,9 +1010,29 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 	if sp >= 0 {
 		tag, msg = rest[:sp], rest[sp+1:]
 	}
-	name, pid, ok := syslogIdent(tag)
+	name, pid, ok := oldSyslogIdent(tag)
 	if !ok {
 		return s, "", false
 	}
 	return msg, oldProcID(first, name, pid), true
+}
+
+// syslogIdent reads "ident[pid]:" or "ident:".
+func oldSyslogIdent(tag string) (string, string, bool) {
+	if len(tag) < 2 || len(tag) > 128 || tag[len(tag)-1] != ':' {
+		return "", "", false
+	}
+	tag = tag[:len(tag)-1]
+	name, pid := tag, ""
+	if tag[len(tag)-1] == ']' {
+		open := strings.LastIndexByte(tag, '[')
+		if open < 1 || !allDigits(tag[open+1:len(tag)-1]) {
+			return "", "", false
+		}
+		name, pid = tag[:open], tag[open+1:len(tag)-1]
+	}
+	if strings.ContainsAny(name, "[]:\"'") {
+		return "", "", false
+	}
+	return name, pid, true
 }
