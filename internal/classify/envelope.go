@@ -76,18 +76,29 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		case c == '<':
 			rest, t, origin, ok = peelSyslogPRI(s, year)
 		case c == '[':
-			rest, origin, ok = peelKubectl(s)
+			if s[1] == 'p' { // "[pod/": most brackets are a server's own
+				rest, origin, ok = peelKubectl(s)
+			}
 		case isDigit(c):
-			if rest, t, ok = peelCRI(s); !ok {
-				if rest, t, origin, ok = peelISOSyslog(s, false); !ok {
-					rest, t, ok = peelTimeBeforeJSON(s)
+			// The three readers of an RFC 3339 time share its parse; a
+			// line without the 'T' has none of them.
+			if len(s) >= 19 && s[10] == 'T' {
+				if dt, n := parseDateTime(s); n > 0 {
+					if rest, t, ok = peelCRI(s, dt, n); !ok {
+						if rest, t, origin, ok = peelISOSyslog(s, dt, n, false); !ok {
+							rest, t, ok = peelTimeBeforeJSON(s, dt, n)
+						}
+					}
 				}
 			}
 			if !ok {
 				rest, origin, ok = peelCompose(s)
 			}
 		case c >= 'A' && c <= 'Z':
-			if rest, t, origin, ok = peelMonthSyslog(s, year, false); !ok {
+			if len(s) >= 20 && s[3] == ' ' { // "Jan 28 ...": a level word has no space there
+				rest, t, origin, ok = peelMonthSyslog(s, year, false)
+			}
+			if !ok {
 				rest, origin, ok = peelCompose(s)
 			}
 		case c >= 'a' && c <= 'z':
@@ -108,9 +119,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 // peelCRI reads the CRI log format of containerd and CRI-O:
 // "<RFC 3339 time> <stdout|stderr> <F|P> <line>". The stream is not an
 // identity: a logger's intro on stdout and its traceback on stderr are one event.
-func peelCRI(s string) (string, time.Time, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' || len(s) < n+9 {
+// t and n are parseDateTime(s), n > 0.
+func peelCRI(s string, t time.Time, n int) (string, time.Time, bool) {
+	if s[10] != 'T' || len(s) < n+9 {
 		return s, time.Time{}, false
 	}
 	rest := s[n:]
@@ -133,9 +144,9 @@ func peelCRI(s string) (string, time.Time, bool) {
 // peelTimeBeforeJSON reads the RFC 3339 time that `docker logs -t` and
 // `kubectl logs --timestamps` put before a line, when a JSON record follows
 // (before plain text the server-prefix stage reads it as a timestamp).
-func peelTimeBeforeJSON(s string) (string, time.Time, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' || n+2 > len(s) || s[n] != ' ' || s[n+1] != '{' {
+// t and n are parseDateTime(s), n > 0.
+func peelTimeBeforeJSON(s string, t time.Time, n int) (string, time.Time, bool) {
+	if s[10] != 'T' || n+2 > len(s) || s[n] != ' ' || s[n+1] != '{' {
 		return s, time.Time{}, false
 	}
 	return s[n+1:], t, true
@@ -216,9 +227,16 @@ func peelCompose(s string) (string, string, bool) {
 	return s, "", false
 }
 
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-' || c == '_' || c == '.'
-}
+func isNameByte(c byte) bool { return nameByte[c] }
+
+// nameByte is the bytes of a compose container name (letters, digits, '-',
+// '_', '.') as a table: peelCompose tries most lines that start with a letter.
+var nameByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	return t
+}()
 
 // peelSyslogPRI reads a syslog line that starts with its priority "<PRI>":
 // RFC 5424 ("<13>1 TIME HOST APP PROCID MSGID SD MSG") or RFC 3164
@@ -240,8 +258,10 @@ func peelSyslogPRI(s string, year int) (string, time.Time, string, bool) {
 		}
 	}
 	if len(rest) > 0 && isDigit(rest[0]) {
-		if r, t, o, ok := peelISOSyslog(rest, true); ok {
-			return r, t, o, true
+		if t, n := parseDateTime(rest); n > 0 {
+			if r, t, o, ok := peelISOSyslog(rest, t, n, true); ok {
+				return r, t, o, true
+			}
 		}
 	}
 	return s, time.Time{}, "", false
@@ -302,22 +322,38 @@ func peelRFC5424(s, h string) (string, time.Time, string, bool) {
 
 // procID names a process from syslog fields, skipping absent ones ("-").
 func procID(host, app, pid string) string {
+	host, app, pid = present(host), present(app), present(pid)
+	n := len(host) + len(app)
+	if host != "" && app != "" {
+		n++
+	}
+	if pid != "" {
+		n += len(pid) + 2
+	}
+	if n == 0 {
+		return ""
+	}
 	var b strings.Builder
-	if host != "" && host != "-" {
-		b.WriteString(host)
+	b.Grow(n) // one allocation, not one per part: every journald line names one
+	b.WriteString(host)
+	if host != "" && app != "" {
+		b.WriteByte('/')
 	}
-	if app != "" && app != "-" {
-		if b.Len() > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(app)
-	}
-	if pid != "" && pid != "-" {
+	b.WriteString(app)
+	if pid != "" {
 		b.WriteByte('[')
 		b.WriteString(pid)
 		b.WriteByte(']')
 	}
 	return b.String()
+}
+
+// present is s, or "" for syslog's "-" (absent).
+func present(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -379,7 +415,7 @@ func peelMonthSyslog(s string, year int, hostless bool) (string, time.Time, stri
 	}
 	var t time.Time
 	if year > 0 {
-		t = time.Date(year, time.Month(mo), d, h, mi, se, ns, time.UTC)
+		t = dateUTC(year, mo, d, h, mi, se, ns)
 	}
 	return rest, t, origin, true
 }
@@ -389,9 +425,9 @@ func peelMonthSyslog(s string, year int, hostless bool) (string, time.Time, stri
 // host is required unless the line came with a syslog priority, and it must
 // not be a level word: TGI's "2026-01-28T10:04:05Z ERROR target: msg" is
 // the server's own prefix.
-func peelISOSyslog(s string, hostless bool) (string, time.Time, string, bool) {
-	t, n := parseDateTime(s)
-	if n == 0 || s[10] != 'T' {
+// t and n are parseDateTime(s), n > 0.
+func peelISOSyslog(s string, t time.Time, n int, hostless bool) (string, time.Time, string, bool) {
+	if s[10] != 'T' {
 		return s, time.Time{}, "", false
 	}
 	// A zone is required: "Z" or "+01:00" (read by parseDateTime), or
@@ -457,8 +493,14 @@ func syslogIdent(tag string) (string, string, bool) {
 		}
 		name, pid = tag[:open], tag[open+1:len(tag)-1]
 	}
-	if strings.ContainsAny(name, "[]:\"'") {
-		return "", "", false
+	// strings.ContainsAny(name, "[]:\"'") byte by byte: the bytes are ASCII,
+	// so no byte of another character is one, and ContainsAny decoded
+	// runes (and built a set) on every journald line.
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '[', ']', ':', '"', '\'':
+			return "", "", false
+		}
 	}
 	return name, pid, true
 }

@@ -53,9 +53,7 @@ func ParsePrefix(text string, year int) Prefix {
 // parse is ParsePrefix into a zero p: the classifier's per-line Prefix then
 // needs no copy of the whole struct on return.
 func (p *Prefix) parse(text string, year int) {
-	if hasColour(text) {
-		text = stripANSI(text)
-	}
+	text = stripANSI(text) // as cheap as hasColour on a line without colour
 	for {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
@@ -65,11 +63,22 @@ func (p *Prefix) parse(text string, year int) {
 			break
 		}
 	}
+	// Most lines start with a byte no envelope, or no prefix, can start
+	// with (a process tag's '(', a traceback's indentation, a message's
+	// word): the table saves the calls. p is zero, so an empty origin
+	// needs no store.
 	var env envelope
-	text = p.peelEnvelopes(text, year, &env)
-	p.Origin = env.origin
+	if len(text) >= 3 && lineStart[text[0]]&startsEnvelope != 0 {
+		text = p.peelEnvelopes(text, year, &env)
+		if env.origin != "" {
+			p.Origin = env.origin
+		}
+	}
 	p.full = text
 	for range 6 {
+		if len(text) < 3 || lineStart[text[0]]&startsPrefix == 0 {
+			break
+		}
 		rest, ok := p.eat(text, year)
 		if !ok {
 			break
@@ -78,27 +87,54 @@ func (p *Prefix) parse(text string, year int) {
 		text = rest
 	}
 	p.Body = text
-	if p.Time.IsZero() {
+	// A prefix's time is UTC, so a zero one is time.Time{}, and storing a
+	// zero envelope time would change nothing (the store is not free
+	// while the collector runs).
+	if p.Time.IsZero() && env.time != (time.Time{}) {
 		p.Time = env.time
 	}
 }
+
+// lineStart holds, for each first byte of a line, whether peelEnvelopes
+// and eat have a reader for it (they return at once for the others, and
+// eat then has no effect).
+var lineStart = func() (t [256]uint8) {
+	for c := range t {
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		digit := c >= '0' && c <= '9'
+		if letter || digit || c == '{' || c == '<' || c == '[' {
+			t[c] |= startsEnvelope
+		}
+		if c >= 'A' && c <= 'Z' || digit || c == '(' || c == '[' || c == 't' {
+			t[c] |= startsPrefix
+		}
+	}
+	return t
+}()
+
+const (
+	startsEnvelope = 1 << iota
+	startsPrefix
+)
 
 // eat consumes one prefix from the start of s.
 func (p *Prefix) eat(s string, year int) (string, bool) {
 	if len(s) < 3 {
 		return s, false
 	}
+	// Each reader is entered only when the bytes it first checks fit: most
+	// lines end up here once more with their message, which none reads.
 	switch c := s[0]; {
 	case c == '(':
 		return p.eatProcTag(s)
 	case c == '[':
-		if len(s) > 1 && isDigit(s[1]) {
+		if isDigit(s[1]) {
+			// Only an MPI tag or a time starts with a digit: no rank or
+			// level word, nor a glog level, does.
 			if rest, ok := p.eatMPITag(s); ok {
 				return rest, true
 			}
-		}
-		if rest, ok := p.eatBracketTime(s); ok {
-			return rest, true
+			return p.eatBracketTime(s)
 		}
 		if rest, ok := p.eatRankTag(s); ok {
 			return rest, true
@@ -113,20 +149,26 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		}
 		return s, false
 	case isDigit(c):
-		if rest, ok := p.eatDated(s); ok {
-			return rest, true
+		if len(s) >= 19 && s[4] == '-' { // parseDateTime's first checks
+			if rest, ok := p.eatDated(s); ok {
+				return rest, true
+			}
 		}
-		if rest, ok := p.eatClock(s); ok {
-			return rest, true
+		if len(s) >= 10 && s[2] == ':' {
+			if rest, ok := p.eatClock(s); ok {
+				return rest, true
+			}
 		}
 		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)
 	case c >= 'A' && c <= 'Z':
-		if rest, ok := p.eatLevelWord(s, year); ok {
-			return rest, true
+		if s[1] >= 'A' && s[1] <= 'Z' { // a level word has four capitals at least
+			if rest, ok := p.eatLevelWord(s, year); ok {
+				return rest, true
+			}
 		}
-		if isGlogLevel(c) {
+		if isGlogLevel(c) && isDigit(s[1]) {
 			return p.eatGlog(s, year, 0)
 		}
 	}
@@ -142,29 +184,92 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 		return s, false
 	}
 	tag := s[1:end]
-	name, rest, ok := strings.Cut(tag, "pid=")
-	if !ok {
+	// The first "pid=" is where the first '=' with "pid" before it is; a
+	// '=' before that one may be "rank=". Searching for the '=' of each
+	// is quicker than searching for both words.
+	pid, nameEq := -1, false
+	for from := 0; ; {
+		e := strings.IndexByte(tag[from:], '=')
+		if e < 0 {
+			break
+		}
+		e += from
+		if e >= 3 && tag[e-3:e] == "pid" {
+			pid = e - 3
+			break
+		}
+		nameEq, from = true, e+1
+	}
+	if pid < 0 {
 		if end <= 33 && end+1 < len(s) && s[end+1] == ' ' && isIdentLike(tag) && !allDigits(tag) {
 			return s[end+2:], true
 		}
 		return s, false
 	}
-	pid, _, _ := strings.Cut(rest, ",")
-	if !allDigits(pid) || (name != "" && !strings.HasSuffix(name, " ")) {
+	// The pid is the digits up to a ',' or the ')'.
+	j := pid + 4
+	for j < len(tag) && isDigit(tag[j]) {
+		j++
+	}
+	name := tag[:pid]
+	if j == pid+4 || (j < len(tag) && tag[j] != ',') || (name != "" && name[len(name)-1] != ' ') {
 		return s, false
 	}
-	p.Source = clean(tag, 96)
-	name = strings.TrimSpace(name)
+	if asciiOnly(tag) {
+		p.Source = tag // what clean(tag, 96) returns: it is shorter and valid
+	} else {
+		p.Source = clean(tag, 96)
+	}
+	name = trimSpace(name)
 	if r := rankSuffix(name); r != "" {
 		p.Rank = r
-	} else if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
-		p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
+	} else if nameEq {
+		if _, r, ok := strings.Cut(name, "rank="); ok && allDigits(r) {
+			p.Rank = "rank" + r // "(VllmWorker rank=1 pid=2445156)"
+		}
 	}
 	return skipOneSpace(s[end+1:]), true
 }
 
+// asciiOnly reports whether s has no byte above 0x7f, eight bytes at a
+// time: quicker than utf8.ValidString on the short tags it is asked about.
+func asciiOnly(s string) bool {
+	var or uint64
+	for ; len(s) >= 8; s = s[8:] {
+		or |= uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	}
+	for i := 0; i < len(s); i++ {
+		or |= uint64(s[i])
+	}
+	return or&0x8080808080808080 == 0
+}
+
+// trimSpace is strings.TrimSpace, quicker on the short ASCII words of
+// prefixes: it trims ASCII white space itself, and leaves a word with a
+// non-ASCII byte at either end, which may begin a Unicode space, to
+// TrimSpace.
+func trimSpace(s string) string {
+	for len(s) > 0 && isASCIISpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	for len(s) > 0 && isASCIISpace(s[0]) {
+		s = s[1:]
+	}
+	if len(s) > 0 && (s[0] >= 0x80 || s[len(s)-1] >= 0x80) {
+		return strings.TrimSpace(s)
+	}
+	return s
+}
+
+func isASCIISpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
 // rankSuffix returns "TP0" from names such as "Worker_TP0" or "EngineCore_DP0".
 func rankSuffix(name string) string {
+	// A rank word ends in a digit and follows a '_': most names do not.
+	if n := len(name); n < 4 || !isDigit(name[n-1]) {
+		return ""
+	}
 	i := strings.LastIndexByte(name, '_')
 	if i < 0 {
 		return ""
@@ -203,14 +308,23 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 		return s, false
 	}
 	p.Time = t
-	if rest := strings.TrimSpace(inner[n:]); rest != "" {
+	if rest := trimSpace(inner[n:]); rest != "" {
 		var words [3]string // the first three fields, as strings.Fields finds them
 		nw := 0
-		for w := range strings.FieldsSeq(rest) {
-			if nw < len(words) {
-				words[nw] = w
+		if asciiOnly(rest) { // as they are: no Unicode space to look for
+			for i, j := nextASCIIField(rest, 0); i < j; i, j = nextASCIIField(rest, j) {
+				if nw < len(words) {
+					words[nw] = rest[i:j]
+				}
+				nw++
 			}
-			nw++
+		} else {
+			for w := range strings.FieldsSeq(rest) {
+				if nw < len(words) {
+					words[nw] = w
+				}
+				nw++
+			}
 		}
 		if nw == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
 			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
@@ -230,6 +344,9 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 // least one field). Without allocating when the rank words are all of s,
 // single-spaced ("DP7 TP7 EP7"), as they are in the prefixes that have them.
 func rankWords(s string) (string, bool) {
+	if asciiOnly(s) {
+		return rankWordsASCII(s)
+	}
 	n, fields := 0, 0
 	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
 	contiguous := true
@@ -266,6 +383,60 @@ func rankWords(s string) (string, bool) {
 		}
 	}
 	return strings.Join(ranks, " "), all
+}
+
+// rankWordsASCII is rankWords for an ASCII s, whose fields are split at
+// ASCII spaces only: it walks them once, by offset, where rankWords
+// iterates strings.FieldsSeq and searches for each word's offset.
+func rankWordsASCII(s string) (string, bool) {
+	n, fields := 0, 0
+	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
+	contiguous := true
+	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+		fields++
+		if !isRankWord(s[i:j]) {
+			if n > 0 {
+				contiguous = false
+			}
+			continue
+		}
+		switch {
+		case n == 0:
+			from = i
+		case !contiguous || i != to+1 || s[to] != ' ':
+			contiguous = false
+		}
+		to = j
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	all := n == fields
+	if contiguous {
+		return s[from:to], all
+	}
+	var ranks []string
+	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+		if isRankWord(s[i:j]) {
+			ranks = append(ranks, s[i:j])
+		}
+	}
+	return strings.Join(ranks, " "), all
+}
+
+// nextASCIIField returns the bounds of the first field of s at or after
+// i, split at ASCII white space as strings.Fields splits an ASCII string;
+// both are len(s) when there is none.
+func nextASCIIField(s string, i int) (int, int) {
+	for i < len(s) && isASCIISpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isASCIISpace(s[j]) {
+		j++
+	}
+	return i, j
 }
 
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or
@@ -424,14 +595,22 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 // eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
 // uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
+	// The capitals are packed as normLevel packs a word while they are
+	// scanned (they need neither trimming nor folding); a ninth lands on
+	// the first, but no level word is that long.
 	end := 0
-	for end < len(s) && end < 9 && s[end] >= 'A' && s[end] <= 'Z' {
-		end++
+	var x uint64
+	for w := s[:min(len(s), 9)]; end < len(w); end++ {
+		c := w[end]
+		if c-'A' > 'Z'-'A' {
+			break
+		}
+		x |= uint64(c) << (8 * uint(end&7))
 	}
 	if end < 4 || end >= len(s) {
 		return s, false
 	}
-	lv := normLevel(s[:end])
+	lv := packedLevel(x, end)
 	if lv == "" {
 		return s, false
 	}
@@ -439,7 +618,11 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	if rest[0] == ':' {
 		// uvicorn: "INFO:     msg"
 		p.Level = lv
-		return strings.TrimLeft(rest[1:], " "), true
+		rest = rest[1:]
+		for rest != "" && rest[0] == ' ' { // strings.TrimLeft(rest, " "), inline
+			rest = rest[1:]
+		}
+		return rest, true
 	}
 	if rest[0] != ' ' {
 		return s, false
@@ -450,17 +633,19 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		mo, d := atoi2(rest[0:2]), atoi2(rest[3:5])
 		h, mi, se := atoi2(rest[6:8]), atoi2(rest[9:11]), atoi2(rest[12:14])
 		if year > 0 && mo >= 1 && mo <= 12 {
-			p.Time = time.Date(year, time.Month(mo), d, h, mi, se, 0, time.UTC)
+			p.Time = dateUTC(year, mo, d, h, mi, se, 0)
 		}
 		rest = rest[14:]
 		rest = skipOneSpace(rest)
+		// The searches are bounded to where a match is taken: the rest of
+		// the line is the message, often long.
 		if strings.HasPrefix(rest, "[") {
-			if e := strings.Index(rest, "] "); e > 0 && e < 80 {
+			if e := indexTagEnd(rest[:min(len(rest), 81)]); e > 0 {
 				rest = rest[e+2:]
-			} else if e := strings.IndexByte(rest, ']'); e > 0 && e == len(rest)-1 {
-				rest = ""
+			} else if n := len(rest); n > 1 && rest[n-1] == ']' && strings.IndexByte(rest[:n-1], ']') < 0 {
+				rest = "" // the line ends with its first ']'
 			}
-		} else if e := strings.IndexByte(rest, ']'); e > 0 && e < 80 && isFileLineTag(rest[:e]) {
+		} else if e := indexByteWithin(rest, ']', 80); e > 0 && isFileLineTag(rest[:e]) {
 			// vLLM before 0.7: "MM-DD HH:MM:SS file.py:123] msg"
 			rest = skipOneSpace(rest[e+1:])
 		}
@@ -468,6 +653,22 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		return rest, true
 	}
 	return s, false
+}
+
+// indexTagEnd is strings.Index(s, "] ") by the ']', which is mostly the
+// first one: a search for the byte is quicker than for the pair.
+func indexTagEnd(s string) int {
+	for from := 0; ; {
+		e := strings.IndexByte(s[from:], ']')
+		if e < 0 {
+			return -1
+		}
+		e += from
+		if e+1 < len(s) && s[e+1] == ' ' {
+			return e
+		}
+		from = e + 1
+	}
 }
 
 // eatGlog reads glog/absl prefixes: "E0000 00:00:1760469722.892123    4394 cuda_dnn.cc:8579] "
@@ -558,7 +759,7 @@ func glogLevel(c byte) string {
 // it upper-cases a-z and, since every name is letters, no other byte can
 // turn into one of a name's.
 func normLevel(w string) string {
-	w = strings.TrimSpace(w)
+	w = trimSpace(w)
 	if len(w) < 3 || len(w) > 8 {
 		return ""
 	}
@@ -566,7 +767,13 @@ func normLevel(w string) string {
 	for i := 0; i < len(w); i++ {
 		x |= uint64(w[i]&^0x20) << (8 * i)
 	}
-	switch len(w) {
+	return packedLevel(x, len(w))
+}
+
+// packedLevel is the level named by the n-byte word packed in x as
+// normLevel packs it, "" if none (and for n outside 3..8).
+func packedLevel(x uint64, n int) string {
+	switch n {
 	case 3:
 		if x == lvERR {
 			return "ERROR"
@@ -630,14 +837,17 @@ func parseDateTime(s string) (time.Time, int) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, 0
 	}
-	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if !isDigit(s[i]) {
-			return time.Time{}, 0
-		}
+	y, ok := num2(s[0], s[1])
+	y2, ok2 := num2(s[2], s[3])
+	mo, ok3 := num2(s[5], s[6])
+	d, ok4 := num2(s[8], s[9])
+	h, ok5 := num2(s[11], s[12])
+	mi, ok6 := num2(s[14], s[15])
+	se, ok7 := num2(s[17], s[18])
+	if !(ok && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return time.Time{}, 0
 	}
-	y := atoi2(s[0:2])*100 + atoi2(s[2:4])
-	mo, d := atoi2(s[5:7]), atoi2(s[8:10])
-	h, mi, se := atoi2(s[11:13]), atoi2(s[14:16]), atoi2(s[17:19])
+	y = y*100 + y2
 	n := 19
 	ns := 0
 	if n < len(s) && (s[n] == '.' || s[n] == ',') {
@@ -669,10 +879,21 @@ func parseDateTime(s string) (time.Time, int) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return time.Time{}, 0
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC).Add(-off), n
+	t := dateUTC(y, mo, d, h, mi, se, ns)
+	if off != 0 {
+		t = t.Add(-off)
+	}
+	return t, n
 }
 
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// num2 reads two decimal digits; ok is false unless both are digits (a
+// byte below '0' wraps around to above 9).
+func num2(a, b byte) (n int, ok bool) {
+	a, b = a-'0', b-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -699,22 +920,36 @@ func skipOneSpace(s string) string {
 // one written as visible text, "^[[1;36m" (caret notation, as `cat -v` and
 // terminal copies show it) or "\u241b[1;36m" (the ESC symbol).
 func hasColour(s string) bool {
-	return strings.IndexByte(s, 0x1b) >= 0 || hasCaretCSI(s) || hasSymbolCSI(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return true
+	}
+	caret, symbol := csiForms(s)
+	return caret || symbol
 }
 
-// hasCaretCSI reports whether s holds "^[[". It looks for the rare '^'
-// with IndexByte rather than for the string, which is slower on long lines.
-func hasCaretCSI(s string) bool {
-	for {
-		i := strings.IndexByte(s, '^')
-		if i < 0 || i+2 >= len(s) {
-			return false
+// csiForms reports whether s holds "^[[" and whether it holds "\u241b["
+// (bytes E2 90 9B '['), in one search for the '[' both end in: lines have
+// about one '[', and searching the whole line for the rare '^' and 0x9B
+// as well cost two more passes over every line. When caret is true,
+// symbol is not known (stripping the carets may make one).
+func csiForms(s string) (caret, symbol bool) {
+	for i := 2; i < len(s); {
+		j := strings.IndexByte(s[i:], '[')
+		if j < 0 {
+			break
 		}
-		if s[i+1] == '[' && s[i+2] == '[' {
-			return true
+		j += i
+		switch s[j-1] {
+		case '[':
+			if s[j-2] == '^' {
+				return true, false
+			}
+		case 0x9b:
+			symbol = symbol || j >= 3 && s[j-2] == 0x90 && s[j-3] == 0xe2
 		}
-		s = s[i+1:]
+		i = j + 1
 	}
+	return false, symbol
 }
 
 // hasSymbolCSI reports whether s holds "\u241b[" (bytes E2 90 9B '['),
@@ -734,18 +969,43 @@ func hasSymbolCSI(s string) bool {
 }
 
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
-// written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC.
+// written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC. On a line
+// without any it costs two searches.
 func stripANSI(s string) string {
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = stripIntro(s, "\x1b")
+	if i := strings.IndexByte(s, 0x1b); i >= 0 {
+		s = stripESC(s, i)
 	}
-	if hasCaretCSI(s) {
+	caret, symbol := csiForms(s)
+	if caret {
 		s = stripIntro(s, "^[")
+		symbol = hasSymbolCSI(s)
 	}
-	if hasSymbolCSI(s) {
+	if symbol {
 		s = stripIntro(s, "\u241b")
 	}
 	return s
+}
+
+// stripESC is stripIntro(s, "\x1b") for the first ESC at i, without
+// searching for it again: real escapes are the common colour codes.
+func stripESC(s string, i int) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		rest := s[i+1:]
+		if rest != "" && rest[0] == '[' {
+			j := 1
+			for j < len(rest) && (rest[j] < 0x40 || rest[j] > 0x7e) {
+				j++
+			}
+			rest = rest[min(j+1, len(rest)):]
+		}
+		s = rest
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // stripIntro removes the CSI sequences that start with intro (one way of

@@ -8,6 +8,16 @@ import "strings"
 // it, a rank's Python traceback under mpirun (trtllm-serve, TensorRT-LLM
 // workers) would not be read as one: its frames carry the tag first.
 func (p *Prefix) eatMPITag(s string) (string, bool) {
+	// The job is the digits up to the first comma: a bracket whose digits
+	// end in another byte (SGLang's "[2026-...") is no tag, without the
+	// two searches below.
+	j := 1
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j == len(s) || s[j] != ',' {
+		return s, false
+	}
 	comma := indexByteWithin(s, ',', 17) // beyond 16, end could not follow it
 	end := indexByteWithin(s, ']', 17)
 	if comma < 2 || end < comma+2 || end > 16 || !allDigits(s[1:comma]) || !allDigits(s[comma+1:end]) {
