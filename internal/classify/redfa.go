@@ -10,11 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// dfa answers MatchString for ASCII input with a deterministic automaton
-// built lazily from the expression's compiled program, one byte per step.
-// Go's regexp backtracks: `File "[^"]*[/\\](?:...)` or `(?i)Error: .*(?:see
-// root cause above|...)` try the rest of the expression at every byte of a
-// line, microseconds per line. The automaton reads each byte once.
+// dfa answers MatchString with a deterministic automaton built lazily from
+// the expression's compiled program, one rune per step. Go's regexp
+// backtracks: `File "[^"]*[/\\](?:...)` or `(?i)Error: .*(?:see root cause
+// above|...)` try the rest of the expression at every byte of a line,
+// microseconds per line. The automaton reads each byte once.
 //
 // A state is the set of program threads waiting for the next rune, and the
 // class of the rune before it (start of text, newline, word byte, other),
@@ -22,13 +22,15 @@ import (
 // multi-line forms) look at besides the next rune. An ASCII byte is its own
 // symbol; the runes above it fall into a few intervals that no instruction
 // of the expression tells apart (most expressions name no such rune: one
-// interval), each one symbol. States and transitions
-// are made on first use and shared by every goroutine: reads are atomic
-// loads, building takes the mutex. An automaton that would need more than
-// maxDFAStates states (a kilobyte each; the packs' expressions made
-// 3,400 in all, at most 243 for one, on every corpus and families line),
-// or that tells more than maxWideSymbols intervals of non-ASCII runes apart
-// on a line that has one, leaves the answer to the regexp.
+// interval), each one symbol. States and transitions are made on first use
+// and shared by every goroutine: reads are atomic loads, building takes
+// the mutex. An automaton that would need more than maxDFAStates states (a
+// kilobyte each; the packs' expressions made 3,400 in all, at most 243 for
+// one, on every corpus and families line), or one more state when all the
+// automata of the process hold maxDFAStatesTotal (crafted lines could
+// otherwise grow every one to its limit), or that tells more than
+// maxWideSymbols intervals of non-ASCII runes apart on a line that has
+// one, leaves the answer to the regexp.
 type dfa struct {
 	prog *syntax.Prog
 	// wide holds the first rune of each interval of non-ASCII runes after
@@ -54,9 +56,13 @@ type dfa struct {
 }
 
 const (
-	maxDFAStates   = 1024
-	maxWideSymbols = 16
+	maxDFAStates      = 1024
+	maxDFAStatesTotal = 16384 // about 20 MB
+	maxWideSymbols    = 16
 )
+
+// dfaStates counts the states of every automaton of the process.
+var dfaStates atomic.Int64
 
 // Transitions to these say the answer: a thread reached Match before the
 // rune, or (anchored) no thread is left. nil is a transition not built yet.
@@ -310,6 +316,11 @@ func (d *dfa) addState(pcs []uint32, prev uint8) (*dstate, bool) {
 	}
 	if len(d.index) == maxDFAStates {
 		d.full.Store(true)
+		return nil, false
+	}
+	if dfaStates.Add(1) > maxDFAStatesTotal {
+		dfaStates.Add(-1)
+		d.full.Store(true) // states are never freed: no room for good
 		return nil, false
 	}
 	st := &dstate{pcs: slices.Clone(pcs), prev: prev}

@@ -161,6 +161,28 @@ func TestDFAOutOfStates(t *testing.T) {
 	}
 }
 
+// TestDFAOutOfProcessStates checks that an automaton leaves the answer to
+// the regexp once the automata of the process hold maxDFAStatesTotal
+// states. It is not parallel: it fills the process's count for a moment.
+func TestDFAOutOfProcessStates(t *testing.T) {
+	const expr = `(?i)error: .*failed`
+	d, err := newDFA(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(expr)
+	saved := dfaStates.Swap(maxDFAStatesTotal)
+	defer dfaStates.Store(saved)
+	for _, s := range []string{"Error: it failed", "error: fine", "nothing"} {
+		if got, ok := d.match(s); ok {
+			t.Fatalf("%q: the automaton answered %v with no room for its states", s, got)
+		}
+		if lr := (&leadRegexp{re: re, d: d}); lr.MatchString(s) != re.MatchString(s) {
+			t.Fatalf("%q: %v, regexp says %v", s, lr.MatchString(s), re.MatchString(s))
+		}
+	}
+}
+
 // TestDFAConcurrent matches from many goroutines while the states are
 // being built (run under -race in CI).
 func TestDFAConcurrent(t *testing.T) {
