@@ -17,18 +17,7 @@ import (
 // under (?i)) and invalid UTF-8 around the literals.
 func TestLeadRegexpMatchesRegexp(t *testing.T) {
 	t.Parallel()
-	rs := defaultRules()
-	var exprs []*leadRegexp
-	var lines []string
-	for _, g := range rs.sigs {
-		for _, lr := range []*leadRegexp{g.re, g.unless} {
-			if lr != nil {
-				exprs = append(exprs, lr)
-			}
-		}
-		lines = append(lines, g.Tests...)
-		lines = append(lines, g.NotTests...)
-	}
+	exprs, lines := packExpressions()
 	// Without lead literals MatchString is the regexp itself.
 	var withLits []*leadRegexp
 	for _, lr := range exprs {
@@ -89,4 +78,19 @@ func TestLeadRegexpMatchesRegexp(t *testing.T) {
 		check(s)
 		check(s + " " + pick())
 	}
+}
+
+// packExpressions is every expression of the embedded packs' signatures
+// (regex and unless), and the packs' test lines.
+func packExpressions() (exprs []*leadRegexp, lines []string) {
+	for _, g := range defaultRules().sigs {
+		for _, lr := range []*leadRegexp{g.re, g.unless} {
+			if lr != nil {
+				exprs = append(exprs, lr)
+			}
+		}
+		lines = append(lines, g.Tests...)
+		lines = append(lines, g.NotTests...)
+	}
+	return exprs, lines
 }
