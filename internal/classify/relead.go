@@ -17,7 +17,7 @@ import (
 // prefix where no match can start.
 type leadRegexp struct {
 	re   *regexp.Regexp
-	d    *dfa      // re as an automaton, for ASCII lines
+	d    *dfa      // re as an automaton (redfa.go), which answers first
 	lits []leadLit // nil: no such literals, run re on the whole line
 }
 
