@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // dottedNameRegexp is an expression that starts with a dotted Python name,
 // ^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*, followed by one of the bytes in next or
@@ -13,19 +10,8 @@ import (
 // run does not start with [A-Za-z_] or is followed by another byte (a
 // frame's source line, "return f(x)") cannot match and skips the regexp.
 type dottedNameRegexp struct {
-	re   *regexp.Regexp
-	d    *dfa // re as an automaton (redfa.go)
+	re   *leadRegexp
 	next string
-}
-
-// newDottedNameRegexp compiles expr, which must start with a dotted name
-// that next (bytes that are not [\w.]) or the end of the line follows.
-func newDottedNameRegexp(expr, next string) *dottedNameRegexp {
-	d, err := newDFA(expr)
-	if err != nil {
-		panic(err)
-	}
-	return &dottedNameRegexp{re: regexp.MustCompile(expr), d: d, next: next}
 }
 
 func (d *dottedNameRegexp) MatchString(s string) bool {
@@ -39,8 +25,15 @@ func (d *dottedNameRegexp) MatchString(s string) bool {
 	if i < len(s) && strings.IndexByte(d.next, s[i]) < 0 {
 		return false
 	}
-	if matched, ok := d.d.match(s); ok {
-		return matched
-	}
 	return d.re.MatchString(s)
+}
+
+// mustDottedName compiles expr, which starts with a dotted name that one
+// of next's bytes (none of them [\w.]) or the end of the line follows.
+func mustDottedName(expr, next string) *dottedNameRegexp {
+	re, err := compileLead(expr)
+	if err != nil {
+		panic(err)
+	}
+	return &dottedNameRegexp{re: re, next: next}
 }

@@ -38,16 +38,16 @@ func TestDottedNameRegexpMatchesRegexp(t *testing.T) {
 	for _, d := range []*dottedNameRegexp{reStrictExc, reLooseExc} {
 		matched := 0
 		for _, s := range lines {
-			got, want := d.MatchString(s), d.re.MatchString(s)
+			got, want := d.MatchString(s), d.re.re.MatchString(s)
 			if got != want {
-				t.Fatalf("%s on %q: %v, regexp says %v", d.re, s, got, want)
+				t.Fatalf("%s on %q: %v, regexp says %v", d.re.re, s, got, want)
 			}
 			if want {
 				matched++
 			}
 		}
 		if matched < 100 {
-			t.Fatalf("%s matched only %d lines: the comparison says little", d.re, matched)
+			t.Fatalf("%s matched only %d lines: the comparison says little", d.re.re, matched)
 		}
 	}
 }

@@ -18,8 +18,8 @@ import (
 var (
 	// Both also read Ray's re-raise of a remote exception,
 	// "ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.method() (...)".
-	reStrictExc = newDottedNameRegexp(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)(?:\b(?::.*)?|\([A-Za-z_][\w.]*\):.*)$`, ":(")
-	reLooseExc  = newDottedNameRegexp(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:(?:\[[^\]]*\])?(?::(?:\s.*)?)?|\([A-Za-z_][\w.]*\):(?:\s.*)?)$`, "[:(")
+	reStrictExc = mustDottedName(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Fault|Iteration|Warning)(?:\b(?::.*)?|\([A-Za-z_][\w.]*\):.*)$`, ":(")
+	reLooseExc  = mustDottedName(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:(?:\[[^\]]*\])?(?::(?:\s.*)?)?|\([A-Za-z_][\w.]*\):(?:\s.*)?)$`, "[:(")
 	reProcess   = regexp.MustCompile(`^Process [\w.-]+:$`)
 	// faulthandler's per-thread header after "Fatal Python error".
 	// reAsyncioContext: a context line of asyncio's default exception

@@ -158,7 +158,7 @@ func gramCost(g string) int {
 // scan calls hit for every pattern found in s (possibly more than once).
 func (m *matcher) scan(s string, hit func(pat int32)) {
 	for _, id := range m.short {
-		if containsShort(s, m.folded[id]) {
+		if indexFoldedASCII(s, m.folded[id]) >= 0 {
 			hit(id)
 		}
 	}
@@ -176,28 +176,6 @@ func (m *matcher) scan(s string, hit func(pat int32)) {
 			}
 		}
 	}
-}
-
-// containsShort reports whether s holds the short folded literal f
-// ignoring ASCII case. Without letters, f is found by IndexByte on its
-// last byte: strings.Index of a two-byte needle ("%|") is a slower
-// compare loop, and on a progress bar the '|' after the '%' is the rarer.
-func containsShort(s, f string) bool {
-	if hasLetter(f) {
-		return indexFoldedASCII(s, f) >= 0
-	}
-	last, n := f[len(f)-1], len(f)-1
-	for off := n; off < len(s); {
-		i := strings.IndexByte(s[off:], last)
-		if i < 0 {
-			return false
-		}
-		if i += off; s[i-n:i] == f[:n] {
-			return true
-		}
-		off = i + 1
-	}
-	return false
 }
 
 // hasFoldedPrefix reports whether s starts with f (lower-case ASCII)
@@ -242,8 +220,11 @@ func foldWord(w uint64) uint64 {
 // folded) in s ignoring ASCII case, -1 if none. It jumps between the
 // occurrences of f's first byte (in either case) with IndexByte.
 func indexFoldedASCII(s, f string) int {
-	if !hasLetter(f) {
-		return strings.Index(s, f) // folding changes no byte of f
+	if !hasLetter(f) { // folding changes no byte of f
+		if len(f) < gramLen {
+			return indexByLastByte(s, f)
+		}
+		return strings.Index(s, f)
 	}
 	c0 := f[0]
 	c1 := c0
@@ -268,6 +249,25 @@ func indexFoldedASCII(s, f string) int {
 		}
 	}
 	return best
+}
+
+// indexByLastByte is strings.Index(s, f) for a short f, found by
+// IndexByte on its last byte: strings.Index of a two-byte needle ("%|")
+// is a slower compare loop, and on a progress bar the '|' after the '%'
+// is the rarer. Occurrences of one length end in the order they start.
+func indexByLastByte(s, f string) int {
+	last, n := f[len(f)-1], len(f)-1
+	for off := n; off < len(s); {
+		i := strings.IndexByte(s[off:], last)
+		if i < 0 {
+			return -1
+		}
+		if i += off; s[i-n:i] == f[:n] {
+			return i - n
+		}
+		off = i + 1
+	}
+	return -1
 }
 
 func indexByteFrom(s string, off int, c byte) int {

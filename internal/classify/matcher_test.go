@@ -151,3 +151,22 @@ func TestFoldWord(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexByLastByte holds the short-needle search to strings.Index on
+// random strings over the bytes of its needles.
+func TestIndexByLastByte(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	const alphabet = "%|%\r-|"
+	for range 50000 {
+		var s, f []byte
+		for range rng.IntN(12) {
+			s = append(s, alphabet[rng.IntN(len(alphabet))])
+		}
+		for range 1 + rng.IntN(3) {
+			f = append(f, alphabet[rng.IntN(len(alphabet))])
+		}
+		if got, want := indexByLastByte(string(s), string(f)), strings.Index(string(s), string(f)); got != want {
+			t.Fatalf("%q in %q: %d, strings.Index says %d", f, s, got, want)
+		}
+	}
+}

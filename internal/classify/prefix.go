@@ -215,7 +215,7 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 	if j == pid+4 || (j < len(tag) && tag[j] != ',') || (name != "" && name[len(name)-1] != ' ') {
 		return s, false
 	}
-	if asciiOnly(tag) {
+	if isASCII(tag) {
 		p.Source = tag // what clean(tag, 96) returns: it is shorter and valid
 	} else {
 		p.Source = clean(tag, 96)
@@ -231,9 +231,9 @@ func (p *Prefix) eatProcTag(s string) (string, bool) {
 	return skipOneSpace(s[end+1:]), true
 }
 
-// asciiOnly reports whether s has no byte above 0x7f, eight bytes at a
+// isASCII reports whether s has no byte above 0x7f, eight bytes at a
 // time: quicker than utf8.ValidString on the short tags it is asked about.
-func asciiOnly(s string) bool {
+func isASCII(s string) bool {
 	var or uint64
 	for ; len(s) >= 8; s = s[8:] {
 		or |= uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
@@ -311,7 +311,7 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	if rest := trimSpace(inner[n:]); rest != "" {
 		var words [3]string // the first three fields, as strings.Fields finds them
 		nw := 0
-		if asciiOnly(rest) { // as they are: no Unicode space to look for
+		if isASCII(rest) { // as they are: no Unicode space to look for
 			for i, j := nextASCIIField(rest, 0); i < j; i, j = nextASCIIField(rest, j) {
 				if nw < len(words) {
 					words[nw] = rest[i:j]
@@ -344,7 +344,7 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 // least one field). Without allocating when the rank words are all of s,
 // single-spaced ("DP7 TP7 EP7"), as they are in the prefixes that have them.
 func rankWords(s string) (string, bool) {
-	if asciiOnly(s) {
+	if isASCII(s) {
 		return rankWordsASCII(s)
 	}
 	n, fields := 0, 0

@@ -89,12 +89,9 @@ type dstate struct {
 	end  atomic.Uint32 // 0 not known, 1 no match at the end of the text, 2 a match
 }
 
-func newDFA(re string) (*dfa, error) {
-	t, err := syntax.Parse(re, syntax.Perl)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := syntax.Compile(t.Simplify())
+// newDFA is the automaton of the parsed and simplified expression t.
+func newDFA(t *syntax.Regexp) (*dfa, error) {
+	prog, err := syntax.Compile(t)
 	if err != nil {
 		return nil, err
 	}

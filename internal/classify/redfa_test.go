@@ -3,6 +3,7 @@ package classify
 import (
 	"math/rand/v2"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,20 @@ func checkDFA(t *testing.T, d *dfa, re *regexp.Regexp, s string) bool {
 		t.Fatalf("%s on %q: automaton %v, regexp %v", re, s, got, !got)
 	}
 	return ok
+}
+
+// testDFA is the automaton of expr.
+func testDFA(t *testing.T, expr string) *dfa {
+	t.Helper()
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newDFA(re.Simplify())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestDFAMatchesRegexp holds the automaton to regexp for every expression
@@ -106,10 +121,7 @@ func TestDFAEmptyWidthAndFolding(t *testing.T) {
 		strs = append(strs, b.String())
 	}
 	for _, e := range exprs {
-		d, err := newDFA(e)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := testDFA(t, e)
 		re := regexp.MustCompile(e)
 		if d.wideOK == (e == `\pL\d`) {
 			t.Fatalf("%s: tells non-ASCII runes apart: %v", e, d.wideOK)
@@ -129,10 +141,7 @@ func TestDFAEmptyWidthAndFolding(t *testing.T) {
 func TestDFAOutOfStates(t *testing.T) {
 	t.Parallel()
 	const expr = `a[ab]{12}$` // 2^12 states to tell where the a was, more than maxDFAStates
-	d, err := newDFA(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testDFA(t, expr)
 	re := regexp.MustCompile(expr)
 	rng := rand.New(rand.NewPCG(1, 2))
 	gaveUp := false
@@ -155,10 +164,7 @@ func TestDFAOutOfStates(t *testing.T) {
 // states. It is not parallel: it fills the process's count for a moment.
 func TestDFAOutOfProcessStates(t *testing.T) {
 	const expr = `(?i)error: .*failed`
-	d, err := newDFA(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testDFA(t, expr)
 	re := regexp.MustCompile(expr)
 	saved := dfaStates.Swap(maxDFAStatesTotal)
 	defer dfaStates.Store(saved)
@@ -177,10 +183,7 @@ func TestDFAOutOfProcessStates(t *testing.T) {
 func TestDFAConcurrent(t *testing.T) {
 	t.Parallel()
 	const expr = `(?i)\b(?:error|exception): .*(?:root cause|failed)\b`
-	d, err := newDFA(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testDFA(t, expr)
 	re := regexp.MustCompile(expr)
 	words := []string{"Error: ", "exception: ", "root cause", "failed", "x", " ", "FAILED", "_"}
 	var wg sync.WaitGroup

@@ -31,15 +31,18 @@ func compileLead(expr string) (*leadRegexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := newDFA(expr)
+	t, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	t = t.Simplify()
+	d, err := newDFA(t)
 	if err != nil {
 		return nil, err
 	}
 	lr := &leadRegexp{re: re, d: d}
-	if t, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if lits, ok := firstLiterals(t.Simplify()); ok {
-			lr.lits = lits
-		}
+	if lits, ok := firstLiterals(t); ok {
+		lr.lits = lits
 	}
 	return lr, nil
 }
@@ -124,13 +127,4 @@ func (lr *leadRegexp) MatchString(s string) bool {
 	// that byte only supplies the context of a \b at first. An ASCII
 	// literal begins a rune, so the runes from first on decode as in s.
 	return lr.run(s[max(0, first-1):])
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
