@@ -159,6 +159,20 @@ type Result struct {
 	// call (or this one) reported: the server never began to serve after
 	// all (State.takeBackReady). It is that readiness's marker.
 	Unready *Marker
+
+	// mem is what State.FeedInto reuses of an earlier Result.
+	mem resultMem
+}
+
+// resultMem is the memory of a Result that FeedInto reuses, kept also when
+// the Result's field is nil (a call that found no alarm, say): the array
+// Lines lies in (with room in front of them, feedBuf.reserve), the arrays
+// of Alarms and Phases, and the map Config is.
+type resultMem struct {
+	verdicts []LineVerdict
+	alarms   []Alarm
+	phases   []Phase
+	config   map[string]string
 }
 
 // Summary is the classifier's current view of the whole launch.

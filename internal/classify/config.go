@@ -33,7 +33,8 @@ func buildConfig(texts []string) map[string]string {
 	for _, t := range texts {
 		c.add(t)
 	}
-	return c.build()
+	cfg, _ := c.build(nil)
+	return cfg
 }
 
 // configDumps makes the Config of a Result from the configuration dumps of
@@ -81,13 +82,22 @@ func (c *configDumps) add(text string) {
 	c.size = max(c.size, len(c.spans)-h-1)
 }
 
-// build is the Config of the dumps added, nil when they have no keys. It
-// gives the buffer back: c is empty after it.
-func (c *configDumps) build() map[string]string {
+// build is the Config of the dumps added, nil when they have no keys, in
+// reuse (an earlier call's map, which it clears) unless that is nil or
+// large; it returns the map to reuse next. It gives the buffer back: c is
+// empty after it.
+func (c *configDumps) build(reuse map[string]string) (cfg, next map[string]string) {
 	if len(c.texts) == 0 {
-		return nil
+		return nil, reuse
 	}
-	out := make(map[string]string, c.size)
+	out := reuse
+	if out == nil || len(out) > maxConfigKeys {
+		// Clearing a map costs what its largest size was: one that held a
+		// dump of thousands of keys is not kept.
+		out = make(map[string]string, c.size)
+	} else {
+		clear(out)
+	}
 	d := -1
 	var s string
 	for i := range c.spans {
@@ -111,7 +121,7 @@ func (c *configDumps) build() map[string]string {
 		configSpansPool.Put(c.bp)
 	}
 	*c = configDumps{}
-	return nonEmpty(out)
+	return nonEmpty(out), out
 }
 
 // configSpan is an item of a dump: its key s[k0:k1] and value s[v0:v1]

@@ -23,6 +23,7 @@ type feedBuf struct {
 	cfg     configDumps
 	ready   *Marker
 	unready *Marker // the readiness this call took back
+	mem     resultMem
 }
 
 // maxRevisionRoom bounds the room reserve leaves for revisions of earlier
@@ -30,10 +31,14 @@ type feedBuf struct {
 // corpus in 500-line batches revises 32 lines in one batch of seven.
 const maxRevisionRoom = 64
 
-// reserve makes room for the verdicts of n lines, and for revisions.
+// reserve makes room for the verdicts of n lines, and for revisions, in
+// the buffer of an earlier call (FeedInto) when it is large enough.
 func (fb *feedBuf) reserve(n int) {
 	fb.room = min(maxRevisionRoom, n/8)
-	fb.buf = make([]LineVerdict, fb.room, fb.room+n)
+	if cap(fb.mem.verdicts) < fb.room+n {
+		fb.mem.verdicts = make([]LineVerdict, 0, fb.room+n)
+	}
+	fb.buf = fb.mem.verdicts[:fb.room]
 	fb.lines = fb.buf[fb.room:]
 }
 
@@ -111,9 +116,15 @@ func (fb *feedBuf) withRevisions() []LineVerdict {
 	return append(fb.revised, fb.lines...)
 }
 
-func (fb *feedBuf) result() Result {
-	r := Result{Lines: fb.lines, Phases: fb.phases}
-	r.Config = fb.cfg.build()
+// resultInto makes r the call's Result, in the memory the call took from
+// an earlier Result (FeedInto).
+func (fb *feedBuf) resultInto(r *Result) {
+	alarms := fb.mem.alarms[:0]
+	*r = Result{Lines: fb.lines}
+	if len(fb.phases) > 0 {
+		r.Phases, fb.mem.phases = fb.phases, fb.phases
+	}
+	r.Config, fb.mem.config = fb.cfg.build(fb.mem.config)
 	if fb.ready != nil {
 		m := *fb.ready
 		r.Ready = &m
@@ -126,8 +137,11 @@ func (fb *feedBuf) result() Result {
 		r.Lines = fb.withRevisions()
 	}
 	for _, ev := range fb.touched {
-		r.Alarms = append(r.Alarms, ev.A)
+		alarms = append(alarms, ev.A)
 	}
-	slices.SortFunc(r.Alarms, func(a, b Alarm) int { return a.ID - b.ID })
-	return r
+	if len(alarms) > 0 {
+		r.Alarms, fb.mem.alarms = alarms, alarms
+		slices.SortFunc(r.Alarms, func(a, b Alarm) int { return a.ID - b.ID })
+	}
+	r.mem = fb.mem
 }

@@ -1,9 +1,19 @@
 package classify
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"launchwatch/internal/corpustest"
 )
+
+func result(fb *feedBuf) Result {
+	var r Result
+	fb.resultInto(&r)
+	return r
+}
 
 // TestResultPutsRevisionsFirst checks the three ways a Feed's verdicts and
 // its revisions of earlier lines become one list by seq: in the room left
@@ -19,7 +29,7 @@ func TestResultPutsRevisionsFirst(t *testing.T) {
 		for _, seq := range revisions {
 			fb.revise(LineVerdict{Seq: seq, Kind: KindError})
 		}
-		return fb, fb.result().Lines
+		return fb, result(fb).Lines
 	}
 	seqs := func(vs []LineVerdict) []int64 {
 		var out []int64
@@ -60,7 +70,53 @@ func TestResultPutsRevisionsFirst(t *testing.T) {
 	fb.add(LineVerdict{Seq: 30})
 	fb.revise(LineVerdict{Seq: 20})
 	fb.revise(LineVerdict{Seq: 2})
-	if got := seqs(fb.result().Lines); !slices.Equal(got, []int64{2, 10, 20, 30}) {
+	if got := seqs(result(fb).Lines); !slices.Equal(got, []int64{2, 10, 20, 30}) {
 		t.Fatalf("a revision between this call's lines: %v", got)
+	}
+}
+
+// TestFeedIntoIsFeed checks that FeedInto, reusing one Result for every
+// call, gives each call the Result Feed gives, and that it does reuse its
+// memory: the corpus and the families logs, one after the other through
+// two States in batches of 500 lines (the tail of each log in a small
+// batch, so that a call finds a buffer larger than it needs).
+func TestFeedIntoIsFeed(t *testing.T) {
+	feed, into := New(""), New("")
+	var r Result
+	var seq int64
+	reused, calls := 0, 0
+	lines := corpustest.Lines(t, "../../testdata/families")
+	for start := 0; start < len(lines); {
+		end := min(len(lines), start+500)
+		if i := slices.IndexFunc(lines[start:end], func(l string) bool { return strings.HasPrefix(l, "Traceback") }); i > 0 {
+			end = start + i + 1 // a call that ends in a traceback, revised by the next
+		}
+		batch := make([]Line, 0, end-start)
+		for _, text := range lines[start:end] {
+			seq++
+			batch = append(batch, Line{Seq: seq, Text: text})
+		}
+		start = end
+		prev := r.mem
+		into.FeedInto(&r, batch)
+		want := feed.Feed(batch)
+		got := r
+		got.mem = resultMem{}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("call %d (seqs %d..%d): FeedInto gave\n%+v\nFeed gave\n%+v", calls, batch[0].Seq, seq, got, want)
+		}
+		if cap(prev.verdicts) >= min(maxRevisionRoom, len(batch)/8)+len(batch) {
+			if &r.mem.verdicts[:1][0] != &prev.verdicts[:1][0] {
+				t.Fatalf("call %d: FeedInto did not reuse a buffer for %d verdicts large enough (%d)", calls, len(batch), cap(prev.verdicts))
+			}
+			reused++
+		}
+		calls++
+	}
+	if reused < calls/2 {
+		t.Fatalf("FeedInto could reuse its verdicts' memory in %d of %d calls only", reused, calls)
+	}
+	if r.mem.config == nil || r.mem.phases == nil || r.mem.alarms == nil {
+		t.Fatalf("FeedInto kept no map or array for the config, phases or alarms: %+v", r.mem)
 	}
 }

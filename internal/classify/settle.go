@@ -105,7 +105,10 @@ func (s *State) Settle(mode SettleMode) Result {
 			s.settleSoft(&fb, ev)
 		}
 	}
-	return fb.result()
+	var r Result
+	fb.resultInto(&r)
+	r.mem = resultMem{}
+	return r
 }
 
 // reconsiderTentative runs for each line after a SettleStreamEnd: the

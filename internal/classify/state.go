@@ -154,7 +154,20 @@ func (s *State) Summary() Summary {
 // Feed classifies the next lines of the launch, which must come in ascending
 // seq order after every line fed before; lines at or below LastSeq are ignored.
 func (s *State) Feed(lines []Line) Result {
-	fb := feedBuf{}
+	var r Result
+	s.FeedInto(&r, lines)
+	r.mem = resultMem{} // the caller keeps r: nothing of it is reused
+	return r
+}
+
+// FeedInto is Feed for a caller that is done with r, the Result of an
+// earlier call (or a zero Result): it overwrites r and reuses its memory
+// (the verdicts, alarms and phases, and the Config map), so that a stream
+// fed in many calls does not allocate a Result for each. Keep nothing of r
+// across the call but the Ready and Unready markers, which are new copies.
+func (s *State) FeedInto(r *Result, lines []Line) {
+	fb := feedBuf{mem: r.mem}
+	fb.phases = fb.mem.phases[:0]
 	if len(lines) > 0 {
 		fb.reserve(len(lines))
 	}
@@ -166,7 +179,7 @@ func (s *State) Feed(lines []Line) Result {
 		s.d.Last = l.Seq
 	}
 	s.markSettled(&fb)
-	return fb.result()
+	fb.resultInto(r)
 }
 
 // line classifies one line.

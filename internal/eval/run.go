@@ -68,6 +68,7 @@ func VerdictBatches(seed uint64) BatchFunc {
 // replay applies the Results of one classifier State as ingest stores them.
 type replay struct {
 	st       *classify.State
+	fed      classify.Result // the last Feed's, whose memory the next reuses
 	verdicts []classify.LineVerdict
 	alarms   map[int]classify.Alarm
 	phases   map[string]classify.Phase
@@ -152,7 +153,8 @@ func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) 
 		for j := i; j < end; j++ {
 			batch = append(batch, classify.Line{Seq: int64(j + 1), Text: lines[j]})
 		}
-		if err := r.apply(r.st.Feed(batch)); err != nil {
+		r.st.FeedInto(&r.fed, batch)
+		if err := r.apply(r.fed); err != nil {
 			return Run{}, err
 		}
 		if roundTrip {

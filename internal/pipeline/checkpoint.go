@@ -130,6 +130,7 @@ func (b *batch) refeed(ctx context.Context, server string, saved *classify.State
 type replay struct {
 	state          *classify.State
 	res            classify.Result
+	fed            classify.Result // the last chunk's, whose memory the next reuses
 	lastFresh      int64
 	later          []store.Checkpoint // saved checkpoints after the start, in seq order
 	lastCheckpoint int64              // the seq of the last checkpoint passed or taken
@@ -143,7 +144,8 @@ type replay struct {
 
 // chunk feeds one chunk of stored lines; it returns false to stop.
 func (r *replay) chunk(lines []classify.Line, vs []store.StoredVerdict) bool {
-	mergeResult(&r.res, r.state.Feed(lines))
+	r.state.FeedInto(&r.fed, lines)
+	mergeResult(&r.res, r.fed)
 	for i, l := range lines {
 		r.stored[l.Seq] = vs[i]
 	}

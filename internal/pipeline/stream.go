@@ -101,6 +101,7 @@ type streamer struct {
 	emitted  int                    // fresh[:emitted] are handed on
 	revised  map[int64]classify.LineVerdict
 	res      classify.Result // without Lines: they go to the rows
+	fed      classify.Result // the last Feed's, whose memory the next reuses
 	cps      []store.Checkpoint
 	err      error
 }
@@ -120,7 +121,8 @@ func (s *streamer) run(emit func([]store.Line) bool) {
 			}
 		}
 		feed = classifierLines(feed[:0], lines[start:end], s.times[start:end], s.received)
-		s.note(s.state.Feed(feed))
+		s.state.FeedInto(&s.fed, feed)
+		s.note(s.fed)
 		last := lines[end-1].Seq
 		if checkpointBlock(last) > checkpointBlock(prev) {
 			saved, err := s.state.MarshalBinary()
