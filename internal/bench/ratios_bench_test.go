@@ -198,13 +198,12 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		it := ingest(key)
 		ct, target := anchor(key, fmt.Sprintf("copy-anchor-%d", k), func() {})
 		ingestTimes, copyTimes = append(ingestTimes, it), append(copyTimes, ct)
+		// What the deleted launches leave is vacuumed now, so that the
+		// next round starts from the same tables as this one, and
+		// autovacuum does not run while later figures are measured.
 		if _, err := pool.Exec(ctx, `DELETE FROM launches WHERE id = $1 OR key = $2`, target, key); err != nil {
 			b.Fatal(err)
 		}
-	}
-	if rounds > 1 {
-		// What the deleted launches leave is vacuumed now, not by autovacuum
-		// while the next figures are measured.
 		if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) lines, line_keys, line_chunks, line_templates, classifier_checkpoints, launch_phases, alarms, launches`); err != nil {
 			b.Fatal(err)
 		}
