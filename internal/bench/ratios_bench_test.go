@@ -329,6 +329,9 @@ func classifyVsGrep(b *testing.B, mix []string, n int) {
 			b.Fatalf("grep: %v %q", err, out)
 		}
 		grepCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if grepCPU <= 0 {
+			b.Fatalf("grep used no measurable CPU time on %d bytes", size)
+		}
 		classifyMBs[k] = float64(size) / time.Duration(ns).Seconds() / 1e6
 		grepMBs[k] = float64(size) / grepCPU.Seconds() / 1e6
 		ratios[k] = classifyMBs[k] / grepMBs[k]
