@@ -3,6 +3,8 @@ package classify
 import (
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Prefix is what ParsePrefix found at the start of a line: the collector's
@@ -311,20 +313,11 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	if rest := trimSpace(inner[n:]); rest != "" {
 		var words [3]string // the first three fields, as strings.Fields finds them
 		nw := 0
-		if isASCII(rest) { // as they are: no Unicode space to look for
-			for i, j := nextASCIIField(rest, 0); i < j; i, j = nextASCIIField(rest, j) {
-				if nw < len(words) {
-					words[nw] = rest[i:j]
-				}
-				nw++
+		for i, j := nextField(rest, 0); i < j; i, j = nextField(rest, j) {
+			if nw < len(words) {
+				words[nw] = rest[i:j]
 			}
-		} else {
-			for w := range strings.FieldsSeq(rest) {
-				if nw < len(words) {
-					words[nw] = w
-				}
-				nw++
-			}
+			nw++
 		}
 		if nw == 3 && len(words[0]) == 1 && isGlogLevel(words[0][0]) && isDigit(words[1][0]) {
 			// Ray's C++ logger: "[2026-01-02 03:04:05,678 E 1234 5678] file.cc:12: msg"
@@ -344,59 +337,14 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 // least one field). Without allocating when the rank words are all of s,
 // single-spaced ("DP7 TP7 EP7"), as they are in the prefixes that have them.
 func rankWords(s string) (string, bool) {
-	if isASCII(s) {
-		return rankWordsASCII(s)
-	}
 	n, fields := 0, 0
 	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
 	contiguous := true
-	for w := range strings.FieldsSeq(s) {
-		fields++
-		if !isRankWord(w) {
-			if n > 0 {
-				contiguous = false // a later rank word would not join onto the span
-			}
-			continue
-		}
-		// w is a substring of s: its offset is where it was found from to on.
-		at := max(to, 0) + strings.Index(s[max(to, 0):], w)
-		switch {
-		case n == 0:
-			from = at
-		case !contiguous || at != to+1 || s[to] != ' ':
-			contiguous = false
-		}
-		to = at + len(w)
-		n++
-	}
-	if n == 0 {
-		return "", false
-	}
-	all := n == fields
-	if contiguous {
-		return s[from:to], all
-	}
-	var ranks []string
-	for w := range strings.FieldsSeq(s) {
-		if isRankWord(w) {
-			ranks = append(ranks, w)
-		}
-	}
-	return strings.Join(ranks, " "), all
-}
-
-// rankWordsASCII is rankWords for an ASCII s, whose fields are split at
-// ASCII spaces only: it walks them once, by offset, where rankWords
-// iterates strings.FieldsSeq and searches for each word's offset.
-func rankWordsASCII(s string) (string, bool) {
-	n, fields := 0, 0
-	from, to := -1, -1 // the span of s the rank words cover while they are contiguous
-	contiguous := true
-	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+	for i, j := nextField(s, 0); i < j; i, j = nextField(s, j) {
 		fields++
 		if !isRankWord(s[i:j]) {
 			if n > 0 {
-				contiguous = false
+				contiguous = false // a later rank word would not join onto the span
 			}
 			continue
 		}
@@ -417,7 +365,7 @@ func rankWordsASCII(s string) (string, bool) {
 		return s[from:to], all
 	}
 	var ranks []string
-	for i, j := nextASCIIField(s, 0); i < j; i, j = nextASCIIField(s, j) {
+	for i, j := nextField(s, 0); i < j; i, j = nextField(s, j) {
 		if isRankWord(s[i:j]) {
 			ranks = append(ranks, s[i:j])
 		}
@@ -425,16 +373,40 @@ func rankWordsASCII(s string) (string, bool) {
 	return strings.Join(ranks, " "), all
 }
 
-// nextASCIIField returns the bounds of the first field of s at or after
-// i, split at ASCII white space as strings.Fields splits an ASCII string;
-// both are len(s) when there is none.
-func nextASCIIField(s string, i int) (int, int) {
-	for i < len(s) && isASCIISpace(s[i]) {
-		i++
+// nextField returns the bounds of the first field of s at or after i,
+// split at white space as strings.Fields splits (ASCII bytes by
+// isASCIISpace, others by unicode.IsSpace); both are len(s) when there is
+// none. It walks fields by offset, where strings.FieldsSeq hands out words
+// whose offsets would have to be searched for.
+func nextField(s string, i int) (int, int) {
+	for i < len(s) {
+		size := 1
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isASCIISpace(c) {
+				break
+			}
+		} else {
+			var r rune
+			if r, size = utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+				break
+			}
+		}
+		i += size
 	}
 	j := i
-	for j < len(s) && !isASCIISpace(s[j]) {
-		j++
+	for j < len(s) {
+		size := 1
+		if c := s[j]; c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				break
+			}
+		} else {
+			var r rune
+			if r, size = utf8.DecodeRuneInString(s[j:]); unicode.IsSpace(r) {
+				break
+			}
+		}
+		j += size
 	}
 	return i, j
 }
