@@ -221,7 +221,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	// before them, so its time does not add up by part: the wall time is
 	// split into statements and the time between them, and the CPU that
 	// each side used is given beside the anchor's.
-	r, it, ct := median(ratios), medianDuration(ingestTimes), medianDuration(copyTimes)
+	r, it, ct := percentile(ratios, 50), percentile(ingestTimes, 50), percentile(copyTimes, 50)
 	pct := func(d time.Duration) float64 { return 100 * d.Seconds() / ingestTime.Seconds() }
 	ratio("ingest-vs-copy", fmt.Sprintf("ingest %.0f lines/s (%s)", float64(n)/it.Seconds(), it.Round(time.Millisecond)),
 		fmt.Sprintf("COPY %.0f lines/s (%s)", float64(n)/ct.Seconds(), ct.Round(time.Millisecond)), r, "≥ 0.75×", r >= 0.75,
@@ -337,8 +337,8 @@ func classifyVsGrep(b *testing.B, mix []string, n int) {
 		ratios[k] = classifyMBs[k] / grepMBs[k]
 		each = append(each, fmt.Sprintf("%.0f/%.0f %.2f×", classifyMBs[k], grepMBs[k], ratios[k]))
 	}
-	r := median(ratios)
-	ratio("classify-vs-grep", fmt.Sprintf("classify %.0f cpu-MB/s", median(classifyMBs)), fmt.Sprintf("grep -ciE %.0f cpu-MB/s", median(grepMBs)),
+	r := percentile(ratios, 50)
+	ratio("classify-vs-grep", fmt.Sprintf("classify %.0f cpu-MB/s", percentile(classifyMBs, 50)), fmt.Sprintf("grep -ciE %.0f cpu-MB/s", percentile(grepMBs, 50)),
 		r, "≥ 0.35×", r >= 0.35, fmt.Sprintf("%.1f MB, medians of %d pairs of runs, each in a process of its own (classify/grep cpu-MB/s: %s)", float64(size)/1e6, pairs, strings.Join(each, ", ")))
 }
 
@@ -595,22 +595,4 @@ func lineBatches(text []string, n int) [][]classify.Line {
 		out = append(out, batch)
 	}
 	return out
-}
-
-// median is the middle of xs (the mean of the two middle ones when even).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
-}
-
-func medianDuration(ds []time.Duration) time.Duration {
-	xs := make([]float64, len(ds))
-	for i, d := range ds {
-		xs[i] = float64(d)
-	}
-	return time.Duration(median(xs))
 }

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"syscall"
@@ -26,8 +27,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// percentile is the nearest-rank p-th percentile of samples.
-func percentile(samples []time.Duration, p float64) time.Duration {
+// percentile is the nearest-rank p-th percentile of samples (the 50th
+// of an odd number of them is the middle one).
+func percentile[T cmp.Ordered](samples []T, p float64) T {
 	s := slices.Clone(samples)
 	slices.Sort(s)
 	i := max(0, int(float64(len(s))*p/100+0.999999)-1)
