@@ -118,9 +118,13 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	fresh := storedBytes(b, pool, false)
 
 	// The anchor: the rows ingest stored under key, read back and COPYed
-	// into a new launch anchorKey (whose id it returns); only the COPY is
-	// timed.
-	anchor := func(key, anchorKey string, measure func()) (time.Duration, int64) {
+	// into a new launch anchorKey; only the COPY is timed, and the CPU the
+	// database and this process used in it is measured.
+	type anchorRun struct {
+		time, dbCPU, goCPU time.Duration
+		target             int64 // the new launch
+	}
+	anchor := func(key, anchorKey string) anchorRun {
 		l, err := srv.Store.LaunchByKey(ctx, key)
 		if err != nil {
 			b.Fatal(err)
@@ -142,15 +146,16 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		for i, r := range copied {
 			src[i] = append([]any{target}, r...)
 		}
-		measure()
+		db0, go0 := databaseCPU(ctx, pool), cpuTime()
 		start := time.Now()
 		if _, err := pool.CopyFrom(ctx, pgx.Identifier{"lines"}, append([]string{"launch_id"}, cols...), pgx.CopyFromRows(src)); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start), target
+		copyTime := time.Since(start)
+		return anchorRun{time: copyTime, dbCPU: cpuSince(ctx, pool, db0), goCPU: cpuTime() - go0, target: target}
 	}
-	copyTime, target := anchor("ingest-run", "copy-anchor", func() { db0, go0 = databaseCPU(ctx, pool), cpuTime() })
-	copyDBCPU, copyGoCPU := cpuSince(ctx, pool, db0), cpuTime()-go0
+	first := anchor("ingest-run", "copy-anchor")
+	copyTime, copyDBCPU, copyGoCPU, target := first.time, first.dbCPU, first.goCPU, first.target
 	// The anchor's copy goes; then the compaction worker's pass turns the
 	// quiet launch into blocks, as it does a minute after its last line,
 	// and its cost is measured too.
@@ -198,12 +203,12 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	for k := 2; k <= rounds; k++ {
 		key := fmt.Sprintf("ingest-run-%d", k)
 		it := ingest(key)
-		ct, target := anchor(key, fmt.Sprintf("copy-anchor-%d", k), func() {})
-		ingestTimes, copyTimes = append(ingestTimes, it), append(copyTimes, ct)
+		a := anchor(key, fmt.Sprintf("copy-anchor-%d", k))
+		ingestTimes, copyTimes = append(ingestTimes, it), append(copyTimes, a.time)
 		// What the deleted launches leave is vacuumed now, so that the
 		// next round starts from the same tables as this one, and
 		// autovacuum does not run while later figures are measured.
-		if _, err := pool.Exec(ctx, `DELETE FROM launches WHERE id = $1 OR key = $2`, target, key); err != nil {
+		if _, err := pool.Exec(ctx, `DELETE FROM launches WHERE id = $1 OR key = $2`, a.target, key); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) lines, line_keys, line_chunks, line_templates, classifier_checkpoints, launch_phases, alarms, launches`); err != nil {
