@@ -11,9 +11,9 @@ import (
 type feedBuf struct {
 	lines   []LineVerdict // verdicts of this call's lines, ascending
 	revised []LineVerdict // revisions of lines from earlier calls
-	// buf holds lines after room free verdicts, where result puts the
-	// revisions in front of them without copying the lines.
-	buf     []LineVerdict
+	// room is how many verdicts lines leaves free in front of it in
+	// mem.verdicts, where resultInto puts the revisions without copying
+	// the lines.
 	room    int
 	revIdx  map[int64]int
 	touched []*event
@@ -38,8 +38,7 @@ func (fb *feedBuf) reserve(n int) {
 	if cap(fb.mem.verdicts) < fb.room+n {
 		fb.mem.verdicts = make([]LineVerdict, 0, fb.room+n)
 	}
-	fb.buf = fb.mem.verdicts[:fb.room]
-	fb.lines = fb.buf[fb.room:]
+	fb.lines = fb.mem.verdicts[fb.room:fb.room]
 }
 
 func (fb *feedBuf) add(v LineVerdict) { fb.lines = append(fb.lines, v) }
@@ -108,8 +107,8 @@ func (fb *feedBuf) withRevisions() []LineVerdict {
 		all := append(fb.revised, fb.lines...)
 		slices.SortStableFunc(all, bySeq)
 		return all
-	case n <= fb.room && &fb.buf[:fb.room+1][fb.room] == &fb.lines[0]:
-		all := fb.buf[fb.room-n : fb.room+len(fb.lines)]
+	case n <= fb.room && &fb.mem.verdicts[:fb.room+1][fb.room] == &fb.lines[0]:
+		all := fb.mem.verdicts[fb.room-n : fb.room+len(fb.lines)]
 		copy(all, fb.revised)
 		return all
 	}

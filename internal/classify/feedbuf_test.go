@@ -49,8 +49,8 @@ func TestResultPutsRevisionsFirst(t *testing.T) {
 		return out
 	}
 	fb, got := feed(7, 3)
-	if !slices.Equal(seqs(got), want(7, 3)) || &got[0] != &fb.buf[0] {
-		t.Fatalf("two revisions: %v (in the room: %v)", seqs(got), &got[0] == &fb.buf[0])
+	if !slices.Equal(seqs(got), want(7, 3)) || &got[0] != &fb.mem.verdicts[:1][0] {
+		t.Fatalf("two revisions: %v (in the room: %v)", seqs(got), &got[0] == &fb.mem.verdicts[:1][0])
 	}
 	if got[0].Kind != KindError || got[2].Kind != KindPlain {
 		t.Fatalf("two revisions: kinds %v %v", got[0].Kind, got[2].Kind)
