@@ -47,11 +47,11 @@ type lokiEntry struct {
 // ReadLokiBody reads a push body as Loki does: Content-Encoding gzip or
 // deflate is undone here; snappy (or none) leaves the body as sent, since
 // the protobuf body is snappy-framed anyway.
-func ReadLokiBody(body io.Reader, contentEncoding string, maxBytes int64) ([]byte, error) {
+func ReadLokiBody(body io.Reader, contentEncoding string, size, maxBytes int64) ([]byte, error) {
 	if strings.EqualFold(strings.TrimSpace(contentEncoding), "snappy") {
 		contentEncoding = ""
 	}
-	return ReadBody(body, contentEncoding, maxBytes)
+	return ReadBody(body, contentEncoding, size, maxBytes)
 }
 
 // Loki decodes a Loki push request body (POST /loki/api/v1/push) as

@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"launchwatch/internal/decode"
 )
 
 func TestSnapZone(t *testing.T) {
@@ -74,4 +77,34 @@ func TestClockObserve(t *testing.T) {
 			t.Errorf("clock %+v, want +5h30m from tz", c)
 		}
 	})
+}
+
+// A batch large enough to be read in parts gets each line's own time, in
+// its place, whatever part read it.
+func TestLogTimesInParts(t *testing.T) {
+	t.Parallel()
+	received := time.Date(2031, 3, 14, 12, 0, 0, 0, time.UTC)
+	for _, n := range []int{0, 1, parallelLogTimes - 1, parallelLogTimes, 3*parallelLogTimes + 7} {
+		lines := make([]decode.Line, n)
+		for i := range lines {
+			if i%3 != 2 { // some lines carry no time
+				at := received.Add(-time.Duration(n-i) * time.Millisecond)
+				lines[i].Text = fmt.Sprintf("INFO %s [x.py:%d] step %d", at.Format("01-02 15:04:05.000"), i, i)
+			} else {
+				lines[i].Text = fmt.Sprintf("  continuation %d", i)
+			}
+		}
+		got := logTimes(lines, received)
+		if len(got) != n {
+			t.Fatalf("%d lines: %d times", n, len(got))
+		}
+		for i, l := range lines {
+			if want := logTime(l.Text, received); !got[i].Equal(want) {
+				t.Fatalf("%d lines: line %d has %s, want %s", n, i, got[i], want)
+			}
+			if got[i].IsZero() != (i%3 == 2) {
+				t.Fatalf("%d lines: line %d %q: time %s", n, i, l.Text, got[i])
+			}
+		}
+	}
 }

@@ -14,7 +14,7 @@ import (
 // accepted and not needed: Launchwatch has one tenant.
 func (h *handler) lokiPush(c echo.Context, rec *ingestRecord) error {
 	req := c.Request()
-	body, err := decode.ReadLokiBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
+	body, err := decode.ReadLokiBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), req.ContentLength, h.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
 	}

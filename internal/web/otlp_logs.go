@@ -22,7 +22,7 @@ func (h *handler) otlpLogs(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	body, err := decode.ReadBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), h.cfg.MaxBodyBytes)
+	body, err := decode.ReadBody(req.Body, req.Header.Get(echo.HeaderContentEncoding), req.ContentLength, h.cfg.MaxBodyBytes)
 	if err != nil {
 		return otlpError(c, enc, err)
 	}
