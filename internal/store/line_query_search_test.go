@@ -52,7 +52,26 @@ func TestIndexedSearchFindsEveryMatch(t *testing.T) {
 		}
 		lines = append(lines, store.Line{Seq: seq, TS: now, ReceivedAt: now, Kind: "plain", Text: sb.String()})
 	}
-	if err := st.WithTx(ctx, func(tx *store.Tx) error { return tx.CopyLines(ctx, id, lines) }); err != nil {
+	// The lines arrive as a launch's do: in batches of any size, which
+	// end in the middle of a chunk that the next one continues, and with
+	// some lines held back and filled in last, into chunks stored long
+	// before. Every chunk's filter must hold every line's trigrams.
+	var inOrder, late []store.Line
+	for _, l := range lines {
+		if rng.IntN(10) == 0 {
+			late = append(late, l)
+		} else {
+			inOrder = append(inOrder, l)
+		}
+	}
+	for rest := inOrder; len(rest) > 0; {
+		n := min(len(rest), 1+rng.IntN(300))
+		if err := st.WithTx(ctx, func(tx *store.Tx) error { return tx.CopyLines(ctx, id, rest[:n]) }); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if err := st.WithTx(ctx, func(tx *store.Tx) error { return tx.CopyLines(ctx, id, late) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
