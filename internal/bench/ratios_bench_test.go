@@ -37,7 +37,7 @@ import (
 // model beside its anchor and target, and prints one line each. It is a
 // report, not a timed test: a ratio that misses its target says MISSES and
 // the run goes on. LWBENCH_LINES (default 200000) sizes the ingest run,
-// LWBENCH_COPY_ROUNDS (default 3) the rounds of ingest and its COPY
+// LWBENCH_COPY_ROUNDS (default 5) the rounds of ingest and its COPY
 // anchor, LWBENCH_GAP_ROUNDS (default 5) the gap-fill rounds.
 func BenchmarkRatios(b *testing.B) {
 	lines := envInt("LWBENCH_LINES", 200_000)
@@ -48,7 +48,7 @@ func BenchmarkRatios(b *testing.B) {
 	for b.Loop() {
 		fmt.Printf("ratios: %d lines of the shared corpus's %d-line mix, one process on a machine shared with other work: compare ratios, not times\n",
 			lines, len(mix))
-		ingestVsCopy(b, srv, pool, mix, lines, envInt("LWBENCH_COPY_ROUNDS", 3))
+		ingestVsCopy(b, srv, pool, mix, lines, envInt("LWBENCH_COPY_ROUNDS", 5))
 		if os.Getenv("LWBENCH_ONLY") == "ingest" { // profiling the ingest path alone
 			continue
 		}
@@ -315,7 +315,7 @@ func classifyVsGrep(b *testing.B, mix []string, n int) {
 	// pair's: on a machine shared with other work, its speed changes from
 	// one second to the next (a classifier run takes about 0.1 s, a grep
 	// 0.04 s), and a pair sees the same machine.
-	const pairs = 5
+	const pairs = 9
 	classifyMBs, grepMBs, ratios := make([]float64, pairs), make([]float64, pairs), make([]float64, pairs)
 	var each []string
 	for k := range pairs {
