@@ -108,7 +108,7 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 			return err
 		}
 	}
-	if err := b.tx.UpsertPhases(ctx, b.launch.ID, latestPhases(res.Phases)); err != nil {
+	if err := b.tx.UpsertPhases(ctx, b.launch.ID, res.Phases); err != nil {
 		return err
 	}
 	if err := b.applyRules(ctx, server, alarms); err != nil {
@@ -190,37 +190,6 @@ func latestAlarms(alarms []classify.Alarm) []classify.Alarm {
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b classify.Alarm) int { return a.ID - b.ID })
-	return out
-}
-
-// latestPhases folds the reports of each phase (a phase advances with
-// every progress line: a batch of 50,000 lines reports some phases
-// thousands of times) into one: the last report, with the first one's
-// begin time. Upserting that one stores what upserting them all in order
-// would: the first report's insert sets the begin time, and each later
-// one only replaces the end and the progress.
-func latestPhases(phases []classify.Phase) []classify.Phase {
-	if len(phases) < 2 {
-		return phases
-	}
-	type key struct {
-		name  string
-		begin int64
-	}
-	at := make(map[key]int, len(phases))
-	out := make([]classify.Phase, 0, len(phases))
-	for _, p := range phases {
-		k := key{p.Name, p.BeginSeq}
-		i, ok := at[k]
-		if !ok {
-			at[k] = len(out)
-			out = append(out, p)
-			continue
-		}
-		begin := out[i].Begin
-		out[i] = p
-		out[i].Begin = begin
-	}
 	return out
 }
 
