@@ -57,13 +57,9 @@ func (t *Tx) SaveCheckpoints(ctx context.Context, launchID int64, cs []Checkpoin
 		return nil
 	}
 	cs = slices.SortedFunc(slices.Values(cs), func(a, b Checkpoint) int { return cmp.Compare(a.Seq, b.Seq) })
-	var top *int64 // the latest checkpoint stored, nil for none
-	if err := t.tx.QueryRow(ctx, `SELECT max(seq) FROM classifier_checkpoints WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
+	stored, err := t.storedUpTo(ctx, "classifier_checkpoints", "seq", launchID, len(cs), func(i int) int64 { return cs[i].Seq })
+	if err != nil {
 		return fmt.Errorf("store: save checkpoints: %w", err)
-	}
-	stored := 0 // cs[:stored] may replace stored ones
-	if top != nil {
-		stored, _ = slices.BinarySearchFunc(cs, *top+1, func(c Checkpoint, seq int64) int { return cmp.Compare(c.Seq, seq) })
 	}
 	if stored > 0 {
 		seqs := make([]int64, stored)

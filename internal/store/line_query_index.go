@@ -213,13 +213,9 @@ func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64
 		return nil
 	}
 	chunks := slices.Sorted(maps.Keys(blooms))
-	var top *int64 // the highest chunk stored, nil for none
-	if err := t.tx.QueryRow(ctx, `SELECT max(chunk) FROM line_chunks WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
+	stored, err := t.storedUpTo(ctx, "line_chunks", "chunk", launchID, len(chunks), func(i int) int64 { return chunks[i] })
+	if err != nil {
 		return fmt.Errorf("store: add line chunks: %w", err)
-	}
-	stored := 0 // chunks[:stored] may be stored already
-	if top != nil {
-		stored, _ = slices.BinarySearch(chunks, *top+1)
 	}
 	if stored > 0 {
 		bits := make([]pgtype.Bits, stored)
