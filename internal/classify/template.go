@@ -3,6 +3,7 @@ package classify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,6 +21,7 @@ const (
 	clsQuote              // ' " `
 	clsLit                // not a digit, a quote, / or >: no mask starts at it
 	clsInPath             // a path byte or /: what a path runs on
+	clsUnit               // what a size unit starts with (sizeUnit)
 )
 
 var byteClass = func() (t [256]uint8) {
@@ -43,6 +45,9 @@ var byteClass = func() (t [256]uint8) {
 		}
 		if t[c]&clsPath != 0 || b == '/' {
 			t[c] |= clsInPath
+		}
+		if strings.IndexByte("GMKTkbB", b) >= 0 {
+			t[c] |= clsUnit
 		}
 		if t[c]&(clsDigit|clsQuote) == 0 && b != '/' && b != '>' {
 			t[c] |= clsLit
@@ -177,13 +182,20 @@ func wordMask(w string) string {
 // as "rank=<num>" first and becomes "local_<rank>").
 var rankPhrases = [...]string{"Rank ", "rank ", "GPU ", "gpu ", "pid=", "pid ", "device ", "cuda:", "PG ", "rank=", "local_rank="}
 
-// rankPhraseLast and rankPhraseEnd hold the last bytes of the rank
-// phrases and the bytes before them.
-var rankPhraseLast, rankPhraseEnd = func() (last, end [256]bool) {
-	for _, p := range rankPhrases {
-		last[p[len(p)-1]], end[p[len(p)-2]] = true, true
+// rankPhraseAt holds, by the last two bytes of a rank phrase, the
+// phrases (bits by their index in rankPhrases) that end so; the last byte
+// picks a row by rankPhraseRow (0: no phrase ends with it, an empty row).
+var rankPhraseRow, rankPhraseAt = func() (row [256]uint8, at [4][256]uint16) {
+	rows := uint8(0)
+	for k, p := range rankPhrases {
+		last := p[len(p)-1]
+		if row[last] == 0 {
+			rows++
+			row[last] = rows
+		}
+		at[row[last]][p[len(p)-2]] |= 1 << k
 	}
-	return last, end
+	return row, at
 }()
 
 // maskRankPhrase replaces a rank phrase and the "<num>" that ends dst[start:]
@@ -199,48 +211,54 @@ func maskRankPhrase(dst []byte, start int) []byte {
 	return maskRankNum(dst, start)
 }
 
-// maskRankNum is maskRankPhrase for a dst[start:] known to end in "<num>".
+// maskRankNum is maskRankPhrase for a dst[start:] known to end in
+// "<num>". It compares only the phrases that end with the two bytes before
+// the number, first to last.
 func maskRankNum(dst []byte, start int) []byte {
 	n := len(dst) - 5
 	head := dst[start:n]
-	if len(head) < 3 || !rankPhraseLast[head[len(head)-1]] || !rankPhraseEnd[head[len(head)-2]] {
-		return dst // cheaply: no phrase ends so
+	if len(head) < 3 {
+		return dst
 	}
-	for _, p := range rankPhrases {
-		if len(head) >= len(p) && string(head[len(head)-len(p):]) == p {
+	for m := rankPhraseAt[rankPhraseRow[head[len(head)-1]]][head[len(head)-2]]; m != 0; m &= m - 1 {
+		if p := rankPhrases[bits.TrailingZeros16(m)]; len(head) >= len(p) && string(head[len(head)-len(p):]) == p {
 			return append(dst[:n-len(p)], "<rank>"...)
 		}
 	}
 	return dst
 }
 
-// scanNumber reads a number token at msg[i] and returns its end and mask.
+// scanNumber reads a number token at msg[i] (a digit) and returns its end
+// and mask.
 func scanNumber(msg string, i int) (int, string) {
-	if i+1 < len(msg) && msg[i] == '0' && (msg[i+1] == 'x' || msg[i+1] == 'X') {
+	if i+1 < len(msg) && msg[i] == '0' && msg[i+1]|0x20 == 'x' { // 0x or 0X
 		j := i + 2
 		for j < len(msg) && byteClass[msg[j]]&clsHex != 0 {
 			j++
 		}
 		return j, "<hex>"
 	}
-	j := i
+	// Digits, and separators (. : - ,) between two digits.
+	j := i + 1
 	colons, dashes := 0, 0
-	for j < len(msg) {
-		c := msg[j]
-		if byteClass[c]&clsDigit != 0 {
+digits:
+	for {
+		for j < len(msg) && isDigit(msg[j]) {
 			j++
-			continue
 		}
-		if c != '.' && c != ':' && c != '-' && c != ',' || j+1 >= len(msg) || byteClass[msg[j+1]]&clsDigit == 0 {
+		if j+1 >= len(msg) || !isDigit(msg[j+1]) {
 			break
 		}
-		switch c {
+		switch msg[j] {
+		case '.', ',':
 		case ':':
 			colons++
 		case '-':
 			dashes++
+		default:
+			break digits
 		}
-		j++
+		j += 2 // the separator and the digit after it
 	}
 	if colons >= 1 || dashes >= 2 {
 		return j, "<time>"
@@ -258,7 +276,7 @@ func scanNumber(msg string, i int) (int, string) {
 	if sp < len(msg) && msg[sp] == ' ' {
 		sp++
 	}
-	if sp < len(msg) {
+	if sp < len(msg) && byteClass[msg[sp]]&clsUnit != 0 {
 		if n := sizeUnit(msg[sp:]); n > 0 {
 			return sp + n, "<size>"
 		}
