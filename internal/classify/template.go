@@ -3,6 +3,7 @@ package classify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -13,11 +14,14 @@ const maxHeadline = 512
 // Byte classes of the template scanner, as one table lookup instead of a
 // chain of comparisons per byte.
 const (
-	clsWord  = 1 << iota // [A-Za-z0-9_]
-	clsPath              // a word byte or . - ~ + @
-	clsHex               // [0-9A-Fa-f]
-	clsDigit             // [0-9]
-	clsQuote             // ' " `
+	clsWord   = 1 << iota // [A-Za-z0-9_]
+	clsPath               // a word byte or . - ~ + @
+	clsHex                // [0-9A-Fa-f]
+	clsDigit              // [0-9]
+	clsQuote              // ' " `
+	clsLit                // not a digit, a quote, / or >: no mask starts at it
+	clsInPath             // a path byte or /: what a path runs on
+	clsUnit               // what a size unit starts with (sizeUnit)
 )
 
 var byteClass = func() (t [256]uint8) {
@@ -39,6 +43,15 @@ var byteClass = func() (t [256]uint8) {
 		if b == '\'' || b == '"' || b == '`' {
 			t[c] |= clsQuote
 		}
+		if t[c]&clsPath != 0 || b == '/' {
+			t[c] |= clsInPath
+		}
+		if strings.IndexByte("GMKTkbB", b) >= 0 {
+			t[c] |= clsUnit
+		}
+		if t[c]&(clsDigit|clsQuote) == 0 && b != '/' && b != '>' {
+			t[c] |= clsLit
+		}
 	}
 	return t
 }()
@@ -59,78 +72,109 @@ const templateBuf = 1024
 
 // appendTemplate appends Template(msg) to dst, in one pass: the rank
 // phrases ("GPU <num>") are masked as their number is written.
+//
+// What stays as it is, is appended in one piece when a mask comes (or at
+// the end), and bytes that start no mask are skipped by one table lookup
+// each: letters too, since a word is masked only if it holds a digit (a
+// rank word or token ends in one, a hex id has one), and it is judged
+// whole at its first digit.
 func appendTemplate(dst []byte, msg string) []byte {
 	msg = truncate(strings.TrimSpace(msg), maxHeadline)
 	start := len(dst)
-	prev := uint8(0) // byteClass of msg[i-1]
+	lit := 0           // msg[lit:i] stays as it is, not appended yet
+	var unclosed uint8 // the quotes (1<<(c&7)) that no later byte closes
 	for i := 0; i < len(msg); {
+		for i < len(msg) && byteClass[msg[i]]&clsLit != 0 {
+			i++
+		}
+		if i == len(msg) {
+			break
+		}
 		c := msg[i]
-		cls := byteClass[c]
-		switch {
-		case cls&clsQuote != 0:
-			if j := strings.IndexByte(msg[i+1:], c); j >= 0 {
-				dst = append(dst, "<str>"...)
-				i += j + 2
-				prev = byteClass[msg[i-1]]
-				continue
+		// No word or path starts after a word byte. What came before
+		// msg[i] is read as it is: a mask never ends before a word byte
+		// (the rest of a word after a number is skipped with it below).
+		prevWord := i > 0 && byteClass[msg[i-1]]&clsWord != 0
+		switch cls := byteClass[c]; {
+		case cls&clsDigit != 0 && prevWord:
+			// A digit in a word that starts with a letter or '_':
+			// the word is judged whole.
+			w := i - 1
+			for w > 0 && byteClass[msg[w-1]]&clsWord != 0 {
+				w--
 			}
-		case c == '/':
-			if prev&clsWord == 0 && i+1 < len(msg) && byteClass[msg[i+1]]&clsPath != 0 {
-				j := i + 1
-				for j < len(msg) && (byteClass[msg[j]]&clsPath != 0 || msg[j] == '/') {
-					j++
-				}
-				dst = append(dst, "<path>"...)
-				i = j
-				prev = byteClass[msg[j-1]]
-				continue
-			}
-		case cls&clsWord != 0 && prev&clsWord == 0:
-			if cls&clsDigit != 0 {
-				j, tok := scanNumber(msg, i)
-				dst = append(dst, tok...)
-				if tok == "<num>" {
-					dst = maskRankPhrase(dst, start)
-				}
-				i = j
-				prev = byteClass[msg[j-1]]
-				continue
-			}
-			// The word is copied as it is read (most words stay), and
-			// taken back if it is masked.
-			j, at := i, len(dst)
-			all := uint8(clsHex | clsDigit) // hex: every byte hex, some digit
-			var any uint8
-			for j < len(msg) {
-				c := msg[j]
-				k := byteClass[c]
-				if k&clsWord == 0 {
-					break
-				}
-				dst = append(dst, c)
-				all &= k
-				any |= k
+			j := i + 1
+			for j < len(msg) && byteClass[msg[j]]&clsWord != 0 {
 				j++
 			}
-			w := msg[i:j]
-			switch {
-			case isRankWord(w) || isRankToken(w):
-				dst = append(dst[:at], "<rank>"...)
-			case len(w) >= 8 && all&clsHex != 0 && any&clsDigit != 0:
-				dst = append(dst[:at], "<hex>"...)
+			if tok := wordMask(msg[w:j]); tok != "" {
+				dst = append(append(dst, msg[lit:w]...), tok...)
+				lit = j
 			}
 			i = j
-			prev = clsWord | clsPath
 			continue
+		case cls&clsDigit != 0:
+			dst = append(dst, msg[lit:i]...)
+			j, tok := scanNumber(msg, i)
+			if tok == "<num>" {
+				dst = maskRankNum(append(dst, "<num>"...), start)
+			} else {
+				dst = append(dst, tok...)
+			}
+			lit = j
+			// The rest of a word after a number ("12abc") stays.
+			for j < len(msg) && byteClass[msg[j]]&clsWord != 0 {
+				j++
+			}
+			i = j
+			continue
+		case cls&clsQuote != 0:
+			// A quote that finds no closing one tells the same of every
+			// later quote of its kind: the line is not searched again.
+			if bit := uint8(1) << (c & 7); unclosed&bit == 0 {
+				if j := strings.IndexByte(msg[i+1:], c); j >= 0 {
+					dst = append(append(dst, msg[lit:i]...), "<str>"...)
+					i += j + 2
+					lit = i
+					continue
+				}
+				unclosed |= bit
+			}
+		case c == '/':
+			if !prevWord && i+1 < len(msg) && byteClass[msg[i+1]]&clsPath != 0 {
+				j := i + 2
+				for j < len(msg) && byteClass[msg[j]]&clsInPath != 0 {
+					j++
+				}
+				dst = append(append(dst, msg[lit:i]...), "<path>"...)
+				i, lit = j, j
+				continue
+			}
+		case c == '>':
+			// It may end a "<num>" the message wrote itself.
+			dst = maskRankPhrase(append(dst, msg[lit:i+1]...), start)
+			lit = i + 1
 		}
-		dst = append(dst, c)
-		if c == '>' {
-			dst = maskRankPhrase(dst, start)
-		}
-		prev = cls
-		i++
+		i++ // an unclosed quote, a '/' that starts no path, or a '>'
 	}
-	return dst
+	return append(dst, msg[lit:]...)
+}
+
+// wordMask is the mask of a word that starts with a letter or '_' and
+// holds a digit, or "" if it stays.
+func wordMask(w string) string {
+	if isDigit(w[len(w)-1]) && (isRankWord(w) || isRankToken(w)) {
+		return "<rank>"
+	}
+	if len(w) < 8 {
+		return ""
+	}
+	for i := 0; i < len(w); i++ {
+		if byteClass[w[i]]&clsHex == 0 {
+			return ""
+		}
+	}
+	return "<hex>" // every byte hex, and some digit
 }
 
 // rankPhrases are what comes before a number that makes it a rank, in the
@@ -138,13 +182,20 @@ func appendTemplate(dst []byte, msg string) []byte {
 // as "rank=<num>" first and becomes "local_<rank>").
 var rankPhrases = [...]string{"Rank ", "rank ", "GPU ", "gpu ", "pid=", "pid ", "device ", "cuda:", "PG ", "rank=", "local_rank="}
 
-// rankPhraseLast and rankPhraseEnd hold the last bytes of the rank
-// phrases and the bytes before them.
-var rankPhraseLast, rankPhraseEnd = func() (last, end [256]bool) {
-	for _, p := range rankPhrases {
-		last[p[len(p)-1]], end[p[len(p)-2]] = true, true
+// rankPhraseAt holds, by the last two bytes of a rank phrase, the
+// phrases (bits by their index in rankPhrases) that end so; the last byte
+// picks a row by rankPhraseRow (0: no phrase ends with it, an empty row).
+var rankPhraseRow, rankPhraseAt = func() (row [256]uint8, at [4][256]uint16) {
+	rows := uint8(0)
+	for k, p := range rankPhrases {
+		last := p[len(p)-1]
+		if row[last] == 0 {
+			rows++
+			row[last] = rows
+		}
+		at[row[last]][p[len(p)-2]] |= 1 << k
 	}
-	return last, end
+	return row, at
 }()
 
 // maskRankPhrase replaces a rank phrase and the "<num>" that ends dst[start:]
@@ -154,49 +205,60 @@ var rankPhraseLast, rankPhraseEnd = func() (last, end [256]bool) {
 // before and after earlier numbers are masked, and of the phrases that
 // can end at the same place ("rank=" and "local_rank=") the first wins.
 func maskRankPhrase(dst []byte, start int) []byte {
-	n := len(dst) - 5
-	if n < start || string(dst[n:]) != "<num>" {
+	if n := len(dst) - 5; n < start || string(dst[n:]) != "<num>" {
 		return dst
 	}
+	return maskRankNum(dst, start)
+}
+
+// maskRankNum is maskRankPhrase for a dst[start:] known to end in
+// "<num>". It compares only the phrases that end with the two bytes before
+// the number, first to last.
+func maskRankNum(dst []byte, start int) []byte {
+	n := len(dst) - 5
 	head := dst[start:n]
-	if len(head) < 3 || !rankPhraseLast[head[len(head)-1]] || !rankPhraseEnd[head[len(head)-2]] {
-		return dst // cheaply: no phrase ends so
+	if len(head) < 3 {
+		return dst
 	}
-	for _, p := range rankPhrases {
-		if len(head) >= len(p) && string(head[len(head)-len(p):]) == p {
+	for m := rankPhraseAt[rankPhraseRow[head[len(head)-1]]][head[len(head)-2]]; m != 0; m &= m - 1 {
+		if p := rankPhrases[bits.TrailingZeros16(m)]; len(head) >= len(p) && string(head[len(head)-len(p):]) == p {
 			return append(dst[:n-len(p)], "<rank>"...)
 		}
 	}
 	return dst
 }
 
-// scanNumber reads a number token at msg[i] and returns its end and mask.
+// scanNumber reads a number token at msg[i] (a digit) and returns its end
+// and mask.
 func scanNumber(msg string, i int) (int, string) {
-	if i+1 < len(msg) && msg[i] == '0' && (msg[i+1] == 'x' || msg[i+1] == 'X') {
+	if i+1 < len(msg) && msg[i] == '0' && msg[i+1]|0x20 == 'x' { // 0x or 0X
 		j := i + 2
 		for j < len(msg) && byteClass[msg[j]]&clsHex != 0 {
 			j++
 		}
 		return j, "<hex>"
 	}
-	j := i
+	// Digits, and separators (. : - ,) between two digits.
+	j := i + 1
 	colons, dashes := 0, 0
-	for j < len(msg) {
-		c := msg[j]
-		if byteClass[c]&clsDigit != 0 {
+digits:
+	for {
+		for j < len(msg) && isDigit(msg[j]) {
 			j++
-			continue
 		}
-		if c != '.' && c != ':' && c != '-' && c != ',' || j+1 >= len(msg) || byteClass[msg[j+1]]&clsDigit == 0 {
+		if j+1 >= len(msg) || !isDigit(msg[j+1]) {
 			break
 		}
-		switch c {
+		switch msg[j] {
+		case '.', ',':
 		case ':':
 			colons++
 		case '-':
 			dashes++
+		default:
+			break digits
 		}
-		j++
+		j += 2 // the separator and the digit after it
 	}
 	if colons >= 1 || dashes >= 2 {
 		return j, "<time>"
@@ -214,7 +276,7 @@ func scanNumber(msg string, i int) (int, string) {
 	if sp < len(msg) && msg[sp] == ' ' {
 		sp++
 	}
-	if sp < len(msg) {
+	if sp < len(msg) && byteClass[msg[sp]]&clsUnit != 0 {
 		if n := sizeUnit(msg[sp:]); n > 0 {
 			return sp + n, "<size>"
 		}
