@@ -33,7 +33,10 @@ type State struct {
 	d  stateData
 	rs *ruleSet
 	h  hits // scratch
-	yc yearCache
+	// ansi holds the line being classified with its colour codes
+	// stripped (Prefix.parseIn).
+	ansi stripBuf
+	yc   yearCache
 	// phaseBuf backs the phase signatures of the line being classified
 	// (lineMatch.phases), so that progress lines allocate none.
 	phaseBuf [4]*Signature
@@ -190,7 +193,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 		year = s.yc.of(l.Time)
 	}
 	var p Prefix
-	p.parse(l.Text, year)
+	p.parseIn(l.Text, year, &s.ansi)
 	if !p.Time.IsZero() {
 		s.d.Year = s.yc.of(p.Time)
 	}
