@@ -405,11 +405,18 @@ func (s *State) endLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVer
 	}
 	s.retire(fb)
 	benign := s.continuesBenign(p, src, m, v.Alarm)
-	s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-		Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t), AuxThread: isAuxThreadDeath(t)}
+	// Every field of prevLine, one by one: a composite literal is built in
+	// a temporary, zeroed, then copied with its write barriers, on every
+	// line (TestPrevLineFields counts the fields this must set).
+	pr := &s.d.Prev
+	pr.N, pr.Seq = s.d.N, l.Seq
+	pr.Src, pr.Level, pr.Rank, pr.Time = src, p.Level, p.Rank, p.Time
+	pr.Body = ""
 	if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
-		s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
+		pr.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
 	}
+	pr.Kind, pr.Alarm = v.Kind, v.Alarm
+	pr.Benign, pr.Thread, pr.AuxThread = benign, isPyThreadDeath(t), isAuxThreadDeath(t)
 	fb.add(*v)
 }
 
