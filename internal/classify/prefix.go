@@ -958,7 +958,7 @@ func hasSymbolCSI(s string) bool {
 
 // stripANSI removes ANSI CSI sequences such as "\x1b[1;36m", also when
 // written as "^[[1;36m" or "\u241b[1;36m", and drops a lone ESC. On a line
-// without any it costs three searches.
+// without any it costs two searches.
 func stripANSI(s string) string {
 	if i := strings.IndexByte(s, 0x1b); i >= 0 {
 		s = stripESC(s, i)
@@ -969,12 +969,6 @@ func stripANSI(s string) string {
 // stripVisible is stripANSI of a line without ESC: the codes written as
 // "^[[1;36m" or "\u241b[1;36m".
 func stripVisible(s string) string {
-	// Neither form is there without its rare byte, '^' or the symbol's
-	// last byte 0x9B: two searches of the whole line cost less than one
-	// search for every '[' (csiForms), which most lines have.
-	if strings.IndexByte(s, '^') < 0 && strings.IndexByte(s, 0x9b) < 0 {
-		return s
-	}
 	caret, symbol := csiForms(s)
 	if caret {
 		s = stripIntro(s, "^[")
