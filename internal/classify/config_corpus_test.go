@@ -36,7 +36,7 @@ func corpusConfigTexts(t testing.TB) [][]string {
 		st := New("")
 		var fb feedBuf
 		for i, l := range strings.Split(string(data), "\n") {
-			st.line(&fb, Line{Seq: int64(i + 1), Text: l})
+			st.line(&fb, &Line{Seq: int64(i + 1), Text: l})
 			st.d.Last = int64(i + 1)
 		}
 		if len(fb.cfg.texts) > 0 {

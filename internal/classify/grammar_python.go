@@ -126,7 +126,7 @@ func (s *State) continuesBenign(p *Prefix, src string, m *lineMatch, alarm int) 
 	if m.benign {
 		return true
 	}
-	pr := s.d.Prev
+	pr := &s.d.Prev // read only: a copy of the whole struct cost more than its reads
 	if !pr.Benign || alarm != 0 || pr.N != s.d.N-1 || pr.Src != src {
 		return false
 	}

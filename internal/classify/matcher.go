@@ -20,6 +20,11 @@ import "strings"
 type matcher struct {
 	folded []string // the literals, ASCII lower-cased
 	short  []int32  // literals shorter than gramLen
+	// shortPlain holds, for each of short, whether it has no ASCII letter
+	// ("\r", "%|"): folding changes none of its bytes, and scan calls
+	// indexByLastByte itself, which indexFoldedASCII would find after
+	// checking the literal for letters on every line.
+	shortPlain []bool
 
 	bloom [1 << bloomBits / 64]uint64 // hash of a literal's grams -> set
 	// The grams grouped by bucket (the low bucketBits of the bloom hash):
@@ -87,6 +92,7 @@ func newMatcher(pats []string, sample ...string) *matcher {
 			// compilePacks refuses empty literals.
 		case len(p) < gramLen:
 			m.short = append(m.short, int32(id))
+			m.shortPlain = append(m.shortPlain, !hasLetter(f))
 		case len(p) == gramLen:
 			g := gramAt(f, 0)
 			all = append(all, gramEntry{gram: g, off: 0, pat: int32(id)})
@@ -156,8 +162,15 @@ func gramCost(g string) int {
 
 // scan calls hit for every pattern found in s (possibly more than once).
 func (m *matcher) scan(s string, hit func(pat int32)) {
-	for _, id := range m.short {
-		if indexFoldedASCII(s, m.folded[id]) >= 0 {
+	for k, id := range m.short {
+		f := m.folded[id]
+		var at int
+		if m.shortPlain[k] {
+			at = indexByLastByte(s, f)
+		} else {
+			at = indexFoldedASCII(s, f)
+		}
+		if at >= 0 {
 			hit(id)
 		}
 	}

@@ -54,8 +54,21 @@ func ParsePrefix(text string, year int) Prefix {
 
 // parse is ParsePrefix into a zero p: the classifier's per-line Prefix then
 // needs no copy of the whole struct on return.
-func (p *Prefix) parse(text string, year int) {
-	text = stripANSI(text) // as cheap as hasColour on a line without colour
+func (p *Prefix) parse(text string, year int) { p.parseIn(text, year, nil) }
+
+// parseIn is parse stripping real colour codes into sc (stripBuf) when it
+// is not nil: p.full may then be a view of sc, valid until its next line.
+func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
+	// stripANSI, as cheap as hasColour on a line without colour.
+	inBuf := false
+	if i := strings.IndexByte(text, 0x1b); i >= 0 {
+		if sc != nil && len(text) <= maxStripBuf {
+			text, inBuf = sc.stripESC(text, i), true
+		} else {
+			text = stripESC(text, i)
+		}
+	}
+	text = stripVisible(text)
 	for {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
@@ -94,6 +107,9 @@ func (p *Prefix) parse(text string, year int) {
 	// while the collector runs).
 	if p.Time.IsZero() && env.time != (time.Time{}) {
 		p.Time = env.time
+	}
+	if inBuf {
+		sc.settle(p)
 	}
 }
 
@@ -947,6 +963,12 @@ func stripANSI(s string) string {
 	if i := strings.IndexByte(s, 0x1b); i >= 0 {
 		s = stripESC(s, i)
 	}
+	return stripVisible(s)
+}
+
+// stripVisible is stripANSI of a line without ESC: the codes written as
+// "^[[1;36m" or "\u241b[1;36m".
+func stripVisible(s string) string {
 	caret, symbol := csiForms(s)
 	if caret {
 		s = stripIntro(s, "^[")

@@ -51,6 +51,17 @@ func BenchmarkPrefixParse(b *testing.B) {
 				}
 			}
 		})
+		b.Run(name+"-buf", func(b *testing.B) { // as the classifier parses, into its stripBuf
+			b.SetBytes(size)
+			b.ReportAllocs()
+			var sc stripBuf
+			for b.Loop() {
+				for _, l := range set {
+					var p Prefix
+					p.parseIn(l, 2026, &sc)
+				}
+			}
+		})
 		b.Run(name+"-reference", func(b *testing.B) { // the parse it replaced
 			b.SetBytes(size)
 			b.ReportAllocs()

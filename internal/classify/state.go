@@ -33,7 +33,10 @@ type State struct {
 	d  stateData
 	rs *ruleSet
 	h  hits // scratch
-	yc yearCache
+	// ansi holds the line being classified with its colour codes
+	// stripped (Prefix.parseIn).
+	ansi stripBuf
+	yc   yearCache
 	// phaseBuf backs the phase signatures of the line being classified
 	// (lineMatch.phases), so that progress lines allocate none.
 	phaseBuf [4]*Signature
@@ -171,7 +174,10 @@ func (s *State) FeedInto(r *Result, lines []Line) {
 	if len(lines) > 0 {
 		fb.reserve(len(lines))
 	}
-	for _, l := range lines {
+	// By index and pointer, as line hands l on: a Line is 72 bytes, and
+	// copying it into each call measured in FeedInto's own samples.
+	for i := range lines {
+		l := &lines[i]
 		if l.Seq <= s.d.Last {
 			continue
 		}
@@ -183,18 +189,22 @@ func (s *State) FeedInto(r *Result, lines []Line) {
 }
 
 // line classifies one line.
-func (s *State) line(fb *feedBuf, l Line) {
+func (s *State) line(fb *feedBuf, l *Line) {
 	s.d.N++
 	year := s.d.Year
 	if !l.Time.IsZero() {
 		year = s.yc.of(l.Time)
 	}
 	var p Prefix
-	p.parse(l.Text, year)
+	p.parseIn(l.Text, year, &s.ansi)
 	if !p.Time.IsZero() {
 		s.d.Year = s.yc.of(p.Time)
 	}
-	v := LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: p.Level, Rank: p.Rank, Time: p.Time}
+	// Field by field: a composite literal is built in a temporary and
+	// copied into v, whose 16-byte loads then wait on the 8-byte stores
+	// just made.
+	var v LineVerdict
+	v.Seq, v.Kind, v.Level, v.Rank, v.Time = l.Seq, KindPlain, p.Level, p.Rank, p.Time
 	at := l.Clock
 	if at.IsZero() {
 		at = p.Time
@@ -220,7 +230,7 @@ func (s *State) line(fb *feedBuf, l Line) {
 // returns as soon as the line is placed; endLine then records it (a
 // function, not a defer: a deferred call in a function with this many
 // returns costs the runtime's defer machinery on every line).
-func (s *State) classifyLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src, t string) {
+func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src, t string) {
 	body := p.Body
 	if m.config != nil {
 		fb.parseConfig(body[m.configAt:])
@@ -393,7 +403,7 @@ func (s *State) classifyLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *Li
 
 // endLine records the line classifyLine placed: the cause link of a
 // consequence, the events that retire, and the line as the previous one.
-func (s *State) endLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVerdict, src, t string) {
+func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVerdict, src, t string) {
 	if m.conseq && v.Alarm != 0 {
 		if ev := s.byID(v.Alarm); ev != nil && ev.A.Cause == 0 {
 			s.linkCause(ev)
@@ -402,11 +412,18 @@ func (s *State) endLine(fb *feedBuf, l Line, p *Prefix, m *lineMatch, v *LineVer
 	}
 	s.retire(fb)
 	benign := s.continuesBenign(p, src, m, v.Alarm)
-	s.d.Prev = prevLine{N: s.d.N, Seq: l.Seq, Src: src, Level: p.Level, Rank: p.Rank, Time: p.Time,
-		Kind: v.Kind, Alarm: v.Alarm, Benign: benign, Thread: isPyThreadDeath(t), AuxThread: isAuxThreadDeath(t)}
+	// Every field of prevLine, one by one: a composite literal is built in
+	// a temporary, zeroed, then copied with its write barriers, on every
+	// line (TestPrevLineFields counts the fields this must set).
+	pr := &s.d.Prev
+	pr.N, pr.Seq = s.d.N, l.Seq
+	pr.Src, pr.Level, pr.Rank, pr.Time = src, p.Level, p.Rank, p.Time
+	pr.Body = ""
 	if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
-		s.d.Prev.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
+		pr.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
 	}
+	pr.Kind, pr.Alarm = v.Kind, v.Alarm
+	pr.Benign, pr.Thread, pr.AuxThread = benign, isPyThreadDeath(t), isAuxThreadDeath(t)
 	fb.add(*v)
 }
 
