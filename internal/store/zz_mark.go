@@ -1,3 +1,0 @@
-package store
-
-var ZZMark = func(string) {}
