@@ -57,6 +57,10 @@ httpx.ConnectError: [Errno -3] Temporary failure in name resolution`, false},
 // A thread whose name says it only reports (usage, telemetry, analytics,
 // metrics, stats) is a side job: its death, whatever the exception, is no
 // server failure. A thread with another job (an engine loop) stays an alarm.
+// The verdict is the same however the launch is settled: by the settler at
+// the bound (SettleIdle) before or without a reader's, or by the stream's
+// end alone; and whether the next line, if any, comes from the same
+// process or from another one (vLLM tags each line with its process).
 func TestReportingThreadDeathIsNoAlarm(t *testing.T) {
 	t.Parallel()
 	body := `Traceback (most recent call last):
@@ -64,8 +68,12 @@ func TestReportingThreadDeathIsNoAlarm(t *testing.T) {
     self._target(*self._args, **self._kwargs)
   File "/srv/app/usage_lib.py", line 262, in _write_to_file
     os.makedirs(path, exist_ok=True)
-PermissionError: [Errno 13] Permission denied: '/home/app/.config/app'
-`
+PermissionError: [Errno 13] Permission denied: '/home/app/.config/app'`
+	settles := [][]classify.SettleMode{
+		{classify.SettleStreamEnd},
+		{classify.SettleIdle},
+		{classify.SettleIdle, classify.SettleStreamEnd},
+	}
 	for _, c := range []struct {
 		intro  string
 		alarms int
@@ -74,16 +82,26 @@ PermissionError: [Errno 13] Permission denied: '/home/app/.config/app'
 		{"Exception in thread usage-stats:", 0},
 		{"Exception in thread Thread-2 (_step_loop):", 1},
 	} {
-		for _, end := range []string{"", "INFO 01-02 03:04:09 [loader.py:2] Loading weights took 4.00 seconds\n"} {
-			st := classify.New("vllm")
-			var lines []classify.Line
-			for i, l := range strings.Split(strings.TrimRight(c.intro+"\n"+body+end, "\n"), "\n") {
-				lines = append(lines, classify.Line{Seq: int64(i + 1), Text: l})
-			}
-			st.Feed(lines)
-			st.Settle(classify.SettleStreamEnd)
-			if got := st.Summary().LiveAlarms; got != c.alarms {
-				t.Errorf("%q (then %q): %d alarms, want %d", c.intro, end, got, c.alarms)
+		for _, tag := range []string{"", "(APIServer pid=4242) "} {
+			for _, end := range []string{"", "INFO 01-02 03:04:09 [loader.py:2] Loading weights took 4.00 seconds",
+				"(EngineCore_DP0 pid=4300) INFO 01-02 03:04:09 [backends.py:7] Compiling a graph for dynamic shape takes 9.10 s"} {
+				for _, modes := range settles {
+					st := classify.New("vllm")
+					var lines []classify.Line
+					for _, l := range strings.Split(c.intro+"\n"+body, "\n") {
+						lines = append(lines, classify.Line{Seq: int64(len(lines) + 1), Text: tag + l})
+					}
+					if end != "" {
+						lines = append(lines, classify.Line{Seq: int64(len(lines) + 1), Text: end})
+					}
+					st.Feed(lines)
+					for _, m := range modes {
+						st.Settle(m)
+					}
+					if got := st.Summary().LiveAlarms; got != c.alarms {
+						t.Errorf("%q tagged %q, then %q, settled %v: %d alarms, want %d", c.intro, tag, end, modes, got, c.alarms)
+					}
+				}
 			}
 		}
 	}

@@ -93,15 +93,18 @@ func (s *State) Settle(mode SettleMode) Result {
 		}
 	}
 	for _, ev := range s.d.Events {
-		if mode != SettleIdle {
-			s.threadCallFailed(&fb, ev)
+		if mode == SettleIdle && s.undecided(ev) {
+			continue // waits for the next line or the stream's end
 		}
-		switch {
-		case mode == SettleExit:
+		// A reporting thread's death is withdrawn whenever its event
+		// settles, at the bound too: settled as a fatal alarm by the
+		// settler, it stayed one (nothing settles a settled event again),
+		// while a reader or the stream's end a moment earlier withdrew it,
+		// so the verdict hung on which came first.
+		s.threadCallFailed(&fb, ev)
+		if mode == SettleExit {
 			s.settleEvent(&fb, ev)
-		case mode == SettleIdle && s.undecided(ev):
-			// Waits for the next line or the stream's end.
-		default:
+		} else {
 			s.settleSoft(&fb, ev)
 		}
 	}

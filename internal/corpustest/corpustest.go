@@ -26,12 +26,18 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
-// Lines is every line of every *.log in the corpus (Dir) and in each of
-// dirs, split at "\n", read at run time (never copied into a fixture).
-// A directory without logs fails the test.
-func Lines(t testing.TB, dirs ...string) []string {
+// Log is one *.log file: its name and its lines, split at "\n".
+type Log struct {
+	Name  string
+	Lines []string
+}
+
+// Logs is every *.log in the corpus (Dir) and in each of dirs, read at run
+// time (never copied into a fixture). A directory without logs fails the
+// test.
+func Logs(t testing.TB, dirs ...string) []Log {
 	t.Helper()
-	var lines []string
+	var logs []Log
 	for _, dir := range append([]string{Dir(t)}, dirs...) {
 		files, err := filepath.Glob(filepath.Join(dir, "*.log"))
 		if err != nil || len(files) == 0 {
@@ -42,8 +48,18 @@ func Lines(t testing.TB, dirs ...string) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, strings.Split(string(data), "\n")...)
+			logs = append(logs, Log{Name: filepath.Base(f), Lines: strings.Split(string(data), "\n")})
 		}
+	}
+	return logs
+}
+
+// Lines is every line of every log Logs reads, one log after another.
+func Lines(t testing.TB, dirs ...string) []string {
+	t.Helper()
+	var lines []string
+	for _, l := range Logs(t, dirs...) {
+		lines = append(lines, l.Lines...)
 	}
 	return lines
 }
