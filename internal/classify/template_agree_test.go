@@ -48,34 +48,23 @@ func randomTemplateLine(rng *rand.Rand) string {
 
 // TestTemplateAgreesWithReference checks Template and LineTemplate against
 // the implementation they replaced (template_ref_test.go) on every line of
-// the corpus and the families, each line's pieces cut at every 7th byte,
+// the corpus and the families, each line's pieces cut at every 5th byte,
 // and on random lines of made-up fragments.
 func TestTemplateAgreesWithReference(t *testing.T) {
 	t.Parallel()
-	check := func(s string) {
-		t.Helper()
-		if got, want := Template(s), refTemplate(s); got != want {
-			t.Fatalf("Template(%q) = %q, reference %q", s, got, want)
-		}
-		got, gotNoise := LineTemplate(s)
-		want, wantNoise := refLineTemplate(s)
-		if got != want || gotNoise != wantNoise {
-			t.Fatalf("LineTemplate(%q) = %q, %v; reference %q, %v", s, got, gotNoise, want, wantNoise)
-		}
-	}
 	lines := agreeLines(t)
 	for _, l := range lines {
-		check(l)
-		for i := 7; i < len(l) && i < 700; i += 7 { // prefixes and suffixes reach the ends of tokens
-			check(l[:i])
-			check(l[i:])
+		checkTemplate(t, l)
+		for i := 5; i < len(l) && i < 700; i += 5 { // prefixes and suffixes reach the ends of tokens
+			checkTemplate(t, l[:i])
+			checkTemplate(t, l[i:])
 		}
 	}
 	rng := rand.New(rand.NewPCG(13, 6))
-	for range 200_000 {
-		check(randomTemplateLine(rng))
+	for range 400_000 {
+		checkTemplate(t, randomTemplateLine(rng))
 	}
-	t.Logf("%d corpus and family lines, 200000 random ones", len(lines))
+	t.Logf("%d corpus and family lines, 400000 random ones", len(lines))
 }
 
 // FuzzTemplateAgreesWithReference is the same check on fuzzed lines.
@@ -84,16 +73,29 @@ func FuzzTemplateAgreesWithReference(f *testing.F) {
 	for range 64 {
 		f.Add(randomTemplateLine(rng))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Template(s), refTemplate(s); got != want {
-			t.Fatalf("Template(%q) = %q, reference %q", s, got, want)
-		}
-		got, gotNoise := LineTemplate(s)
-		want, wantNoise := refLineTemplate(s)
-		if got != want || gotNoise != wantNoise {
-			t.Fatalf("LineTemplate(%q) = %q, %v; reference %q, %v", s, got, gotNoise, want, wantNoise)
-		}
-	})
+	f.Fuzz(checkTemplate)
+}
+
+// checkTemplate fails t unless Template, LineTemplate and their appending
+// forms agree with the reference on s; appendTemplate appends after a
+// prefix, so that its masks see a buffer that does not start empty.
+func checkTemplate(t *testing.T, s string) {
+	t.Helper()
+	want := refTemplate(s)
+	if got := Template(s); got != want {
+		t.Fatalf("Template(%q) = %q, reference %q", s, got, want)
+	}
+	var buf [templateBuf]byte
+	if got := appendTemplate(append(buf[:0], "pid "...), s); string(got) != "pid "+want {
+		t.Fatalf("appendTemplate(\"pid \", %q) = %q, reference %q", s, got, "pid "+want)
+	}
+	wantLine, wantNoise := refLineTemplate(s)
+	if got, noise := LineTemplate(s); got != wantLine || noise != wantNoise {
+		t.Fatalf("LineTemplate(%q) = %q, %v; reference %q, %v", s, got, noise, wantLine, wantNoise)
+	}
+	if got, noise := AppendLineTemplate(buf[:0], s); string(got) != wantLine || noise != wantNoise {
+		t.Fatalf("AppendLineTemplate(%q) = %q, %v; reference %q, %v", s, got, noise, wantLine, wantNoise)
+	}
 }
 
 // BenchmarkLineTemplate is the template of every corpus and family line,
@@ -118,5 +120,24 @@ func BenchmarkLineTemplate(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
+	}
+}
+
+// BenchmarkAppendLineTemplate is what ingest does per line (templateAcc):
+// the template of every corpus and family line appended to a buffer kept
+// from line to line.
+func BenchmarkAppendLineTemplate(b *testing.B) {
+	lines := agreeLines(b)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l)) + 1
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	buf := make([]byte, 0, templateBuf)
+	for b.Loop() {
+		for _, l := range lines {
+			buf, _ = AppendLineTemplate(buf[:0], l)
+		}
 	}
 }
