@@ -3,9 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,19 +23,14 @@ func TestUpsertPhasesStoresAsReportByReport(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	files, err := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.log"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus logs: %v", err)
-	}
-	slices.Sort(files)
 	var lines []classify.Line
 	t0 := time.Date(2026, 4, 2, 9, 28, 0, 0, time.UTC)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, log := range corpustest.Logs(t) {
+		text := log.Lines
+		if text[len(text)-1] == "" {
+			text = text[:len(text)-1] // the file's last newline
 		}
-		for _, text := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		for _, text := range text {
 			at := t0.Add(time.Duration(len(lines)) * time.Second)
 			lines = append(lines, classify.Line{Seq: int64(len(lines) + 1), Text: text, Time: at, Clock: at})
 		}
