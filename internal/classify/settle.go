@@ -68,8 +68,9 @@ type SettleMode int
 const (
 	// SettleIdle: no line came for the settle bound (ingest's settler, about
 	// 2 s after the last line). Every alarm but an undecided one counts for
-	// the status; nothing is closed, so the lines that may still come are
-	// read as usual.
+	// the status (a reporting thread's death is withdrawn, as in every
+	// mode); nothing is closed, so the lines that may still come are read
+	// as usual.
 	SettleIdle SettleMode = iota
 	// SettleStreamEnd: a reader asks for the verdict after the settle bound
 	// (GET /api/v1/launches/{key}), or eval's stream ended. Every alarm
