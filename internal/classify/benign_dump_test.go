@@ -11,6 +11,12 @@ import (
 // stream's end (what a client reading the launch after that batch causes),
 // and returns the live alarms.
 func feedSettled(server, log string) []classify.Alarm {
+	_, live := feedSettledState(server, log)
+	return live
+}
+
+// feedSettledState is feedSettled that returns the state too.
+func feedSettledState(server, log string) (*classify.State, []classify.Alarm) {
 	st := classify.New(server)
 	var in []classify.Line
 	for i, l := range strings.Split(log, "\n") {
@@ -28,7 +34,7 @@ func feedSettled(server, log string) []classify.Alarm {
 			live = append(live, a)
 		}
 	}
-	return live
+	return st, live
 }
 
 // TestHandledDumpsAreNoAlarm: dumps a process prints while it goes on are

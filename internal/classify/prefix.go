@@ -475,7 +475,8 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 }
 
 // eatLoguru reads loguru's default format after its time:
-// " | ERROR    | module:function:12 - msg".
+// " | ERROR    | module:function:12 - msg", and FastChat's (LLaVA's),
+// which has the logger's name there: " | ERROR | stderr | msg".
 func eatLoguru(rest string) (string, string, bool) {
 	if !strings.HasPrefix(rest, " | ") {
 		return "", "", false
@@ -489,10 +490,33 @@ func eatLoguru(rest string) (string, string, bool) {
 		return "", "", false
 	}
 	body := rest[3+bar+3:]
+	if msg, ok := skipLoggerNameField(body); ok {
+		return msg, lv, true
+	}
 	if d := strings.Index(body, " - "); d > 0 && d < 120 && !strings.Contains(body[:d], " ") && strings.Contains(body[:d], ":") {
 		body = body[d+3:]
 	}
 	return body, lv, true
+}
+
+// skipLoggerNameField drops the logger's name that FastChat's format
+// ("%(asctime)s | %(levelname)s | %(name)s | %(message)s", also LLaVA's)
+// writes between the level and the message: "stderr | msg" is "msg", and
+// "stderr |" (an empty message, as a blank line re-logged) is "". Its
+// StreamToLogger re-logs a process's whole stderr at ERROR under the name
+// stderr, so a traceback's frames keep their indentation only without it.
+func skipLoggerNameField(body string) (string, bool) {
+	bar := strings.Index(body, " |")
+	if bar < 1 || bar > 80 || !isLoggerName(body[:bar]) {
+		return body, false
+	}
+	switch rest := body[bar+2:]; {
+	case rest == "":
+		return "", true
+	case rest[0] == ' ':
+		return rest[1:], true
+	}
+	return body, false
 }
 
 // eatDated reads prefixes that start with a date: TGI's RFC 3339 time and

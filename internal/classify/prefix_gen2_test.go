@@ -4,7 +4,7 @@ import "testing"
 
 // Loggers the red team met whose prefixes stayed in the body: Ray's C++
 // logger (its level letter), loguru's default format, DeepSpeed's
-// "[file.py:line:func]" source tag.
+// "[file.py:line:func]" source tag, FastChat's logger name.
 func TestMoreLoggerPrefixes(t *testing.T) {
 	for _, c := range []struct{ line, level, body string }{
 		{`[2031-01-02 03:04:05,678 E 1234 5678] core_worker.cc:123: Unhandled exception: St9bad_alloc`, "ERROR", "core_worker.cc:123: Unhandled exception: St9bad_alloc"},
@@ -13,6 +13,15 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05.678 | INFO     | __main__:<module>:12 - ready on port 8000`, "INFO", "ready on port 8000"},
 		{`[2031-01-02 03:04:05,101] [ERROR] [launch.py:321:sigkill_handler] exits with return code = -9`, "ERROR", "exits with return code = -9"},
 		{`[2031-01-02 03:04:05] [INFO] [not a tag] hello`, "INFO", "[not a tag] hello"},
+		// FastChat's "| LEVEL | logger name | message": the name goes, a
+		// traceback frame re-logged from stderr keeps its indentation, and a
+		// blank stderr line is an empty message.
+		{`2031-01-02 03:04:05 | INFO | model_worker | Register to controller`, "INFO", "Register to controller"},
+		{`2031-01-02 03:04:05 | ERROR | stderr |   File "/srv/app/worker.py", line 12, in <module>`, "ERROR", `  File "/srv/app/worker.py", line 12, in <module>`},
+		{`2031-01-02 03:04:05 | ERROR | stderr | `, "ERROR", ""},
+		{`2031-01-02 03:04:05 | ERROR | stderr |`, "ERROR", ""},
+		{`2031-01-02 03:04:05 | ERROR | stderr |x`, "ERROR", "stderr |x"},
+		{`2031-01-02 03:04:05 | INFO | two words | kept`, "INFO", "two words | kept"},
 	} {
 		p := ParsePrefix(c.line, 2031)
 		if p.Level != c.level || p.Body != c.body {

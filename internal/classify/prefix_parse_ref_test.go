@@ -283,6 +283,9 @@ func oldEatLoguru(rest string) (string, string, bool) {
 		return "", "", false
 	}
 	body := rest[3+bar+3:]
+	if msg, ok := skipLoggerNameField(body); ok {
+		return msg, lv, true
+	}
 	if d := strings.Index(body, " - "); d > 0 && d < 120 && !strings.Contains(body[:d], " ") && strings.Contains(body[:d], ":") {
 		body = body[d+3:]
 	}

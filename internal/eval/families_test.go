@@ -22,7 +22,9 @@ import (
 //   - c-: crashes on formats the others lack (JAX/XLA, Habana, ROCm/HIP,
 //     ggml dumps, Triton compiler and TensorRT-LLM errors, torchrun, Ray,
 //     faulthandler, the OOM killer, Go and Rust failures ...);
-//   - n-: healthy launches full of scary-but-benign lines.
+//   - n-: healthy launches full of scary-but-benign lines;
+//   - the later red teams (h-, r-, m-, g-, k-, s-) count with the first
+//     part.
 func familiesDir(t *testing.T) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)

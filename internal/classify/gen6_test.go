@@ -1,0 +1,53 @@
+package classify_test
+
+import "testing"
+
+// A sixth red team's finds: FastChat's stderr traceback is one alarm (its
+// logger name no longer hides the frames' indentation); LocalAI's and Ray
+// Serve's readiness lines; a request LocalAI answered 500 while later ones
+// succeed (key=value access lines, two of them as verdict.go asks) is no
+// crash.
+func TestSixthRedTeamFinds(t *testing.T) {
+	t.Parallel()
+	t.Run("FastChatStderrTraceback", func(t *testing.T) {
+		st, alarms := feedSettledState("", `2031-01-02 03:04:05 | INFO | model_worker | Loading the model ['acme-13b'] on worker 5f0c ...
+2031-01-02 03:04:09 | ERROR | stderr | 
+2031-01-02 03:04:09 | ERROR | stderr | Traceback (most recent call last):
+2031-01-02 03:04:09 | ERROR | stderr |   File "/srv/fastchat/serve/model_worker.py", line 40, in <module>
+2031-01-02 03:04:09 | ERROR | stderr |     worker = create_model_worker()
+2031-01-02 03:04:09 | ERROR | stderr |   File "/srv/torch/nn/modules/module.py", line 900, in _apply
+2031-01-02 03:04:09 | ERROR | stderr |     param_applied = fn(param)
+2031-01-02 03:04:09 | ERROR | stderr | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.`)
+		if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 8 || alarms[0].FirstSeq > 3 || alarms[0].LastSeq != 8 {
+			t.Errorf("%d alarms %+v, want one fatal alarm of the traceback (lines 3-8) headed by line 8", len(alarms), alarms)
+		}
+		if st.Summary().Ready != nil {
+			t.Errorf("ready %+v", st.Summary().Ready)
+		}
+	})
+	t.Run("LocalAIReadyAndARequestsFailure", func(t *testing.T) {
+		st, alarms := feedSettledState("", `3:04PM INF Starting LocalAI using 8 threads, with models path: /models
+3:04PM INF LocalAI API is listening! Please connect to the endpoint for API documentation. endpoint=http://0.0.0.0:8080
+3:05PM DBG GRPC(acme-8b-127.0.0.1:40001): stderr llama_model_load: error loading model: tensor 'blk.3.attn_q.weight' data is not within the file bounds
+3:05PM DBG GRPC(acme-8b-127.0.0.1:40001): stderr llama_model_load_from_file_impl: failed to load model
+3:05PM ERR Server error error="could not load model: rpc error: code = Canceled desc = " ip=10.0.0.7 latency=3.2s method=POST status=500 url=/v1/chat/completions
+3:05PM INF Success ip=10.0.0.7 latency=210ms method=POST status=200 url=/v1/embeddings
+3:05PM INF Success ip=10.0.0.9 latency=1.2ms method=GET status=200 url=/readyz`)
+		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
+			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
+		}
+		for _, a := range alarms {
+			if a.Fatal {
+				t.Errorf("fatal alarm %+v: the server answered the next request", a)
+			}
+		}
+	})
+	t.Run("RayServeReady", func(t *testing.T) {
+		st, _ := feedSettledState("", `(ServeController pid=4300) INFO 2031-01-02 03:04:05,100 controller 4300 -- Deploying new version of Deployment(name='LLMServer', app='chat') (initial target replicas: 1).
+(ServeController pid=4300) INFO 2031-01-02 03:05:05,100 controller 4300 -- Deployed app 'chat' successfully.
+INFO 2031-01-02 03:05:05,300 serve 4100 -- Application 'chat' is ready at http://127.0.0.1:8000/.`)
+		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
+			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
+		}
+	})
+}
