@@ -3,8 +3,10 @@ package classify_test
 import "testing"
 
 // A sixth red team's finds: FastChat's stderr traceback is one alarm (its
-// logger name no longer hides the frames' indentation); LocalAI's and Ray
-// Serve's readiness lines; a request LocalAI answered 500 while later ones
+// logger name no longer hides the frames' indentation); LocalAI's, Ray
+// Serve's, TorchServe's and OpenVINO Model Server's readiness lines; a
+// TorchServe handler's failure (log4j's thread and logger read as prefix)
+// is one request's; a request LocalAI answered 500 while later ones
 // succeed (key=value access lines, two of them as verdict.go asks) is no
 // crash.
 func TestSixthRedTeamFinds(t *testing.T) {
@@ -40,6 +42,29 @@ func TestSixthRedTeamFinds(t *testing.T) {
 			if a.Fatal {
 				t.Errorf("fatal alarm %+v: the server answered the next request", a)
 			}
+		}
+	})
+	t.Run("TorchServeReadyAndAHandlersFailure", func(t *testing.T) {
+		st, alarms := feedSettledState("", `2031-01-02T03:04:05,100 [INFO ] main org.pytorch.serve.ModelServer - Model server started.
+2031-01-02T03:04:25,200 [DEBUG] W-9000-acme_1.0 org.pytorch.serve.wlm.WorkerThread - W-9000-acme_1.0 State change WORKER_STARTED -> WORKER_MODEL_LOADED
+2031-01-02T03:05:00,300 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG - Invoking custom service failed.
+2031-01-02T03:05:00,300 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG - Traceback (most recent call last):
+2031-01-02T03:05:00,300 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG -   File "/srv/ts/service.py", line 130, in predict
+2031-01-02T03:05:00,300 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG -     ret = self._entry_point(input_batch, self.context)
+2031-01-02T03:05:00,301 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG - KeyError: 'text'
+2031-01-02T03:05:00,302 [INFO ] W-9000-acme_1.0 ACCESS_LOG - /10.0.0.7:40000 "POST /predictions/acme HTTP/1.1" 503 3`)
+		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
+			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
+		}
+		if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 7 {
+			t.Errorf("%d alarms %+v, want one non-fatal alarm headed by the KeyError", len(alarms), alarms)
+		}
+	})
+	t.Run("OpenVINOModelServerReady", func(t *testing.T) {
+		st, _ := feedSettledState("", `[2031-01-02 03:04:05.100][1][serving][info][grpcservermodule.cpp:180] GRPCServerModule started
+[2031-01-02 03:04:35.200][1][serving][info][servablemanagermodule.cpp:55] ServableManagerModule started`)
+		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
+			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
 		}
 	})
 	t.Run("RayServeReady", func(t *testing.T) {

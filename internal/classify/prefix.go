@@ -449,7 +449,8 @@ func (p *Prefix) eatRankTag(s string) (string, bool) {
 	return skipOneSpace(strings.TrimPrefix(s[end+1:], ":")), true
 }
 
-// eatBracketLevel reads "[TensorRT-LLM][WARNING] ", "[WARNING] " and "[ERROR] ".
+// eatBracketLevel reads "[TensorRT-LLM][WARNING] ", "[WARNING] " and "[ERROR] ",
+// and the thread and logger log4j's "%d [%-5p] %t %c - %m" writes after it.
 func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 	rest := strings.TrimPrefix(s, "[TensorRT-LLM]")
 	if !strings.HasPrefix(rest, "[") {
@@ -471,7 +472,7 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
-	return rest, true
+	return skipLog4jThreadLogger(rest), true
 }
 
 // eatLoguru reads loguru's default format after its time:
@@ -604,8 +605,8 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 	return s, false
 }
 
-// eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] " and
-// uvicorn's "INFO:     ".
+// eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] ", NIM's
+// "INFO 2024-07-02 17:52:36.112 file.py:152] " and uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	// The capitals are packed as normLevel packs a word while they are
 	// scanned (they need neither trimming nor folding); a ninth lands on
@@ -664,7 +665,43 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		p.Level = lv
 		return rest, true
 	}
+	// NVIDIA NIM's containers (around vLLM and TensorRT-LLM): a full date
+	// and the source tag, "2024-07-02 17:52:36.112 file.py:152] msg".
+	if t, n := parseDateTime(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
+		tail := rest[n+1:]
+		if e := indexByteWithin(tail, ']', 80); e > 0 && isFileLineTag(tail[:e]) {
+			p.Time, p.Level = t, lv
+			return skipOneSpace(tail[e+1:]), true
+		}
+	}
 	return s, false
+}
+
+// skipLog4jThreadLogger drops the thread and logger that log4j's
+// "%d [%-5p] %t %c - %m" (TorchServe's frontend) writes between the level
+// and the message: "W-9000-m_1.0-stdout MODEL_LOG - msg" and "main
+// org.pytorch.serve.ModelServer - msg". The logger must look like one (a
+// dotted class or an UPPER_CASE name) and the thread like a thread name (a
+// digit or '-' in it, or "main"), so that "Loading model - wait" stays.
+func skipLog4jThreadLogger(s string) string {
+	sp := strings.IndexByte(s, ' ')
+	if sp < 1 || sp > 80 {
+		return s
+	}
+	thread, rest := s[:sp], s[sp+1:]
+	sp = strings.IndexByte(rest, ' ')
+	if sp < 3 || sp > 120 || !strings.HasPrefix(rest[sp:], " - ") {
+		return s
+	}
+	logger := rest[:sp]
+	if !isLoggerName(logger) || !isLoggerName(thread) ||
+		!(strings.Contains(thread, "-") || strings.ContainsAny(thread, "0123456789") || thread == "main") {
+		return s
+	}
+	if !strings.Contains(logger, ".") && strings.ToUpper(logger) != logger {
+		return s
+	}
+	return rest[sp+3:]
 }
 
 // indexTagEnd is strings.Index(s, "] ") by the ']', which is mostly the

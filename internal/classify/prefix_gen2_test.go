@@ -4,7 +4,8 @@ import "testing"
 
 // Loggers the red team met whose prefixes stayed in the body: Ray's C++
 // logger (its level letter), loguru's default format, DeepSpeed's
-// "[file.py:line:func]" source tag, FastChat's logger name.
+// "[file.py:line:func]" source tag, FastChat's logger name, log4j's thread
+// and logger, NIM's dated vLLM prefix.
 func TestMoreLoggerPrefixes(t *testing.T) {
 	for _, c := range []struct{ line, level, body string }{
 		{`[2031-01-02 03:04:05,678 E 1234 5678] core_worker.cc:123: Unhandled exception: St9bad_alloc`, "ERROR", "core_worker.cc:123: Unhandled exception: St9bad_alloc"},
@@ -22,6 +23,16 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05 | ERROR | stderr |`, "ERROR", ""},
 		{`2031-01-02 03:04:05 | ERROR | stderr |x`, "ERROR", "stderr |x"},
 		{`2031-01-02 03:04:05 | INFO | two words | kept`, "INFO", "two words | kept"},
+		// log4j's "%d [%-5p] %t %c - %m" (TorchServe): thread and logger go,
+		// a message with a dash in it stays.
+		{`2031-01-02T03:04:05,678 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG -   File "/srv/ts/service.py", line 130, in predict`, "INFO", `  File "/srv/ts/service.py", line 130, in predict`},
+		{`2031-01-02T03:04:05,678 [INFO ] main org.pytorch.serve.ModelServer - Torchserve version: 0.12.0`, "INFO", "Torchserve version: 0.12.0"},
+		{`2031-01-02T03:04:05,678 [INFO ] Loading model - please wait`, "INFO", "Loading model - please wait"},
+		{`2031-01-02T03:04:05,678 [INFO ] step-2 done - next`, "INFO", "step-2 done - next"},
+		// NVIDIA NIM: vLLM's level word, then a full date and the source tag.
+		{`INFO 2031-01-02 03:04:05.678 ngc_injector.py:152] Valid profile: 4f2e (vllm-bf16-tp1)`, "INFO", "Valid profile: 4f2e (vllm-bf16-tp1)"},
+		{`ERROR 2031-01-02 03:04:05,678 serving_chat.py:201] Error in preprocessing prompt inputs`, "ERROR", "Error in preprocessing prompt inputs"},
+		{`INFO 2031-01-02 03:04:05 the date, then no tag`, "", `INFO 2031-01-02 03:04:05 the date, then no tag`},
 	} {
 		p := ParsePrefix(c.line, 2031)
 		if p.Level != c.level || p.Body != c.body {

@@ -265,7 +265,7 @@ func (p *Prefix) oldEatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
-	return rest, true
+	return skipLog4jThreadLogger(rest), true
 }
 
 // eatLoguru reads loguru's default format after its time:
@@ -422,6 +422,14 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 		}
 		p.Level = lv
 		return rest, true
+	}
+	// NIM: "2024-07-02 17:52:36.112 file.py:152] msg"
+	if t, n := oldParseDateTime(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
+		tail := rest[n+1:]
+		if e := strings.IndexByte(tail, ']'); e > 0 && e < 80 && isFileLineTag(tail[:e]) {
+			p.Time, p.Level = t, lv
+			return skipOneSpace(tail[e+1:]), true
+		}
 	}
 	return s, false
 }
