@@ -310,8 +310,8 @@ func isRankWord(w string) bool {
 	return false
 }
 
-// eatBracketTime reads SGLang's "[2026-01-12 05:01:25 DP7 TP7 EP7] " and
-// similar bracketed timestamps.
+// eatBracketTime reads SGLang's "[2026-01-12 05:01:25 DP7 TP7 EP7] ",
+// similar bracketed timestamps, and spdlog's fields right after one.
 func (p *Prefix) eatBracketTime(s string) (string, bool) {
 	if len(s) < 21 || !isDigit(s[1]) {
 		return s, false
@@ -345,7 +345,37 @@ func (p *Prefix) eatBracketTime(s string) (string, bool) {
 			p.Source = p.Rank
 		}
 	}
+	if lv, body, ok := eatSpdlogFields(s[end+1:]); ok {
+		p.Level = lv
+		return body, true
+	}
 	return skipOneSpace(s[end+1:]), true
+}
+
+// eatSpdlogFields reads the bracketed fields that an spdlog pattern such as
+// OpenVINO Model Server's "[%Y-%m-%d %H:%M:%S.%e][%t][%n][%l][%s:%#] %v"
+// writes right after its time: a thread id, a logger name, a level and a
+// source location, each without spaces, one of them a level word. It
+// returns the level and the message.
+func eatSpdlogFields(s string) (string, string, bool) {
+	lv := ""
+	for range 6 {
+		if len(s) < 3 || s[0] != '[' {
+			break
+		}
+		end := indexByteWithin(s, ']', 61)
+		if end < 2 || end > 60 || strings.IndexByte(s[1:end], ' ') >= 0 || strings.IndexByte(s[1:end], '[') >= 0 {
+			return "", "", false
+		}
+		if l := normLevel(s[1:end]); l != "" && lv == "" {
+			lv = l
+		}
+		s = s[end+1:]
+	}
+	if lv == "" {
+		return "", "", false
+	}
+	return lv, skipOneSpace(s), true
 }
 
 // rankWords is strings.Join of the rank words (isRankWord) among

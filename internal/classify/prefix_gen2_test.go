@@ -5,7 +5,7 @@ import "testing"
 // Loggers the red team met whose prefixes stayed in the body: Ray's C++
 // logger (its level letter), loguru's default format, DeepSpeed's
 // "[file.py:line:func]" source tag, FastChat's logger name, log4j's thread
-// and logger, NIM's dated vLLM prefix.
+// and logger, NIM's dated vLLM prefix, spdlog's bracketed fields.
 func TestMoreLoggerPrefixes(t *testing.T) {
 	for _, c := range []struct{ line, level, body string }{
 		{`[2031-01-02 03:04:05,678 E 1234 5678] core_worker.cc:123: Unhandled exception: St9bad_alloc`, "ERROR", "core_worker.cc:123: Unhandled exception: St9bad_alloc"},
@@ -29,6 +29,10 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02T03:04:05,678 [INFO ] main org.pytorch.serve.ModelServer - Torchserve version: 0.12.0`, "INFO", "Torchserve version: 0.12.0"},
 		{`2031-01-02T03:04:05,678 [INFO ] Loading model - please wait`, "INFO", "Loading model - please wait"},
 		{`2031-01-02T03:04:05,678 [INFO ] step-2 done - next`, "INFO", "step-2 done - next"},
+		// spdlog fields right after a bracketed time (OpenVINO Model Server).
+		{`[2031-01-02 03:04:05.678][1][modelmanager][error][servable_initializer.cpp:351] [GPU] out of GPU resources`, "ERROR", "[GPU] out of GPU resources"},
+		{`[2031-01-02 03:04:05.678][812][serving][info][servablemanagermodule.cpp:55] ServableManagerModule started`, "INFO", "ServableManagerModule started"},
+		{`[2031-01-02 03:04:05.678][1][no level here] msg`, "", "[1][no level here] msg"},
 		// NVIDIA NIM: vLLM's level word, then a full date and the source tag.
 		{`INFO 2031-01-02 03:04:05.678 ngc_injector.py:152] Valid profile: 4f2e (vllm-bf16-tp1)`, "INFO", "Valid profile: 4f2e (vllm-bf16-tp1)"},
 		{`ERROR 2031-01-02 03:04:05,678 serving_chat.py:201] Error in preprocessing prompt inputs`, "ERROR", "Error in preprocessing prompt inputs"},

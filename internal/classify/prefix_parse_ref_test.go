@@ -175,6 +175,10 @@ func (p *Prefix) oldEatBracketTime(s string) (string, bool) {
 			p.Source = p.Rank
 		}
 	}
+	if lv, body, ok := eatSpdlogFields(s[end+1:]); ok {
+		p.Level = lv
+		return body, true
+	}
 	return skipOneSpace(s[end+1:]), true
 }
 
