@@ -234,3 +234,52 @@ func TestRunRetriesOnTheClock(t *testing.T) {
 		t.Errorf("%d requests, want 2", len(got))
 	}
 }
+
+// A process that stops while a delivery's POST is in flight still records
+// it: the receiver answered, so the delivery is delivered, and a worker
+// that runs after it (another process, or this one restarted) sends it no
+// second time. Before, the stop rolled the record back and the crash
+// reached the receiver twice.
+func TestStopDuringDeliveryRecordsIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	arrived, answer := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	posts := 0
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		mu.Lock()
+		posts++
+		first := posts == 1
+		mu.Unlock()
+		if first {
+			close(arrived)
+			<-answer // the process is told to stop meanwhile
+		}
+	}))
+	t.Cleanup(rcv.Close)
+	h := b.hook(t, rcv.URL, "json", "crashed")
+	b.crash(t, "demo-stop")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.worker(t, notify.Config{Poll: time.Hour}).Run(ctx)
+	}()
+	<-arrived
+	cancel()
+	close(answer)
+	<-done
+	if got := b.deliveryLog(t, h.ID); len(got) != 1 || got[0].State != "delivered" || got[0].Attempts != 1 {
+		t.Fatalf("delivery log after the stop %+v, want one delivered at its first attempt", got)
+	}
+	if _, err := b.worker(t, notify.Config{}).Work(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if posts != 1 {
+		t.Errorf("the receiver got %d POSTs, want 1", posts)
+	}
+}

@@ -164,6 +164,16 @@ func (w *Worker) Work(ctx context.Context) (time.Time, error) {
 	return w.store.NextWebhookDue(ctx)
 }
 
+// attemptBound is how long one delivery may take from its row lock to its
+// record: the HTTP client's timeout and time for the two statements.
+func (w *Worker) attemptBound() time.Duration {
+	t := w.cfg.Client.Timeout
+	if t <= 0 {
+		t = DefaultTimeout
+	}
+	return t + 10*time.Second
+}
+
 // deliverDue sends every delivery due at now, a few at once.
 func (w *Worker) deliverDue(ctx context.Context, now time.Time) error {
 	var wg sync.WaitGroup
@@ -173,9 +183,16 @@ func (w *Worker) deliverDue(ctx context.Context, now time.Time) error {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				found, err := w.store.DeliverNext(ctx, now, func(d store.WebhookDelivery) store.DeliveryResult {
-					return w.attempt(ctx, d)
+				// A delivery once taken is sent and recorded even if ctx
+				// ends meanwhile (the process is stopping): abandoned
+				// after its POST reached the receiver, its transaction
+				// rolled back, it stayed pending, and another process
+				// sent it again. The attempt's own timeout bounds it.
+				dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.attemptBound())
+				found, err := w.store.DeliverNext(dctx, now, func(d store.WebhookDelivery) store.DeliveryResult {
+					return w.attempt(dctx, d)
 				})
+				cancel()
 				if err != nil {
 					errs <- err
 					return
