@@ -4,7 +4,7 @@ import "testing"
 
 // A sixth red team's finds: FastChat's stderr traceback is one alarm (its
 // logger name no longer hides the frames' indentation); LocalAI's, Ray
-// Serve's, TorchServe's and OpenVINO Model Server's readiness lines; a
+// Serve's, TorchServe's, OpenVINO Model Server's and RunPod's readiness lines; a
 // TorchServe handler's failure (log4j's thread and logger read as prefix)
 // is one request's; a request LocalAI answered 500 while later ones
 // succeed (key=value access lines, two of them as verdict.go asks) is no
@@ -63,6 +63,13 @@ func TestSixthRedTeamFinds(t *testing.T) {
 	t.Run("OpenVINOModelServerReady", func(t *testing.T) {
 		st, _ := feedSettledState("", `[2031-01-02 03:04:05.100][1][serving][info][grpcservermodule.cpp:180] GRPCServerModule started
 [2031-01-02 03:04:35.200][1][serving][info][servablemanagermodule.cpp:55] ServableManagerModule started`)
+		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
+			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
+		}
+	})
+	t.Run("RunPodWorkerReady", func(t *testing.T) {
+		st, _ := feedSettledState("", `INFO 01-02 03:04:05 [engine.py:80] Engine initialized in 41.20 s
+--- Starting Serverless Worker |  Version 1.7.0 ---`)
 		if st.Summary().Ready == nil || st.Summary().Ready.Seq != 2 {
 			t.Errorf("ready %+v, want line 2", st.Summary().Ready)
 		}
