@@ -99,7 +99,11 @@ func ReadBody(body io.Reader, contentEncoding string, size, maxBytes int64) ([]b
 	var data []byte
 	var err error
 	if sized {
-		data, err = readSized(r, size)
+		// Room for the body and the read that reports its end: a
+		// bytes.Buffer grows only when fewer than MinRead bytes are free.
+		buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+		_, err = buf.ReadFrom(r)
+		data = buf.Bytes()
 	} else {
 		data, err = io.ReadAll(r)
 	}
@@ -110,26 +114,6 @@ func ReadBody(body io.Reader, contentEncoding string, size, maxBytes int64) ([]b
 		return nil, readError(err, maxBytes)
 	}
 	return data, nil
-}
-
-// readSized is io.ReadAll into a buffer made for size bytes and the read
-// that reports the end. A body longer than announced still reads whole
-// (the buffer grows); net/http stops a body at its Content-Length anyway.
-func readSized(r io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, 0, size+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
 
 // limitedReader reads at most n bytes of r and remembers whether r had

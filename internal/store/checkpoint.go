@@ -57,33 +57,24 @@ func (t *Tx) SaveCheckpoints(ctx context.Context, launchID int64, cs []Checkpoin
 		return nil
 	}
 	cs = slices.SortedFunc(slices.Values(cs), func(a, b Checkpoint) int { return cmp.Compare(a.Seq, b.Seq) })
-	stored, err := t.storedUpTo(ctx, "classifier_checkpoints", "seq", launchID, len(cs), func(i int) int64 { return cs[i].Seq })
+	err := t.upsertOrCopy(ctx, "classifier_checkpoints", "seq", []string{"launch_id", "seq", "state"}, launchID, len(cs),
+		func(i int) int64 { return cs[i].Seq },
+		func(stored int) error {
+			seqs := make([]int64, stored)
+			states := make([][]byte, stored)
+			for i, c := range cs[:stored] {
+				seqs[i], states[i] = c.Seq, c.State
+			}
+			_, err := t.tx.Exec(ctx, `
+				INSERT INTO classifier_checkpoints (launch_id, seq, state)
+				SELECT $1, s, st FROM unnest($2::bigint[], $3::bytea[]) AS c(s, st)
+				ON CONFLICT (launch_id, seq) DO UPDATE SET state = EXCLUDED.state`,
+				launchID, seqs, states)
+			return err
+		},
+		func(i int) []any { return []any{launchID, cs[i].Seq, cs[i].State} })
 	if err != nil {
 		return fmt.Errorf("store: save checkpoints: %w", err)
-	}
-	if stored > 0 {
-		seqs := make([]int64, stored)
-		states := make([][]byte, stored)
-		for i, c := range cs[:stored] {
-			seqs[i], states[i] = c.Seq, c.State
-		}
-		if _, err := t.tx.Exec(ctx, `
-			INSERT INTO classifier_checkpoints (launch_id, seq, state)
-			SELECT $1, s, st FROM unnest($2::bigint[], $3::bytea[]) AS c(s, st)
-			ON CONFLICT (launch_id, seq) DO UPDATE SET state = EXCLUDED.state`,
-			launchID, seqs, states); err != nil {
-			return fmt.Errorf("store: save checkpoints: %w", err)
-		}
-	}
-	fresh := cs[stored:]
-	if len(fresh) == 0 {
-		return nil
-	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"classifier_checkpoints"}, []string{"launch_id", "seq", "state"},
-		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
-			return []any{launchID, fresh[i].Seq, fresh[i].State}, nil
-		})); err != nil {
-		return fmt.Errorf("store: copy checkpoints: %w", err)
 	}
 	return nil
 }

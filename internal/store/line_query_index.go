@@ -213,32 +213,23 @@ func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64
 		return nil
 	}
 	chunks := slices.Sorted(maps.Keys(blooms))
-	stored, err := t.storedUpTo(ctx, "line_chunks", "chunk", launchID, len(chunks), func(i int) int64 { return chunks[i] })
+	err := t.upsertOrCopy(ctx, "line_chunks", "chunk", []string{"launch_id", "chunk", "bloom"}, launchID, len(chunks),
+		func(i int) int64 { return chunks[i] },
+		func(stored int) error {
+			bits := make([]pgtype.Bits, stored)
+			for i, c := range chunks[:stored] {
+				bits[i] = blooms[c].bits()
+			}
+			_, err := t.tx.Exec(ctx, `
+				INSERT INTO line_chunks (launch_id, chunk, bloom)
+				SELECT $1, c, b FROM unnest($2::bigint[], $3::varbit[]) AS u(c, b)
+				ON CONFLICT (launch_id, chunk) DO UPDATE SET bloom = line_chunks.bloom | EXCLUDED.bloom`,
+				launchID, chunks[:stored], bits)
+			return err
+		},
+		func(i int) []any { return []any{launchID, chunks[i], blooms[chunks[i]].bits()} })
 	if err != nil {
 		return fmt.Errorf("store: add line chunks: %w", err)
-	}
-	if stored > 0 {
-		bits := make([]pgtype.Bits, stored)
-		for i, c := range chunks[:stored] {
-			bits[i] = blooms[c].bits()
-		}
-		if _, err := t.tx.Exec(ctx, `
-			INSERT INTO line_chunks (launch_id, chunk, bloom)
-			SELECT $1, c, b FROM unnest($2::bigint[], $3::varbit[]) AS u(c, b)
-			ON CONFLICT (launch_id, chunk) DO UPDATE SET bloom = line_chunks.bloom | EXCLUDED.bloom`,
-			launchID, chunks[:stored], bits); err != nil {
-			return fmt.Errorf("store: add line chunks: %w", err)
-		}
-	}
-	fresh := chunks[stored:]
-	if len(fresh) == 0 {
-		return nil
-	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"line_chunks"}, []string{"launch_id", "chunk", "bloom"},
-		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
-			return []any{launchID, fresh[i], blooms[fresh[i]].bits()}, nil
-		})); err != nil {
-		return fmt.Errorf("store: copy line chunks: %w", err)
 	}
 	return nil
 }

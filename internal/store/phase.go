@@ -40,44 +40,42 @@ func (t *Tx) UpsertPhases(ctx context.Context, launchID int64, phases []classify
 	}
 	phases = foldPhases(phases)
 	slices.SortStableFunc(phases, func(a, b classify.Phase) int { return cmp.Compare(a.BeginSeq, b.BeginSeq) })
-	stored, err := t.storedUpTo(ctx, "launch_phases", "begin_seq", launchID, len(phases), func(i int) int64 { return phases[i].BeginSeq })
+	// A running phase's end is NULL.
+	endOf := func(p *classify.Phase) (*int64, *time.Time) {
+		if p.EndSeq == 0 {
+			return nil, nil
+		}
+		return &p.EndSeq, &p.End
+	}
+	row := func(i int) []any {
+		p := &phases[i]
+		endSeq, end := endOf(p)
+		return []any{launchID, p.BeginSeq, p.Name, p.Begin, endSeq, end, int32(p.Done), int32(p.Total)}
+	}
+	err := t.upsertOrCopy(ctx, "launch_phases", "begin_seq",
+		[]string{"launch_id", "begin_seq", "name", "begin_at", "end_seq", "end_at", "done", "total"}, launchID, len(phases),
+		func(i int) int64 { return phases[i].BeginSeq },
+		func(stored int) error {
+			begins, names, beginAt := make([]int64, stored), make([]string, stored), make([]time.Time, stored)
+			endSeqs, endAt, done, total := make([]*int64, stored), make([]*time.Time, stored), make([]int32, stored), make([]int32, stored)
+			for i := range stored {
+				p := &phases[i]
+				begins[i], names[i], beginAt[i] = p.BeginSeq, p.Name, p.Begin
+				endSeqs[i], endAt[i] = endOf(p)
+				done[i], total[i] = int32(p.Done), int32(p.Total)
+			}
+			_, err := t.tx.Exec(ctx, `
+				INSERT INTO launch_phases (launch_id, begin_seq, name, begin_at, end_seq, end_at, done, total)
+				SELECT $1, p.* FROM unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::bigint[], $6::timestamptz[], $7::integer[], $8::integer[])
+					AS p(begin_seq, name, begin_at, end_seq, end_at, done, total)
+				ON CONFLICT (launch_id, begin_seq, name) DO UPDATE SET
+					end_seq = EXCLUDED.end_seq, end_at = EXCLUDED.end_at,
+					done = EXCLUDED.done, total = EXCLUDED.total`,
+				launchID, begins, names, beginAt, endSeqs, endAt, done, total)
+			return err
+		}, row)
 	if err != nil {
 		return fmt.Errorf("store: upsert phases: %w", err)
-	}
-	rows := make([][]any, len(phases))
-	begins, names, beginAt := make([]int64, stored), make([]string, stored), make([]time.Time, stored)
-	endSeqs, endAt, done, total := make([]*int64, stored), make([]*time.Time, stored), make([]int32, stored), make([]int32, stored)
-	for i := range phases {
-		p := &phases[i]
-		var endSeq *int64
-		var end *time.Time
-		if p.EndSeq != 0 {
-			endSeq, end = &p.EndSeq, &p.End
-		}
-		rows[i] = []any{launchID, p.BeginSeq, p.Name, p.Begin, endSeq, end, int32(p.Done), int32(p.Total)}
-		if i < stored {
-			begins[i], names[i], beginAt[i], endSeqs[i], endAt[i], done[i], total[i] = p.BeginSeq, p.Name, p.Begin, endSeq, end, int32(p.Done), int32(p.Total)
-		}
-	}
-	if stored > 0 {
-		if _, err := t.tx.Exec(ctx, `
-			INSERT INTO launch_phases (launch_id, begin_seq, name, begin_at, end_seq, end_at, done, total)
-			SELECT $1, p.* FROM unnest($2::bigint[], $3::text[], $4::timestamptz[], $5::bigint[], $6::timestamptz[], $7::integer[], $8::integer[])
-				AS p(begin_seq, name, begin_at, end_seq, end_at, done, total)
-			ON CONFLICT (launch_id, begin_seq, name) DO UPDATE SET
-				end_seq = EXCLUDED.end_seq, end_at = EXCLUDED.end_at,
-				done = EXCLUDED.done, total = EXCLUDED.total`,
-			launchID, begins, names, beginAt, endSeqs, endAt, done, total); err != nil {
-			return fmt.Errorf("store: upsert phases: %w", err)
-		}
-	}
-	if stored == len(rows) {
-		return nil
-	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"launch_phases"},
-		[]string{"launch_id", "begin_seq", "name", "begin_at", "end_seq", "end_at", "done", "total"},
-		pgx.CopyFromRows(rows[stored:])); err != nil {
-		return fmt.Errorf("store: copy phases: %w", err)
 	}
 	return nil
 }

@@ -3,21 +3,37 @@ package store
 import (
 	"context"
 	"sort"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// storedUpTo returns how many of n rows of a launch, sorted by their key
-// (key(i)), may be stored already in table: those up to the highest key
-// the launch holds in column col. The rows after them are new, and are
-// COPYed rather than upserted, which costs the database about half as
-// much (no arrays to unpack, no conflict to look for). table and col are
-// names written in this package, never input.
-func (t *Tx) storedUpTo(ctx context.Context, table, col string, launchID int64, n int, key func(i int) int64) (int, error) {
+// upsertOrCopy writes n rows of a launch, sorted by their key (key(i)), to
+// table. The rows up to the highest key the launch holds in column keyCol
+// may be stored already: upsert(stored) writes rows [0, stored). The rows
+// after them are new and are COPYed, row(i) into cols, which costs the
+// database about half as much (no arrays to unpack, no conflict to look
+// for). table, keyCol and cols are names written in this package, never
+// input.
+func (t *Tx) upsertOrCopy(ctx context.Context, table, keyCol string, cols []string, launchID int64, n int,
+	key func(i int) int64, upsert func(stored int) error, row func(i int) []any) error {
 	var top *int64 // nil: the launch holds none
-	if err := t.tx.QueryRow(ctx, `SELECT max(`+col+`) FROM `+table+` WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
-		return 0, err
+	if err := t.tx.QueryRow(ctx, `SELECT max(`+keyCol+`) FROM `+table+` WHERE launch_id = $1`, launchID).Scan(&top); err != nil {
+		return err
 	}
-	if top == nil {
-		return 0, nil
+	stored := 0
+	if top != nil {
+		stored = sort.Search(n, func(i int) bool { return key(i) > *top })
 	}
-	return sort.Search(n, func(i int) bool { return key(i) > *top }), nil
+	if stored > 0 {
+		if err := upsert(stored); err != nil {
+			return err
+		}
+	}
+	if stored == n {
+		return nil
+	}
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromSlice(n-stored, func(i int) ([]any, error) {
+		return row(stored + i), nil
+	}))
+	return err
 }
