@@ -196,4 +196,7 @@ type Summary struct {
 	// tracebacks (settle.go: a network call's failure, a bare header) whose
 	// next line has not come yet.
 	PendingRuns int
+	// Endpoints are the addresses the server announced it listens on
+	// ("http://0.0.0.0:8000"), in the order first seen (endpoint.go).
+	Endpoints []string
 }

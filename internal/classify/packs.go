@@ -207,6 +207,7 @@ var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleRe
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}
 	lits := append([]string(nil), builtinLiterals[:]...)
+	lits = append(lits, endpointLiterals...) // numBuiltins.. : hits.endpoint
 	litIdx := map[string]int32{}
 	for i, l := range lits {
 		litIdx[strings.ToLower(l)] = int32(i)
@@ -279,17 +280,24 @@ func compilePacks(packs []Pack) (*ruleSet, error) {
 // hits is what one scan of a line found.
 type hits struct {
 	builtin [numBuiltins]bool
-	sigs    []int32 // candidate signatures (literal found), ascending
+	// endpoint: one of endpointLiterals occurred, so the line may announce
+	// an endpoint (endpoint.go).
+	endpoint bool
+	sigs     []int32 // candidate signatures (literal found), ascending
 }
 
 // scan finds the literals in text and lists the candidate signatures.
 func (rs *ruleSet) scan(text string, h *hits) {
 	h.builtin = [numBuiltins]bool{}
+	h.endpoint = false
 	h.sigs = h.sigs[:0]
 	rs.m.scan(text, func(p int32) {
 		if p < numBuiltins {
 			h.builtin[p] = true
 			return
+		}
+		if p < numBuiltins+int32(len(endpointLiterals)) {
+			h.endpoint = true // a signature may share the literal: go on
 		}
 		for _, si := range rs.patSigs[p] {
 			if !slices.Contains(h.sigs, si) {

@@ -66,9 +66,17 @@ type stateData struct {
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
 	// (family.go), at most maxFamilies entries.
-	Fixed bool         `json:"fixed,omitempty"`
-	Fam   []famScore   `json:"fam,omitempty"`
-	G     grammarState `json:"g"` // the recognisers' own state (grammar.go)
+	Fixed bool `json:"fixed,omitempty"`
+	// Endpoints are the addresses the server announced (endpoint.go), at
+	// most maxEndpoints, in the order first seen.
+	Endpoints []string `json:"endpoints,omitempty"`
+	// Announced is an announcement that is not readiness yet (endpoint.go,
+	// State.afterAnnouncement), nil if none; Loaded says the launch showed
+	// loading work before it.
+	Announced *pendingReady `json:"announced,omitempty"`
+	Loaded    bool          `json:"loaded,omitempty"`
+	Fam       []famScore    `json:"fam,omitempty"`
+	G         grammarState  `json:"g"` // the recognisers' own state (grammar.go)
 }
 
 type prevLine struct {
@@ -126,6 +134,7 @@ func (s *State) Server() string { return s.d.Server }
 // Summary returns the classifier's view of the whole launch.
 func (s *State) Summary() Summary {
 	sum := Summary{LastSeq: s.d.Last, Alarms: s.d.NextID - 1, LiveAlarms: s.d.Alarms, FatalAlarms: s.d.Fatal, LastFatalSeq: s.d.LastFatal}
+	sum.Endpoints = append([]string(nil), s.d.Endpoints...)
 	if s.d.Ready != nil {
 		r := *s.d.Ready
 		sum.Ready = &r
@@ -291,12 +300,11 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		v.Kind = KindReady
 		s.readyEvidence(m.ready.Family)
 		if s.d.Ready == nil {
-			s.d.Ready = &Marker{Seq: l.Seq, Time: at}
-			s.d.ReadyLine = &LineVerdict{Seq: l.Seq, Kind: KindPlain, Level: v.Level, Rank: v.Rank, Time: v.Time}
-			fb.ready = s.d.Ready
-			s.endPhases(fb, l.Seq, at)
-			s.readyAfterErrors(fb, src)
+			s.becomeReady(fb, *v, at, src)
 		}
+		return
+	}
+	if m.announce.ok && s.announcedReady(fb, v, at, src, &m.announce) {
 		return
 	}
 	if len(m.phases) > 0 {
@@ -411,6 +419,7 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 		}
 	}
 	s.retire(fb)
+	s.afterAnnouncement(fb, p, m, v, t)
 	benign := s.continuesBenign(p, src, m, v.Alarm)
 	// Every field of prevLine, one by one: a composite literal is built in
 	// a temporary, zeroed, then copied with its write barriers, on every
@@ -442,14 +451,15 @@ type lineMatch struct {
 	transient bool
 	shutdown  bool
 	serving   bool
-	hint      bool // advice printed with an error: never starts an event
-	payload   bool // a request or response logged with its content: user data
-	conseq    bool // an alarm signature says the line reports another process's failure
-	survivor  bool // an alarm signature says a parent reports its child's death and lives on
-	dooms     bool // a signature says the failures reported before brought the process down
-	unready   bool // a signature says the server never began to serve
-	benign    bool // a level signature says an ERROR/CRITICAL line is harmless
-	ending    bool // the line says the process is ending
+	hint      bool         // advice printed with an error: never starts an event
+	payload   bool         // a request or response logged with its content: user data
+	conseq    bool         // an alarm signature says the line reports another process's failure
+	survivor  bool         // an alarm signature says a parent reports its child's death and lives on
+	dooms     bool         // a signature says the failures reported before brought the process down
+	unready   bool         // a signature says the server never began to serve
+	benign    bool         // a level signature says an ERROR/CRITICAL line is harmless
+	ending    bool         // the line says the process is ending
+	announce  announcement // the line announces a listening endpoint (endpoint.go)
 }
 
 // match fills the zero m with what the signatures say about the line.
@@ -470,6 +480,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		s.rs.scan(p.Body, &s.h)
 	}
 	m.builtin = s.h.builtin
+	if s.h.endpoint {
+		m.announce = announcedEndpoint(p.Body)
+	}
 	s.observeFamily(p)
 	if len(s.h.sigs) == 0 {
 		return

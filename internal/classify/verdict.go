@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // The verdict stage (stage 4 of design.md's classifier stages) decides from
 // the evidence that follows an event whether it brought the server down.
@@ -177,6 +180,17 @@ func (s *State) withdraw(fb *feedBuf, ev *event) {
 // does); a bind failure right after it means the server never listened.
 // The ready line becomes an ordinary line again; what readiness did to the
 // errors and phases before it stands.
+// becomeReady makes the launch ready at the line whose verdict (without
+// its readiness) is lv, at time at, on source src.
+func (s *State) becomeReady(fb *feedBuf, lv LineVerdict, at time.Time, src string) {
+	s.d.Ready = &Marker{Seq: lv.Seq, Time: at}
+	lv.Kind = KindPlain
+	s.d.ReadyLine = &lv
+	fb.ready = s.d.Ready
+	s.endPhases(fb, lv.Seq, at)
+	s.readyAfterErrors(fb, src)
+}
+
 func (s *State) takeBackReady(fb *feedBuf) {
 	r := *s.d.Ready
 	s.d.Ready, fb.ready, fb.unready = nil, nil, &r

@@ -23,7 +23,9 @@ type Launch struct {
 	ExitCode *int              `json:"exit_code"`
 	Signal   *string           `json:"exit_signal"`
 	Config   map[string]string `json:"config"`
-	Alarms   []Alarm           `json:"alarms"`
+	// Endpoints are the addresses the server announced it listens on.
+	Endpoints []string `json:"endpoints"`
+	Alarms    []Alarm  `json:"alarms"`
 	// SuppressedFatal are the fatal-looking alarms a suppression rule hides.
 	SuppressedFatal []SuppressedFatal `json:"suppressed_fatal"`
 	Times           struct {

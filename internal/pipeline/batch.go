@@ -213,7 +213,7 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store
 		ID: b.launch.ID, Attrs: attrs, Config: res.Config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
 		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
-		Clock: b.clock,
+		Clock: b.clock, Endpoints: sum.Endpoints,
 	}
 	if res.Unready != nil && b.launch.ReadySeq != nil && *b.launch.ReadySeq == res.Unready.Seq {
 		// The classifier took back the readiness it reported: the server

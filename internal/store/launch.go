@@ -56,6 +56,8 @@ type Launch struct {
 	// PendingRuns: the launch's last lines are an ERROR run that a reader
 	// asking for the verdict takes as last words (migrations/00007).
 	PendingRuns bool
+	// Endpoints are the addresses the server announced (migrations/00022).
+	Endpoints []string
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -98,14 +100,14 @@ const launchColumns = `
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
-	l.settle_at, l.pending_runs`
+	l.settle_at, l.pending_runs, l.endpoints`
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
 	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns)
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -217,6 +219,7 @@ type LaunchUpdate struct {
 	SettleAt        *time.Time // written as is: nil means nothing waits to settle
 	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
 	Clock           LaunchClock
+	Endpoints       []string // the announced endpoints, written as they are (classify.Summary.Endpoints)
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -231,6 +234,10 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	samples := u.Clock.Samples
 	if samples == nil {
 		samples = []int64{}
+	}
+	endpoints := u.Endpoints
+	if endpoints == nil {
+		endpoints = []string{}
 	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE launches SET
@@ -249,11 +256,11 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			classifier_state = $17,
 			settle_at = $18, pending_runs = $19,
 			clock_offset = $20, clock_source = $21, clock_tz = $22, clock_samples = $23, clock_logged = $24,
-			updated_at = now()
+			endpoints = $26, updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
 		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
-		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady)
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

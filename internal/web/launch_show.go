@@ -21,17 +21,20 @@ type launchJSON struct {
 	Status string            `json:"status"`
 	// Settling is set while a fatal alarm waits to settle (at most the
 	// settle bound after the last line): status is not a verdict yet.
-	Settling bool              `json:"settling,omitempty"`
-	Phase    string            `json:"phase"`
-	Progress *progressJSON     `json:"progress,omitempty"`
-	Counts   countsJSON        `json:"counts"`
-	Times    timesJSON         `json:"times"`
-	LastSeq  int64             `json:"last_seq"`
-	ReadySeq *int64            `json:"ready_seq,omitempty"`
-	ExitCode *int              `json:"exit_code,omitempty"`
-	Signal   *string           `json:"exit_signal,omitempty"`
-	Config   map[string]string `json:"config"`
-	Alarms   []alarmJSON       `json:"alarms"`
+	Settling bool          `json:"settling,omitempty"`
+	Phase    string        `json:"phase"`
+	Progress *progressJSON `json:"progress,omitempty"`
+	Counts   countsJSON    `json:"counts"`
+	Times    timesJSON     `json:"times"`
+	LastSeq  int64         `json:"last_seq"`
+	ReadySeq *int64        `json:"ready_seq,omitempty"`
+	// Endpoints are the addresses the server announced it listens on
+	// ("http://0.0.0.0:8000"), in the order first seen; [] when none.
+	Endpoints []string          `json:"endpoints"`
+	ExitCode  *int              `json:"exit_code,omitempty"`
+	Signal    *string           `json:"exit_signal,omitempty"`
+	Config    map[string]string `json:"config"`
+	Alarms    []alarmJSON       `json:"alarms"`
 	// SuppressedFatal lists the fatal-looking alarms a suppression rule
 	// hides: a rule cannot make a crash disappear without a trace.
 	SuppressedFatal []suppressedFatalJSON `json:"suppressed_fatal"`
@@ -107,13 +110,16 @@ func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) la
 		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels,
 		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter), Settling: l.SettleAt != nil,
 		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
-		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines",
+		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines", Endpoints: l.Endpoints,
 		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
 		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
 			Ready: l.ReadyAt, Ended: l.EndedAt, LastHeartbeat: l.LastHeartbeatAt},
 	}
 	if l.PhaseTotal > 0 {
 		j.Progress = &progressJSON{Done: l.PhaseDone, Total: l.PhaseTotal}
+	}
+	if j.Endpoints == nil {
+		j.Endpoints = []string{}
 	}
 	return j
 }

@@ -117,7 +117,9 @@ type launchView struct {
 	Status   string            `json:"status"`
 	LastSeq  int64             `json:"last_seq"`
 	ReadySeq *int64            `json:"ready_seq"`
-	Counts   struct {
+	// Endpoints is never null: [] when the server announced none.
+	Endpoints *[]string `json:"endpoints"`
+	Counts    struct {
 		Lines      int64 `json:"lines"`
 		Alarms     int   `json:"alarms"`
 		OpenAlarms int   `json:"open_alarms"`

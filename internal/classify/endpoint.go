@@ -1,0 +1,350 @@
+package classify
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The recogniser of announced endpoints: a line in which a server says, in
+// its own words, where it listens ("Uvicorn running on http://0.0.0.0:8000",
+// "server listen http://[::]:8080", "Please connect to custom endpoint at
+// http://localhost:5001", "To see the GUI go to: http://127.0.0.1:8188",
+// "Serving on 10.0.0.5:9000", "Tomcat started on port(s): 8080 (http)", a
+// framed banner's address line "║  http://0.0.0.0:3000  ║"), and the access
+// log line of a health or readiness request answered 2xx ("GET /health
+// HTTP/1.1" 200). For a family with no readiness rule of its own such a line
+// is readiness (State.announcedReady); for every family its endpoint goes on
+// the launch (Summary.Endpoints), for `launchwatch run` to probe.
+//
+// It reads one line and keeps no state. A line is an announcement only when
+// it has both an address (a URL with a port, host:port with an IP or
+// localhost host, or "port N") and a listening phrase or a frame around it,
+// and nothing in it says the address is another component's (a dashboard,
+// metrics, a database, a rendezvous), a failure ("failed to connect to"), a
+// future ("will listen on") or advice ("e.g.").
+
+// announcement is what one line says about a listening endpoint.
+type announcement struct {
+	endpoint string // "scheme://host:port", "" for a health answer
+	ok       bool   // the line announces the server serving
+}
+
+// endpointLiterals are the prefilter's literals for the recogniser: a line
+// containing none of them is never an announcement (ruleSet.scan sets
+// hits.endpoint). Case is ignored.
+var endpointLiterals = []string{
+	"://", "port", "listen", "serving on", "serving at", "running on", "running at",
+	"started on", "started at", "bound to", "bound on", "available at",
+	"/health", "/ready", "/ping", "/v1/models",
+}
+
+// maxEndpoints bounds the endpoints a launch remembers.
+const maxEndpoints = 8
+
+var (
+	reEndpointURL = regexp.MustCompile(`(?i)\b(https?|grpcs?|wss?)://(\[[0-9a-f:.]*\]|[a-z0-9][a-z0-9._-]*|\*)?:(\d{1,5})\b`)
+	// host:port with a host that is an address (not "file.py:123" nor a
+	// time): an IPv4 address, localhost, [v6], "*" or nothing (":8080").
+	reEndpointHostPort = regexp.MustCompile(`(?i)(?:^|[\s('"=@,])((?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-f:.]*\]|\*)?):(\d{2,5})\b`)
+	reEndpointPort     = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
+	// An access log's answer to a health or readiness request: uvicorn's
+	// `"GET /health HTTP/1.1" 200`, a plain `GET /healthz 200`, key=value
+	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`.
+	reHealthPath   = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|v2/health/ready)`
+	reHealthAccess = regexp.MustCompile(`(?i)\b(?:GET|HEAD)\s+"?` + reHealthPath + `(?:\?\S*)?"?(?:\s+HTTP/[\d.]+"?)?\s+(?:-\s+)?2\d\d\b` +
+		`|\bmethod="?(?:GET|HEAD)"?.*\b(?:path|uri|url)="?` + reHealthPath + `\b.*\bstatus(?:_code)?="?2\d\d\b` +
+		`|\|\s*2\d\d\s*\|.*\|\s*(?:GET|HEAD)\s+"` + reHealthPath + `"`)
+)
+
+// listeningPhrases say that a server listens at the address on the line
+// (lower case; a line is searched ignoring ASCII case).
+var listeningPhrases = []string{
+	"listening", "listen on", "listen at", "server listen", "listens on",
+	"running on", "running at", "serving on", "serving at", "serving http", "served at", "served on",
+	"started on", "started at", "starting server", "starting http", "starting api", "start server",
+	"available at", "available on", "accessible at", "accessible on", "reachable at",
+	"ready at", "ready on", "is up at", "up and running", "live at", "live on",
+	"bound to", "bound on", "bound at",
+	"go to", "connect to", "open http", "visit http", "navigate to", "browse to", "point your browser",
+	"endpoint:", "endpoint at", "url:", "urls:",
+	"server started", "server is running", "server running", "started server", "started http",
+	"started grpc", "started rest", "api server",
+}
+
+// notAnnouncing are words that make an address on the line something other
+// than the server's own listening endpoint, or not yet, or not at all.
+var notAnnouncing = []string{
+	"dashboard", "metric", "prometheus", "tensorboard", "wandb", "grafana", "jaeger", "otlp", "pprof",
+	"redis", "postgres", "mysql", "mongo", "etcd", "kafka", "rabbitmq", "nats://", "gcs", "raylet",
+	"object store", "download", "proxy", "fail", "error", "unable", "cannot", "can't", "could not",
+	"couldn't", "refused", "retry", "retrying", "timeout", "timed out", "waiting for", "wait for",
+	"will ", "not ", "n't", "tcp://", "nccl", "master_", "master addr", "rendezvous", "init_method",
+	"dist_url", "zmq", "ipc://", "unix://", "huggingface.co", "github.com", "e.g.", "example", "usage:",
+	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
+}
+
+// announcedEndpoint reads one line body.
+func announcedEndpoint(body string) announcement {
+	if len(body) > 1024 {
+		return announcement{} // a dump, not a sentence about an address
+	}
+	if reHealthAccess.MatchString(body) {
+		return announcement{ok: true}
+	}
+	ep, at := endpointIn(body)
+	if ep == "" {
+		return announcement{}
+	}
+	for _, w := range notAnnouncing {
+		if indexFold(body, w) >= 0 {
+			return announcement{}
+		}
+	}
+	if hasListeningPhrase(body) || framed(body, at) {
+		return announcement{endpoint: ep, ok: true}
+	}
+	return announcement{}
+}
+
+// endpointIn finds the first address on the line and normalises it to
+// "scheme://host:port" (http and all interfaces when the line gives none);
+// at is where it starts, -1 if none.
+func endpointIn(body string) (string, int) {
+	if m := reEndpointURL.FindStringSubmatchIndex(body); m != nil {
+		scheme := strings.ToLower(body[m[2]:m[3]])
+		host := "0.0.0.0"
+		if m[4] >= 0 && m[5] > m[4] && body[m[4]:m[5]] != "*" {
+			host = strings.ToLower(body[m[4]:m[5]])
+		}
+		if port, ok := validPort(body[m[6]:m[7]]); ok {
+			return scheme + "://" + host + ":" + port, m[0]
+		}
+	}
+	if m := reEndpointHostPort.FindStringSubmatchIndex(body); m != nil {
+		host := "0.0.0.0"
+		if m[3] > m[2] && body[m[2]:m[3]] != "*" {
+			host = strings.ToLower(body[m[2]:m[3]])
+		}
+		if port, ok := validPort(body[m[4]:m[5]]); ok {
+			return "http://" + host + ":" + port, m[2]
+		}
+	}
+	if m := reEndpointPort.FindStringSubmatchIndex(body); m != nil {
+		if port, ok := validPort(body[m[2]:m[3]]); ok {
+			return "http://0.0.0.0:" + port, m[0]
+		}
+	}
+	return "", -1
+}
+
+// validPort is the port without leading zeros, if it is one.
+func validPort(s string) (string, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return "", false
+	}
+	return strconv.Itoa(n), true
+}
+
+func hasListeningPhrase(body string) bool {
+	for _, ph := range listeningPhrases {
+		if indexFold(body, ph) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// framed reports a banner's address line: the address between frame
+// characters ("===", "***", "│", "║", "#", "|") on both sides, with at most
+// a short label beside it ("║  API: http://0.0.0.0:3000  ║").
+func framed(body string, at int) bool {
+	t := strings.TrimSpace(body)
+	lead, trail := frameRun(t, false), frameRun(t, true)
+	if lead == 0 || trail == 0 || lead+trail >= len(t) {
+		return false
+	}
+	inner := strings.TrimSpace(t[lead : len(t)-trail])
+	return len(inner) <= 96 && strings.Count(inner, " ") <= 6 && at >= 0
+}
+
+// frameRun is the byte length of the frame characters (and spaces among
+// them) at the start of t, or at its end when fromEnd.
+func frameRun(t string, fromEnd bool) int {
+	n, frames := 0, 0
+	for n < len(t) {
+		var r rune
+		var size int
+		if fromEnd {
+			r, size = utf8.DecodeLastRuneInString(t[:len(t)-n])
+		} else {
+			r, size = utf8.DecodeRuneInString(t[n:])
+		}
+		switch {
+		case strings.ContainsRune("=*#|+~", r) || r >= 0x2500 && r <= 0x257F: // box drawing
+			frames++
+		case r == ' ' || r == '\t':
+		default:
+			if frames == 0 {
+				return 0
+			}
+			return n
+		}
+		n += size
+	}
+	return n
+}
+
+// addEndpoint remembers an announced endpoint once, at most maxEndpoints.
+func (s *State) addEndpoint(ep string) {
+	if ep == "" || len(s.d.Endpoints) >= maxEndpoints {
+		return
+	}
+	for _, e := range s.d.Endpoints {
+		if e == ep {
+			return
+		}
+	}
+	s.d.Endpoints = append(s.d.Endpoints, ep)
+}
+
+// familiesWithReadiness are the families whose own readiness rule decides
+// when they serve: for them an announced endpoint is no readiness (SGLang's
+// uvicorn lines come before its warmup; TGI's shards announce unix sockets;
+// llama.cpp listened before it loaded the model; Triton starts its metrics
+// before its services).
+var familiesWithReadiness = map[string]bool{
+	"sglang": true, "vllm": true, "tgi": true, "trtllm": true, "lmdeploy": true, "llamacpp": true,
+	"llamafile": true, "ollama": true, "triton": true, "mistralrs": true, "aphrodite": true,
+}
+
+// pendingReady is an announcement waiting for what follows it to say
+// whether the server serves: the announcing line's verdict and time.
+type pendingReady struct {
+	Line LineVerdict `json:"line"`
+	At   time.Time   `json:"at"`
+	Src  string      `json:"src,omitempty"`
+	N    int64       `json:"n"` // the line count at the announcement
+}
+
+// confirmAfter is how many lines after an announcement must pass without
+// loading work or an error for it to become readiness: a server that
+// opens its port before it loads its model (BentoML, OpenVINO Model
+// Server, routers waiting for their workers, llama.cpp of 2024) says what
+// it loads on the next lines.
+const confirmAfter = 3
+
+// announcedReady handles a line that announces an endpoint (its verdict v
+// so far, its time at, its source src) and reports whether the launch
+// became ready on it. It remembers the endpoint whatever the family. For
+// a family with no readiness rule of its own, an answered health request,
+// or an announcement after the launch loaded something, is readiness at
+// once; an announcement before any loading work waits (afterAnnouncement).
+func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src string, a *announcement) bool {
+	s.addEndpoint(a.endpoint)
+	if s.d.Ready != nil || familiesWithReadiness[s.d.Server] {
+		return false
+	}
+	if a.endpoint != "" && !s.d.Loaded {
+		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N}
+		return false
+	}
+	if s.d.Announced != nil {
+		// A health request answered after the announcement: ready since
+		// the announcing line.
+		s.confirmAnnounced(fb)
+		return false
+	}
+	s.becomeReady(fb, *v, at, src)
+	v.Kind = KindReady
+	return true
+}
+
+// confirmAnnounced makes the waiting announcement readiness at its line.
+func (s *State) confirmAnnounced(fb *feedBuf) {
+	w := s.d.Announced
+	s.d.Announced = nil
+	s.becomeReady(fb, w.Line, w.At, w.Src)
+	lv := w.Line
+	lv.Kind = KindReady
+	fb.revise(lv)
+}
+
+// afterAnnouncement decides a waiting announcement on each line after it,
+// once the line is placed (its verdict v): loading work or an error (the
+// line is in an alarm, or at an error level) means the port was opened
+// before the server could serve, and the announcement stays an endpoint
+// only; a request answered, or confirmAfter quiet lines, make it
+// readiness at the announcing line. It also notes loading work for
+// announcements still to come.
+func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineVerdict, t string) {
+	loading := isLoadingWork(t, m)
+	if loading && !s.d.Loaded && isModelWork(t, m) {
+		s.d.Loaded = true
+	}
+	w := s.d.Announced
+	if w == nil || w.N == s.d.N {
+		return
+	}
+	switch {
+	case s.d.Ready != nil || familiesWithReadiness[s.d.Server]:
+		s.d.Announced = nil
+	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
+		s.d.Announced = nil
+	case m.serving || s.d.N-w.N >= confirmAfter:
+		s.confirmAnnounced(fb)
+	}
+}
+
+// loadingWords are what a server prints while it is still getting ready.
+var loadingWords = []string{
+	"loading", "load model", "load weight", "downloading", "fetching", "waiting for", "warming",
+	"warmup", "initializ", "starting", "compil", "capturing", "model_loader", "load_tensors",
+	"checkpoint", "weights", "preparing", "building", "warm",
+}
+
+// modelWords are what a server prints about its model while it loads it:
+// an announcement after one of them comes once the model is there.
+// ("Starting" or "initializing" alone do not say so: OpenVINO Model Server
+// starts its modules, then its gRPC server, then loads the models.)
+var modelWords = []string{
+	"loading", "loaded", "load model", "load weight", "weights", "checkpoint", "model_loader",
+	"load_tensors", "warm",
+}
+
+// isModelWork reports a line of model loading work: a phase, a progress
+// bar or one of modelWords.
+func isModelWork(t string, m *lineMatch) bool {
+	if len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt] {
+		return true
+	}
+	if len(t) > 512 {
+		t = t[:512]
+	}
+	for _, w := range modelWords {
+		if indexFold(t, w) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoadingWork reports a line of startup work: a phase, a progress bar or
+// one of loadingWords.
+func isLoadingWork(t string, m *lineMatch) bool {
+	if len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt] {
+		return true
+	}
+	if len(t) > 512 {
+		t = t[:512]
+	}
+	for _, w := range loadingWords {
+		if indexFold(t, w) >= 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,175 @@
+package classify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Lines written for this test from the servers' own format strings (uvicorn,
+// aiohttp, Flask/werkzeug, Go's net/http wrappers, Spring Boot, Gradio,
+// ComfyUI, KoboldCpp, actix/axum servers); values invented.
+func TestAnnouncedEndpoint(t *testing.T) {
+	t.Parallel()
+	announce := []struct{ line, want string }{
+		{"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)", "http://0.0.0.0:8000"},
+		{"2026-03-01 10:00:00 | INFO | myserve.http | Uvicorn running on http://127.0.0.1:9123 (Press CTRL+C to quit)", "http://127.0.0.1:9123"},
+		{"======== Running on http://0.0.0.0:8080 ========", "http://0.0.0.0:8080"},
+		{" * Running on http://127.0.0.1:5000", "http://127.0.0.1:5000"},
+		{"server listen http://[::]:11434", "http://[::]:11434"},
+		{"Please connect to custom endpoint at http://localhost:5001", "http://localhost:5001"},
+		{"To see the GUI go to: http://127.0.0.1:8188", "http://127.0.0.1:8188"},
+		{"Serving on 10.1.2.3:9000", "http://10.1.2.3:9000"},
+		{"listening on :8080", "http://0.0.0.0:8080"},
+		{"Tomcat started on port(s): 8080 (http) with context path ''", "http://0.0.0.0:8080"},
+		{"Server is listening on port 7777", "http://0.0.0.0:7777"},
+		{"║   http://0.0.0.0:3000   ║", "http://0.0.0.0:3000"},
+		{"**  API: http://127.0.0.1:8765  **", "http://127.0.0.1:8765"},
+		{"Starting Acme inference at endpoint: http://0.0.0.0:9997", "http://0.0.0.0:9997"},
+		{"gRPC server listening on 0.0.0.0:50051", "http://0.0.0.0:50051"},
+		{`INFO:     127.0.0.1:51234 - "GET /health HTTP/1.1" 200 OK`, ""},
+		{`10.0.0.7 - - [01/Mar/2026 10:00:01] "GET /v1/models HTTP/1.1" 200 -`, ""},
+		{`level=info msg=request method=GET path=/readyz status=200 took=1ms`, ""},
+		{`[GIN] 2026/03/01 - 10:00:02 | 200 |     31.2µs |  127.0.0.1 | GET      "/health"`, ""},
+	}
+	for _, c := range announce {
+		a := announcedEndpoint(c.line)
+		if !a.ok || a.endpoint != c.want {
+			t.Errorf("announcedEndpoint(%q) = %+v, want endpoint %q", c.line, a, c.want)
+		}
+	}
+	not := []string{
+		"View the dashboard at http://127.0.0.1:8265",
+		"Metrics server listening on http://0.0.0.0:9090",
+		"Failed to connect to http://10.0.0.2:8000: connection refused",
+		"Connecting to existing cluster at address: 10.0.0.1:6379...",
+		"The server will listen on http://0.0.0.0:8000 once the model is loaded",
+		"usage: serve --host 0.0.0.0 --port 8000",
+		"Downloading https://files.example.org:8443/model.bin",
+		"init_process_group: tcp://10.0.0.1:29500",
+		"File \"/srv/app/server.py\", line 88, in listen",
+		"INFO 03-01 10:00:00 server.py:123] listening for requests soon",
+		`INFO:     127.0.0.1:51234 - "GET /health HTTP/1.1" 503 Service Unavailable`,
+		`INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		"=====================================",
+		"the port 8000 is already in use",
+		"12:30:45 server started",
+	}
+	for _, line := range not {
+		if a := announcedEndpoint(line); a.ok {
+			t.Errorf("announcedEndpoint(%q) = %+v, want no announcement", line, a)
+		}
+	}
+}
+
+// feedAll feeds lines (numbered from 1) in batches of size n.
+func feedAll(s *State, lines []string, n int) {
+	for i := 0; i < len(lines); i += n {
+		var b []Line
+		for j := i; j < min(i+n, len(lines)); j++ {
+			b = append(b, Line{Seq: int64(j + 1), Text: lines[j]})
+		}
+		s.Feed(b)
+	}
+}
+
+func TestAnnouncedReadiness(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		server string
+		lines  []string
+		ready  int64 // 0: not ready
+	}{
+		{"AfterLoadingIsReadyAtOnce", "", []string{
+			"acme-serve 1.2 starting",
+			"Loading model acme-7b from /models/acme-7b",
+			"Loaded model in 12.3 s",
+			"server listen http://0.0.0.0:8080",
+		}, 4},
+		{"BeforeLoadingWaitsAndLoadingCancels", "", []string{
+			"acme-serve 1.2",
+			"Started HTTP server on http://0.0.0.0:3000",
+			"Loading model acme-7b from /models/acme-7b",
+			"Model acme-7b loaded",
+		}, 0},
+		{"BeforeLoadingThenQuietLinesConfirm", "", []string{
+			"acme-serve 1.2",
+			"Started HTTP server on http://0.0.0.0:3000",
+			"Press CTRL+C to quit",
+			"a note",
+			"another note",
+		}, 2},
+		{"BeforeLoadingThenRequestConfirms", "", []string{
+			"acme-serve 1.2",
+			"Started HTTP server on http://0.0.0.0:3000",
+			`INFO:     127.0.0.1:40000 - "GET /health HTTP/1.1" 200 OK`,
+		}, 2},
+		{"ErrorAfterAnnouncementCancels", "", []string{
+			"acme-serve 1.2",
+			"Started HTTP server on http://0.0.0.0:3000",
+			"2026-03-01 10:00:01 ERROR Model file /models/x.bin not found",
+			"a note",
+			"another note",
+			"one more",
+		}, 0},
+		{"HealthAnsweredIsReady", "", []string{
+			"acme-serve 1.2",
+			`10.0.0.9 - - [01/Mar/2026 10:00:01] "GET /healthz HTTP/1.1" 200 -`,
+		}, 2},
+		{"FamilyRuleWins", "sglang", []string{
+			"[2026-03-01 10:00:00] Load weight end. type=AcmeForCausalLM",
+			"INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+			"a",
+			"b",
+			"c",
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for n := 1; n <= len(c.lines); n++ {
+				s := New(c.server)
+				feedAll(s, c.lines, n)
+				var got int64
+				if r := s.Summary().Ready; r != nil {
+					got = r.Seq
+				}
+				if got != c.ready {
+					t.Fatalf("batches of %d: ready at %d, want %d", n, got, c.ready)
+				}
+			}
+		})
+	}
+}
+
+func TestEndpointsOnSummary(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range maxEndpoints + 3 {
+		lines = append(lines, fmt.Sprintf("INFO:     Uvicorn running on http://0.0.0.0:%d (Press CTRL+C to quit)", 8000+i))
+	}
+	lines = append(lines, "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)")
+	s := New("vllm")
+	feedAll(s, lines, 3)
+	eps := s.Summary().Endpoints
+	if len(eps) != maxEndpoints || eps[0] != "http://0.0.0.0:8000" || eps[1] != "http://0.0.0.0:8001" {
+		t.Fatalf("endpoints = %v, want the first %d, each once", eps, maxEndpoints)
+	}
+	if slices.ContainsFunc(eps, func(e string) bool { return !strings.HasPrefix(e, "http://0.0.0.0:80") }) {
+		t.Fatalf("endpoints = %v", eps)
+	}
+	// A state saved and restored keeps them.
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Summary().Endpoints, eps) {
+		t.Fatalf("restored endpoints = %v, want %v", r.Summary().Endpoints, eps)
+	}
+}
