@@ -28,8 +28,9 @@ import (
 
 // announcement is what one line says about a listening endpoint.
 type announcement struct {
-	endpoint string // "scheme://host:port", "" for a health answer
+	endpoint string // "scheme://host:port", "" when the line gives none
 	ok       bool   // the line announces the server serving
+	health   bool   // an access log's 2xx answer to a health or readiness request
 }
 
 // endpointLiterals are the prefilter's literals for the recogniser: a line
@@ -38,7 +39,7 @@ type announcement struct {
 var endpointLiterals = []string{
 	"://", "port", "listen", "serving on", "serving at", "running on", "running at",
 	"started on", "started at", "bound to", "bound on", "available at",
-	"/health", "/ready", "/ping", "/v1/models",
+	"/health", "/ready", "/ping", "/v1/models", "server started", "server has started", "server is running", "server is up",
 }
 
 // maxEndpoints bounds the endpoints a launch remembers.
@@ -49,6 +50,9 @@ var (
 	// host:port with a host that is an address (not "file.py:123" nor a
 	// time): an IPv4 address, localhost, [v6], "*" or nothing (":8080").
 	reEndpointHostPort = regexp.MustCompile(`(?i)(?:^|[\s('"=@,])((?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-f:.]*\]|\*)?):(\d{2,5})\b`)
+	// A wrapper's or a frontend's line that its server started, with no
+	// address: "Model server started.", "Inference server is running".
+	reServerStarted    = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
 	reEndpointPort     = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// An access log's answer to a health or readiness request: uvicorn's
 	// `"GET /health HTTP/1.1" 200`, a plain `GET /healthz 200`, key=value
@@ -92,10 +96,13 @@ func announcedEndpoint(body string) announcement {
 		return announcement{} // a dump, not a sentence about an address
 	}
 	if reHealthAccess.MatchString(body) {
-		return announcement{ok: true}
+		return announcement{ok: true, health: true}
 	}
 	ep, at := endpointIn(body)
 	if ep == "" {
+		if reServerStarted.MatchString(body) {
+			return announcement{ok: true} // no address: it waits (announcedReady)
+		}
 		return announcement{}
 	}
 	for _, w := range notAnnouncing {
@@ -211,14 +218,18 @@ func (s *State) addEndpoint(ep string) {
 	s.d.Endpoints = append(s.d.Endpoints, ep)
 }
 
-// familiesWithReadiness are the families whose own readiness rule decides
-// when they serve: for them an announced endpoint is no readiness (SGLang's
-// uvicorn lines come before its warmup; TGI's shards announce unix sockets;
-// llama.cpp listened before it loaded the model; Triton starts its metrics
-// before its services).
+// familiesWithReadiness are the families whose own rule knows lines that
+// announce an endpoint before the server serves: SGLang's uvicorn lines
+// come before its warmup; TGI's shards and its router bind before the
+// router connects; llama.cpp listened before it loaded the model; Ollama's
+// runners listen before they load; Triton (and TensorRT-LLM under it)
+// starts its metrics before its services. For them an announcement is an
+// endpoint, never readiness. Other families with readiness lines of their
+// own are not here: vLLM runs inside wrappers (DJL, Xinference, BentoML,
+// Ray Serve) that never print vLLM's readiness but announce their own, and
+// where vLLM's uvicorn announces, it is ready within lines anyway.
 var familiesWithReadiness = map[string]bool{
-	"sglang": true, "vllm": true, "tgi": true, "trtllm": true, "lmdeploy": true, "llamacpp": true,
-	"llamafile": true, "ollama": true, "triton": true, "mistralrs": true, "aphrodite": true,
+	"sglang": true, "tgi": true, "llamacpp": true, "ollama": true, "triton": true, "trtllm": true,
 }
 
 // pendingReady is an announcement waiting for what follows it to say
@@ -245,10 +256,13 @@ const confirmAfter = 3
 // once; an announcement before any loading work waits (afterAnnouncement).
 func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src string, a *announcement) bool {
 	s.addEndpoint(a.endpoint)
-	if s.d.Ready != nil || familiesWithReadiness[s.d.Server] {
+	if s.d.Ready != nil || familiesWithReadiness[s.d.Server] || s.d.Fatal > 0 {
+		// A server that already failed fatally and then says it started
+		// (DJL prints "Model server started." after its model failed to
+		// load, and stops) is not believed on its word.
 		return false
 	}
-	if a.endpoint != "" && !s.d.Loaded {
+	if !a.health && !s.d.Loaded {
 		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N}
 		return false
 	}
@@ -332,6 +346,10 @@ func isModelWork(t string, m *lineMatch) bool {
 	return false
 }
 
+// stopWords say that the server is going down: an announcement before
+// them was no readiness.
+var stopWords = []string{"stopped", "stopping", "shutting down", "shutdown", "exiting", "terminat"}
+
 // isLoadingWork reports a line of startup work: a phase, a progress bar or
 // one of loadingWords.
 func isLoadingWork(t string, m *lineMatch) bool {
@@ -342,6 +360,11 @@ func isLoadingWork(t string, m *lineMatch) bool {
 		t = t[:512]
 	}
 	for _, w := range loadingWords {
+		if indexFold(t, w) >= 0 {
+			return true
+		}
+	}
+	for _, w := range stopWords {
 		if indexFold(t, w) >= 0 {
 			return true
 		}

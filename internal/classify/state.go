@@ -297,6 +297,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		s.d.Shutdown = l.Seq
 	}
 	if m.ready != nil {
+		s.addEndpoint(m.announce.endpoint) // "Serving on http://...": probed too
 		v.Kind = KindReady
 		s.readyEvidence(m.ready.Family)
 		if s.d.Ready == nil {
