@@ -52,8 +52,8 @@ var (
 	reEndpointHostPort = regexp.MustCompile(`(?i)(?:^|[\s('"=@,])((?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-f:.]*\]|\*)?):(\d{2,5})\b`)
 	// A wrapper's or a frontend's line that its server started, with no
 	// address: "Model server started.", "Inference server is running".
-	reServerStarted    = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
-	reEndpointPort     = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
+	reServerStarted = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
+	reEndpointPort  = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// An access log's answer to a health or readiness request: uvicorn's
 	// `"GET /health HTTP/1.1" 200`, a plain `GET /healthz 200`, key=value
 	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`.
