@@ -94,11 +94,12 @@ type waiter struct {
 
 func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 	var unreachableSince time.Time
+	answered := false // the server answered at least once
 	var lastErr error
 	for {
 		live, err := w.c.Follow(ctx, w.key, -1)
 		if err == nil {
-			unreachableSince = time.Time{}
+			answered, unreachableSince = true, time.Time{}
 			if code, done := w.follow(live); done {
 				live.Close()
 				return code
@@ -110,10 +111,15 @@ func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 			var ae *client.APIError
 			if errors.As(err, &ae) && !ae.Temporary() {
 				fmt.Fprintln(stderr, "launchwatch wait:", err)
-				return waitUnreachable
+				return w.unreachable()
 			}
 		}
 		if ctx.Err() != nil {
+			if !unreachableSince.IsZero() || !answered {
+				// The timeout came while the server could not be seen:
+				// that is no "still loading".
+				return w.lost(ctx, stderr, answered, unreachableSince, lastErr)
+			}
 			return w.timedOut(ctx, stderr)
 		}
 		if unreachableSince.IsZero() {
@@ -121,14 +127,51 @@ func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 		} else if time.Since(unreachableSince) > w.giveUp {
 			fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s for %s: %v\n",
 				w.c.BaseURL(), w.giveUp, lastErr)
-			return waitUnreachable
+			return w.unreachable()
 		}
 		select {
 		case <-ctx.Done():
-			return w.timedOut(ctx, stderr)
+			return w.lost(ctx, stderr, answered, unreachableSince, lastErr)
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// lost ends a wait whose timeout (or interruption) came while the server
+// could not be reached.
+func (w *waiter) lost(ctx context.Context, stderr io.Writer, answered bool, since time.Time, err error) int {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return 130 // interrupted (Ctrl-C): nothing was decided, as a shell reports it
+	}
+	if !answered {
+		fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s: no answer within --timeout %s (%v)\n",
+			w.c.BaseURL(), time.Since(w.start).Round(time.Second), err)
+	} else {
+		fmt.Fprintf(stderr, "launchwatch wait: lost the Launchwatch server at %s %s before the timeout (%v); last seen: %s\n",
+			w.c.BaseURL(), time.Since(since).Round(time.Second), err, w.lastSeen())
+	}
+	return w.unreachable()
+}
+
+// unreachable is exit code 4, said in JSON too with --json.
+func (w *waiter) unreachable() int {
+	if w.json {
+		w.printJSON(map[string]any{"launch": w.key, "result": "unreachable", "wait_exit": waitUnreachable,
+			"status": w.lastSeen(), "url": w.c.LaunchURL(w.key)})
+	}
+	return waitUnreachable
+}
+
+// lastSeen is the launch's last status seen, with its phase.
+func (w *waiter) lastSeen() string {
+	if w.lastStatus == nil {
+		return "never seen"
+	}
+	last := w.lastStatus.Status
+	if w.lastStatus.Phase != "" {
+		last += " (" + w.lastStatus.Phase + ")"
+	}
+	return last
 }
 
 // follow reads the live stream until a verdict (done) or a drop.
@@ -160,7 +203,7 @@ func (w *waiter) follow(live *client.Live) (code int, done bool) {
 func (w *waiter) judge(l *client.Launch) (int, bool) {
 	switch {
 	case l.Status == "ready":
-		return w.finish(l, waitReady, "READY", fmt.Sprintf("after %s", time.Since(w.start).Round(time.Second)))
+		return w.finish(l, waitReady, "READY", readyDetail(l))
 	case l.Status == "crashed":
 		return w.finish(l, waitCrashed, "CRASHED", crashReason(l))
 	case l.Status == "exited" && l.Times.Ready != nil:
@@ -204,8 +247,13 @@ func (w *waiter) progress(l *client.Launch) {
 func (w *waiter) finish(l *client.Launch, code int, verdict, detail string) (int, bool) {
 	url := w.c.LaunchURL(w.key)
 	if w.json {
-		w.printJSON(map[string]any{"launch": w.key, "result": strings.ToLower(verdict), "exit_code": code,
-			"status": l.Status, "detail": detail, "url": url, "suppressed_fatal": suppressedList(l)})
+		m := map[string]any{"launch": w.key, "result": strings.ToLower(verdict), "wait_exit": code,
+			"exit_code": l.ExitCode, "exit_signal": l.Signal,
+			"status": l.Status, "detail": detail, "url": url, "suppressed_fatal": suppressedList(l)}
+		if d, ok := timeToReady(l); ok {
+			m["time_to_ready"] = d.Seconds()
+		}
+		w.printJSON(m)
 		return code, true
 	}
 	if w.tty && w.lastLine != "" {
@@ -220,15 +268,9 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return 130 // interrupted (Ctrl-C): nothing was decided, as a shell reports it
 	}
-	last := "never seen"
-	if w.lastStatus != nil {
-		last = w.lastStatus.Status
-		if w.lastStatus.Phase != "" {
-			last += " (" + w.lastStatus.Phase + ")"
-		}
-	}
+	last := w.lastSeen()
 	if w.json {
-		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "exit_code": waitTimeout, "status": last,
+		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "wait_exit": waitTimeout, "status": last,
 			"suppressed_fatal": suppressedList(w.lastStatus)})
 	} else {
 		if w.tty && w.lastLine != "" {
@@ -238,6 +280,22 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 		w.printSuppressed(w.lastStatus)
 	}
 	return waitTimeout
+}
+
+// timeToReady is the launch's time to ready on its own clock: its ready
+// time less its first line's, as the server reports them.
+func timeToReady(l *client.Launch) (time.Duration, bool) {
+	if l.Times.Ready == nil || l.Times.FirstLine == nil {
+		return 0, false
+	}
+	return max(l.Times.Ready.Sub(*l.Times.FirstLine), 0), true
+}
+
+func readyDetail(l *client.Launch) string {
+	if d, ok := timeToReady(l); ok {
+		return fmt.Sprintf("ready %s after its first line (on the launch's clock)", d.Round(time.Second))
+	}
+	return "ready before its first line (a passing health probe)"
 }
 
 // printSuppressed says, when wait ends, which fatal-looking alarms rules
