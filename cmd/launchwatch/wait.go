@@ -295,7 +295,7 @@ func readyDetail(l *client.Launch) string {
 	if d, ok := timeToReady(l); ok {
 		return fmt.Sprintf("ready %s after its first line (on the launch's clock)", d.Round(time.Second))
 	}
-	return "ready before its first line (a passing health probe)"
+	return "ready (by a health probe; the server gives no ready time on the launch's clock)"
 }
 
 // printSuppressed says, when wait ends, which fatal-looking alarms rules
