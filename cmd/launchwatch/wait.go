@@ -28,7 +28,7 @@ func runWait(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wait", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	srv := addServerFlags(fs)
-	timeout := fs.Duration("timeout", 0, "give up after this `duration` with exit code 2 (0: wait as long as it takes)")
+	timeout := fs.Duration("timeout", 0, "give up after this `duration` with exit code 2, or 4 when the server cannot be reached then (0: wait as long as it takes)")
 	asJSON := fs.Bool("json", false, "print each change and the result as JSON lines")
 	giveUp := fs.Duration("give-up-after", 30*time.Second, "how long to keep trying to reach the server (at start or after a drop) before exiting 4")
 	failOn := fs.String("fail-on", "alarm", "`when` to exit 1: alarm (an open fatal alarm, the classifier's suspicion), confirmed (only a crash a person confirmed or the process reported) or suppressed (as alarm, and also a fatal-looking alarm a suppression rule hid)")
@@ -39,9 +39,12 @@ progress, and exits with a code that says which:
   1  crashed, or an open fatal alarm (the headline and the launch's URL are printed);
      with --fail-on suppressed also a fatal-looking alarm a suppression rule hid
      (wait always prints those when it ends)
-  2  timeout (--timeout) while still starting or loading
+  2  timeout (--timeout) while still starting or loading, the server in sight
   3  silent: no line and no heartbeat for a while, so nobody can tell (not "not ready")
-  4  the server cannot be reached, or bad usage
+  4  the server cannot be reached (no answer within --timeout, lost when it ends or
+     for --give-up-after), or bad usage
+An exited launch is 1, ready before or not. READY gives the time to ready on the
+launch's clock; --json gives wait's code as wait_exit, the process's as exit_code.
 A launch that does not exist yet is waited for; a dropped connection is resumed.`,
 		`  launchwatch run --launch llama-0412 --server sglang -- python -m sglang.launch_server ... &
   launchwatch wait llama-0412 --timeout 20m && ./run-benchmark.sh
