@@ -9,6 +9,7 @@ package spool
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -124,7 +125,7 @@ func Write(dir string, maxBytes int64, e Entry, lines []client.Line, warn func(s
 	if int64(len(body)) > maxBytes {
 		cut, kept := 0, len(lines)
 		for int64(len(body)-cut) > maxBytes && kept > 0 {
-			i := strings.IndexByte(string(body[cut:]), '\n')
+			i := bytes.IndexByte(body[cut:], '\n')
 			cut += i + 1
 			kept--
 		}
