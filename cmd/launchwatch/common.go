@@ -11,6 +11,7 @@ import (
 
 	"launchwatch/internal/client"
 	"launchwatch/internal/cliflag"
+	"launchwatch/internal/spool"
 )
 
 // Exit codes shared by ship, run and wait.
@@ -101,4 +102,36 @@ func newCLILogger(w io.Writer, verbose bool) *slog.Logger {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// spoolFlags say where undelivered lines and reports are kept.
+type spoolFlags struct {
+	dir      string
+	maxBytes int64
+}
+
+func addSpoolFlags(fs *flag.FlagSet) *spoolFlags {
+	f := &spoolFlags{}
+	fs.StringVar(&f.dir, "spool-dir", os.Getenv("LAUNCHWATCH_SPOOL_DIR"), "`directory` of the spool, where what could not be delivered waits for `launchwatch flush` (default launchwatch/spool in the user cache directory) [LAUNCHWATCH_SPOOL_DIR]")
+	fs.Int64Var(&f.maxBytes, "spool-max-bytes", spool.DefaultMaxBytes, "the spool's bound in `bytes`; the oldest spooled launch is dropped first")
+	return f
+}
+
+func (f *spoolFlags) path() string { return spool.Dir(f.dir) }
+
+// spoolNote is how every command says what it spooled.
+func spoolNote(stderr io.Writer, cmd string, e *spool.Entry, server, dir string) {
+	what := fmt.Sprintf("%d line(s)", e.Lines)
+	var extra []string
+	if len(e.Health) > 0 {
+		extra = append(extra, fmt.Sprintf("%d health result(s)", len(e.Health)))
+	}
+	if e.Exit != nil {
+		extra = append(extra, "the exit report")
+	}
+	if len(extra) > 0 {
+		what += " and " + strings.Join(extra, " and ")
+	}
+	fmt.Fprintf(stderr, "launchwatch %s: %s of launch %s not delivered to %s: spooled in %s; "+
+		"`launchwatch flush` sends them (so does the next run or ship to that server)\n", cmd, what, e.Launch, server, dir)
 }

@@ -22,6 +22,7 @@ type command struct {
 // commands maps subcommand names to their implementation.
 var commands = map[string]command{
 	"export": {summary: "export decided alarms (JSONL) or reviewed launches as a labeled corpus", run: runExport},
+	"flush":  {summary: "send what run and ship spooled while the server could not be reached", run: runFlush},
 	"eval":   {summary: "score the classifier (or a grep baseline) on a labeled corpus", run: runEval},
 	"ship":   {summary: "ship a log file to a launch, following it like tail -F", run: runShip},
 	"run":    {summary: "run a server process, ship its output, report its exit and health", run: runRun},

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -21,6 +22,7 @@ import (
 	"launchwatch/internal/client"
 	"launchwatch/internal/decode"
 	"launchwatch/internal/shipper"
+	"launchwatch/internal/spool"
 )
 
 // runRun implements `launchwatch run --launch KEY [--health-url URL] -- CMD ARGS...`.
@@ -32,6 +34,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	launch := fs.String("launch", "", "launch `KEY` (required)")
 	healthURL := fs.String("health-url", "", "probe this `URL` (e.g. http://127.0.0.1:30000/health); the first 2xx makes the launch ready")
 	healthEvery := fs.Duration("health-every", 2*time.Second, "how often to probe --health-url")
+	drain := fs.Duration("drain-timeout", 10*time.Second, "after CMD ends, how long to try to deliver its last lines and exit report before spooling the rest and exiting")
+	sp := addSpoolFlags(fs)
 	verbose := fs.Bool("v", false, "log every batch")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch run --launch KEY [flags] -- CMD [ARGS...]",
 		`Starts CMD, passes its stdout and stderr through to this terminal and ships both
@@ -40,7 +44,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 exit code 0 or a stop you asked for is "exited", anything else "crashed". With
 --health-url, the first passing probe makes the launch ready (whatever the log says)
 and later failures are reported; a passing probe never hides a fatal error in the log.
-The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
+The exit code of run is the exit code of CMD (128+N when killed by signal N), at most
+--drain-timeout after CMD ended, whatever the server does: what could not be delivered
+by then (lines, health results, the exit report) waits in a local spool, and run says
+so; "launchwatch flush", or the next run or ship to that server, sends it.`,
 		`  launchwatch run --launch llama-0412 --server sglang --health-url http://127.0.0.1:30000/health -- \
       python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --port 30000
 `)
@@ -63,8 +70,8 @@ The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
 		fmt.Fprintln(stderr, "launchwatch run: want --launch KEY (letters, digits, . _ : @ + = -) and a command after -- (see --help)")
 		return exitUnreachable
 	}
-	if *healthEvery <= 0 {
-		fmt.Fprintf(stderr, "launchwatch run: --health-every must be positive, got %s\n", *healthEvery)
+	if *healthEvery <= 0 || *drain <= 0 {
+		fmt.Fprintf(stderr, "launchwatch run: --health-every and --drain-timeout must be positive, got %s and %s\n", *healthEvery, *drain)
 		return exitUnreachable
 	}
 	c, err := srv.client()
@@ -72,8 +79,9 @@ The exit code of run is the exit code of CMD (128+N when killed by signal N).`,
 		fmt.Fprintln(stderr, "launchwatch run:", err)
 		return exitUnreachable
 	}
-	r := &runner{c: c, key: *launch, log: newCLILogger(stderr, *verbose), stdout: stdout, stderr: stderr}
-	return r.run(ctx, cmdArgs, attrs, *healthURL, *healthEvery)
+	r := &runner{c: c, key: *launch, log: newCLILogger(stderr, *verbose), stdout: stdout, stderr: stderr,
+		drain: *drain, spool: sp, attrs: attrs.values()}
+	return r.run(ctx, cmdArgs, *healthURL, *healthEvery)
 }
 
 // runner runs one child process and ships it.
@@ -83,9 +91,16 @@ type runner struct {
 	log            *slog.Logger
 	stdout, stderr io.Writer
 	stopRequested  atomic.Bool
+	drain          time.Duration // --drain-timeout
+	spool          *spoolFlags
+	attrs          url.Values
 
-	mu  sync.Mutex // numbers and queues lines in one step, so they queue in seq order
-	seq int64      // last seq given to a line
+	mu     sync.Mutex // numbers and queues lines in one step, so they queue in seq order
+	seq    int64      // last seq given to a line
+	placed bool       // the seqs are the launch's: the server said where its lines end
+
+	healthMu      sync.Mutex
+	healthPending []spool.Health // probe results not reported yet, oldest first
 }
 
 // push numbers a line of the child's output and queues it.
@@ -132,7 +147,7 @@ func (r *runner) lastStored(ctx context.Context) (int64, error) {
 	}
 }
 
-func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, healthURL string, healthEvery time.Duration) int {
+func (r *runner) run(ctx context.Context, cmdArgs []string, healthURL string, healthEvery time.Duration) int {
 	// Our own signal handling from here: the child gets what we get.
 	sigs := make(chan os.Signal, 4)
 	forwarded := []os.Signal{os.Interrupt, syscall.SIGTERM}
@@ -176,11 +191,14 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 	defer errPipe.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
 	q := shipper.NewQueue()
-	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: attrs.values(), Log: r.log})
+	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: r.attrs, Log: r.log})
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSending()
 	sent := make(chan error, 1)
 	go func() {
+		// What earlier runs left in the spool for this server goes first:
+		// a launch's spooled lines take their seqs before this run's.
+		r.flushSpool(sendCtx)
 		// Lines are numbered from 1 and queued meanwhile; once the server
 		// says where this launch's lines end, they move after them.
 		base, err := r.lastStored(sendCtx)
@@ -188,9 +206,12 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 			sent <- err
 			return
 		}
+		reserved, _ := spool.ReservedThrough(r.spool.path(), r.c.BaseURL(), r.key)
+		base = max(base, reserved)
 		r.mu.Lock()
 		q.Renumber(base)
 		r.seq += base
+		r.placed = true
 		r.mu.Unlock()
 		sent <- sender.Run(sendCtx)
 	}()
@@ -203,9 +224,8 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 		fmt.Fprintln(r.stderr, msg)
 		r.push(q, msg, "stderr")
 		q.Close()
-		<-sent
 		code := 127
-		r.report(&code, "")
+		r.finish(time.Now().Add(r.drain), q, sent, sigs, stopSending, spool.Exit{Code: &code})
 		return code
 	}
 
@@ -215,8 +235,9 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
+	var probing sync.WaitGroup
 	if healthURL != "" {
-		go r.probe(probeCtx, healthURL, healthEvery)
+		probing.Go(func() { r.probe(probeCtx, healthURL, healthEvery) })
 	}
 
 	exited := make(chan error, 1)
@@ -246,33 +267,114 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, attrs *attrFlags, he
 			done = true
 		}
 	}
+	// From here on, run ends by this deadline whatever the server does.
+	deadline := time.Now().Add(r.drain)
 	stopProbe()
+	probing.Wait()
 	// Its output ends with it, unless a process it started holds it open:
 	// take what comes in a moment, then stop reading.
 	output := make(chan struct{})
 	go func() { copying.Wait(); close(output) }()
+	grace := time.NewTimer(min(outputGrace, r.drain/2))
 	select {
 	case <-output:
-	case <-time.After(outputGrace):
+	case <-grace.C:
 		r.log.Warn("the server process exited but processes it started still hold its output; not reading it any more")
 		outPipe.Close()
 		errPipe.Close()
 		<-output
 	}
+	grace.Stop()
 	q.Close()
 
-	// Every line must reach the server before the exit is reported.
-	flushErr := r.flush(sent, sigs, stopSending)
 	code, signal := exitOf(cmd.ProcessState, waitErr)
-	if signal != "" {
-		r.report(nil, signal)
-	} else {
-		r.report(&code, "")
+	x := spool.Exit{Signal: signal, Requested: r.stopRequested.Load()}
+	if signal == "" {
+		x.Code = &code
 	}
-	if flushErr != nil {
-		fmt.Fprintln(r.stderr, "launchwatch run: some lines were not shipped:", flushErr)
-	}
+	r.finish(deadline, q, sent, sigs, stopSending, x)
 	return code
+}
+
+// finish delivers the last lines, then the health results and the exit
+// report, until deadline (less a moment to write the spool); a signal
+// gives up at once. What is left goes to the spool, and run says so.
+func (r *runner) finish(deadline time.Time, q *shipper.Queue, sent <-chan error, sigs <-chan os.Signal, stopSending context.CancelFunc, x spool.Exit) {
+	deadline = deadline.Add(-min(r.drain/10, 500*time.Millisecond))
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var why error
+	notice := time.NewTimer(min(3*time.Second, r.drain/2))
+	defer notice.Stop()
+	delivered := false
+	for waiting := true; waiting; {
+		select {
+		case err := <-sent:
+			delivered, why, waiting = err == nil, err, false
+		case <-notice.C:
+			fmt.Fprintf(r.stderr, "launchwatch run: still shipping the last lines to the server (at most %s after the process ended; Ctrl-C to stop now)\n", r.drain)
+		case <-sigs:
+			why, waiting = errors.New("interrupted"), false
+		case <-ctx.Done():
+			why, waiting = fmt.Errorf("not delivered within --drain-timeout %s", r.drain), false
+		}
+	}
+	if !delivered {
+		stopSending()
+		if err := <-sent; why == nil {
+			why = err
+		}
+	}
+	// Every line must reach the server before the exit is reported.
+	exitSent := false
+	if delivered {
+		reportCtx, stopReports := context.WithCancel(ctx)
+		defer stopReports()
+		go func() {
+			select {
+			case <-sigs:
+				stopReports()
+			case <-reportCtx.Done():
+			}
+		}()
+		if err := r.sendHealth(reportCtx); err != nil {
+			why = err
+		} else if err := r.report(reportCtx, x); err != nil {
+			why = err
+		} else {
+			exitSent = true
+		}
+	}
+	if exitSent {
+		return
+	}
+	r.mu.Lock()
+	placed := r.placed
+	r.mu.Unlock()
+	r.healthMu.Lock()
+	health := append([]spool.Health(nil), r.healthPending...)
+	r.healthMu.Unlock()
+	dir := r.spool.path()
+	e, err := spool.Write(dir, r.spool.maxBytes, spool.Entry{Server: r.c.BaseURL(), Launch: r.key, Attrs: r.attrs,
+		Relative: !placed, Health: health, Exit: &x}, q.Lines(), func(msg string) { fmt.Fprintln(r.stderr, "launchwatch run: warning:", msg) })
+	if err != nil {
+		fmt.Fprintf(r.stderr, "launchwatch run: the server at %s did not take the last lines (%v), and they could not be spooled: %v\n", r.c.BaseURL(), why, err)
+		return
+	}
+	fmt.Fprintf(r.stderr, "launchwatch run: the server at %s did not take everything: %v\n", r.c.BaseURL(), why)
+	spoolNote(r.stderr, "run", e, r.c.BaseURL(), dir)
+}
+
+// flushSpool delivers what the spool holds for this run's server.
+func (r *runner) flushSpool(ctx context.Context) {
+	reports, err := spool.Flush(ctx, r.c, r.spool.path(), spool.DeliverConfig{Log: r.log})
+	for _, rep := range reports {
+		r.log.Info("delivered spooled lines", slog.String("launch", rep.Launch), slog.Int64("lines", rep.Lines),
+			slog.Bool("exit", rep.Exit), slog.Bool("done", rep.Done))
+	}
+	if err != nil && ctx.Err() == nil {
+		r.log.Warn("the spool could not be delivered yet", slog.String("error", err.Error()))
+	}
 }
 
 // killAfterSignals is the number of SIGINT/SIGTERM after which run kills
@@ -333,42 +435,34 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// flush waits for the queue to drain. A second Ctrl-C gives up, saying so.
-func (r *runner) flush(sent <-chan error, sigs <-chan os.Signal, stop context.CancelFunc) error {
-	notice := time.NewTimer(5 * time.Second)
-	defer notice.Stop()
-	for {
-		select {
-		case err := <-sent:
-			return err
-		case <-notice.C:
-			fmt.Fprintln(r.stderr, "launchwatch run: still shipping the last lines to the server (Ctrl-C again to give up)")
-		case <-sigs:
-			stop()
-			return fmt.Errorf("interrupted while shipping")
-		}
-	}
+// report tells the server how the process ended, retrying until ctx ends.
+func (r *runner) report(ctx context.Context, x spool.Exit) error {
+	return retryUntil(ctx, func() error {
+		_, err := r.c.Exit(ctx, r.key, x.Code, x.Signal, x.Requested)
+		return err
+	})
 }
 
-// report tells the server how the process ended, retrying a little.
-func (r *runner) report(code *int, signal string) {
-	for attempt := range 5 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := r.c.Exit(ctx, r.key, code, signal, r.stopRequested.Load())
-		cancel()
+// retryUntil calls fn until it succeeds, fails for good or ctx ends.
+func retryUntil(ctx context.Context, fn func() error) error {
+	backoff := 200 * time.Millisecond
+	for {
+		err := fn()
 		if err == nil || !client.Retryable(err) {
-			if err != nil {
-				fmt.Fprintln(r.stderr, "launchwatch run: reporting the exit:", err)
-			}
-			return
+			return err
 		}
-		time.Sleep(time.Duration(attempt+1) * time.Second)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(backoff/2 + rand.N(backoff)):
+		}
+		backoff = min(backoff*2, 5*time.Second)
 	}
-	fmt.Fprintln(r.stderr, "launchwatch run: could not report the exit to the server")
 }
 
 // probe checks the health URL: the first pass is reported (ready), then
-// every change between passing and failing.
+// every change between passing and failing. Results not reported yet wait
+// in order, for the next try or the spool.
 func (r *runner) probe(ctx context.Context, url string, every time.Duration) {
 	hc := &http.Client{Timeout: max(every, time.Second)}
 	passed, lastOK := false, false
@@ -380,17 +474,38 @@ func (r *runner) probe(ctx context.Context, url string, every time.Duration) {
 			return
 		}
 		if ok && !passed || passed && ok != lastOK {
-			if _, err := r.c.Health(ctx, r.key, ok, detail); err != nil {
-				r.log.Warn("reporting health", slog.String("error", err.Error()))
-			} else {
-				passed, lastOK = passed || ok, ok
-			}
+			r.healthMu.Lock()
+			r.healthPending = append(r.healthPending, spool.Health{OK: ok, Detail: detail})
+			r.healthMu.Unlock()
+			passed, lastOK = passed || ok, ok
+		}
+		if err := r.sendHealth(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("reporting health", slog.String("error", err.Error()))
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// sendHealth reports the pending health results in order.
+func (r *runner) sendHealth(ctx context.Context) error {
+	for {
+		r.healthMu.Lock()
+		if len(r.healthPending) == 0 {
+			r.healthMu.Unlock()
+			return nil
+		}
+		h := r.healthPending[0]
+		r.healthMu.Unlock()
+		if _, err := r.c.Health(ctx, r.key, h.OK, h.Detail); err != nil {
+			return err
+		}
+		r.healthMu.Lock()
+		r.healthPending = r.healthPending[1:]
+		r.healthMu.Unlock()
 	}
 }
 

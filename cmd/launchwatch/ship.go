@@ -9,11 +9,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"launchwatch/internal/client"
 	"launchwatch/internal/decode"
 	"launchwatch/internal/shipper"
+	"launchwatch/internal/spool"
 )
 
 // runShip implements `launchwatch ship FILE --launch KEY`.
@@ -24,6 +28,8 @@ func runShip(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	attrs := addAttrFlags(fs)
 	launch := fs.String("launch", "", "launch `KEY` the lines belong to (required)")
 	once := fs.Bool("once", false, "upload the file as it is now and exit, instead of following it")
+	retryFor := fs.Duration("retry-for", time.Minute, "with --once, how long to retry while the server does not answer before giving up with exit code 4 (following retries as long as it runs)")
+	sp := addSpoolFlags(fs)
 	statePath := fs.String("state-file", "", "where to remember what the server has acknowledged (default: one per server, launch and file, in the user cache directory)")
 	verbose := fs.Bool("v", false, "log every batch")
 	fs.Usage = usageWithExamples(stderr, fs, "launchwatch ship FILE --launch KEY [flags]",
@@ -36,7 +42,11 @@ its start under the next seqs, like a rotated one. At start the server is asked 
 lines it holds: one that lacks some (another server, a reset one) gets them from the file
 again. --once says how many lines were sent and stored. When the server cannot be reached
 the lines wait and are retried with backoff; a heartbeat every few seconds tells the
-server the shipper is alive while the launch prints nothing.`,
+server the shipper is alive while the launch prints nothing. --once gives up after
+--retry-for without an answer (exit code 4, saying what was sent and what was not);
+following retries until stopped, and lines read but not acknowledged when it stops go
+to the spool for "launchwatch flush" (the file still has them too). A signal ends ship
+with 128+N (130 for Ctrl-C, 143 for SIGTERM).`,
 		`  launchwatch ship /var/log/sglang.log --launch llama70b-tp8-0412 --server sglang
   launchwatch ship server.log --launch demo --once --url http://launchwatch:8080
   launchwatch ship server.log --launch demo --once --tz Europe/Berlin   # the log prints local time
@@ -72,19 +82,73 @@ server the shipper is alive while the launch prints nothing.`,
 			return exitFailed
 		}
 	}
+	if *retryFor <= 0 {
+		fmt.Fprintln(stderr, "launchwatch ship: --retry-for must be positive")
+		return exitUnreachable
+	}
+	// Which signal ended it, for the exit code.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	log := newCLILogger(stderr, *verbose)
-	res, err := shipper.Follow(ctx, c, shipper.FollowConfig{
+	// What earlier runs spooled for this server goes too, beside the file.
+	flushed := make(chan error, 1)
+	go func() {
+		cfg := spool.DeliverConfig{Log: log}
+		if *once {
+			cfg.RetryFor = *retryFor
+		}
+		_, err := spool.Flush(ctx, c, sp.path(), cfg)
+		flushed <- err
+	}()
+	cfg := shipper.FollowConfig{
 		Path: path, StatePath: *statePath, Once: *once, Log: log,
 		Sender: shipper.SenderConfig{Launch: *launch, Attrs: attrs.values(), Log: log},
-	})
-	if err != nil {
-		var ae *client.APIError
-		if errors.As(err, &ae) {
-			fmt.Fprintf(stderr, "launchwatch ship: the server refused a batch: %s (the lines stay in the file; fix and run again)\n", ae.Message)
-		} else {
-			fmt.Fprintln(stderr, "launchwatch ship:", err)
-		}
+	}
+	if *once {
+		cfg.Sender.RetryFor = *retryFor
+	}
+	res, err := shipper.Follow(ctx, c, cfg)
+	if ferr := <-flushed; ferr != nil && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "launchwatch ship: warning: the spool is not delivered yet (`launchwatch flush` retries):", ferr)
+	}
+	var gaveUp *shipper.GaveUpError
+	var ae *client.APIError
+	switch {
+	case errors.As(err, &gaveUp):
+		fmt.Fprintf(stderr, "launchwatch ship: %v\n", err)
+		fmt.Fprintf(stderr, "launchwatch ship: %s to %s: %d lines sent and acknowledged (%d stored), through line %d; "+
+			"%d lines not sent (after line %d): run the same command again to send them\n",
+			pos[0], c.LaunchURL(*launch), res.Sent, res.Stored, res.LastSeq, res.Behind, res.LastSeq)
+		return exitUnreachable
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "launchwatch ship: the server refused a batch: %s (the lines stay in the file; fix and run again)\n", ae.Message)
 		return exitFailed
+	case err != nil:
+		fmt.Fprintln(stderr, "launchwatch ship:", err)
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		// Stopped by a signal: what was read and not acknowledged waits in
+		// the spool too (the file may be rotated away before the next run).
+		if !*once && len(res.Unsent) > 0 {
+			dir := sp.path()
+			e, err := spool.Write(dir, sp.maxBytes, spool.Entry{Server: c.BaseURL(), Launch: *launch, Attrs: attrs.values()},
+				res.Unsent, func(msg string) { fmt.Fprintln(stderr, "launchwatch ship: warning:", msg) })
+			if err != nil {
+				fmt.Fprintln(stderr, "launchwatch ship: spooling the lines not acknowledged:", err)
+			} else {
+				spoolNote(stderr, "ship", e, c.BaseURL(), dir)
+			}
+		}
+		fmt.Fprintf(stderr, "launchwatch ship: stopped: %d lines sent and acknowledged, through line %d; %d lines of %s after it not acknowledged\n",
+			res.Sent, res.LastSeq, res.Behind, pos[0])
+		select {
+		case sig := <-sigs:
+			return 128 + int(sig.(syscall.Signal))
+		default:
+			return 130
+		}
 	}
 	if *once {
 		fmt.Fprintf(stdout, "shipped %s to %s: %d lines sent, %d stored (%d the server held already)\n",

@@ -28,7 +28,7 @@ func runWait(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wait", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	srv := addServerFlags(fs)
-	timeout := fs.Duration("timeout", 0, "give up after this `duration` with exit code 2 (0: wait as long as it takes)")
+	timeout := fs.Duration("timeout", 0, "give up after this `duration` with exit code 2, or 4 when the server cannot be reached then (0: wait as long as it takes)")
 	asJSON := fs.Bool("json", false, "print each change and the result as JSON lines")
 	giveUp := fs.Duration("give-up-after", 30*time.Second, "how long to keep trying to reach the server (at start or after a drop) before exiting 4")
 	failOn := fs.String("fail-on", "alarm", "`when` to exit 1: alarm (an open fatal alarm, the classifier's suspicion), confirmed (only a crash a person confirmed or the process reported) or suppressed (as alarm, and also a fatal-looking alarm a suppression rule hid)")
@@ -39,9 +39,12 @@ progress, and exits with a code that says which:
   1  crashed, or an open fatal alarm (the headline and the launch's URL are printed);
      with --fail-on suppressed also a fatal-looking alarm a suppression rule hid
      (wait always prints those when it ends)
-  2  timeout (--timeout) while still starting or loading
+  2  timeout (--timeout) while still starting or loading, the server in sight
   3  silent: no line and no heartbeat for a while, so nobody can tell (not "not ready")
-  4  the server cannot be reached, or bad usage
+  4  the server cannot be reached (no answer within --timeout, lost when it ends or
+     for --give-up-after), or bad usage
+An exited launch is 1, ready before or not. READY gives the time to ready on the
+launch's clock; --json gives wait's code as wait_exit, the process's as exit_code.
 A launch that does not exist yet is waited for; a dropped connection is resumed.`,
 		`  launchwatch run --launch llama-0412 --server sglang -- python -m sglang.launch_server ... &
   launchwatch wait llama-0412 --timeout 20m && ./run-benchmark.sh
@@ -94,11 +97,12 @@ type waiter struct {
 
 func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 	var unreachableSince time.Time
+	answered := false // the server answered at least once
 	var lastErr error
 	for {
 		live, err := w.c.Follow(ctx, w.key, -1)
 		if err == nil {
-			unreachableSince = time.Time{}
+			answered, unreachableSince = true, time.Time{}
 			if code, done := w.follow(live); done {
 				live.Close()
 				return code
@@ -110,10 +114,15 @@ func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 			var ae *client.APIError
 			if errors.As(err, &ae) && !ae.Temporary() {
 				fmt.Fprintln(stderr, "launchwatch wait:", err)
-				return waitUnreachable
+				return w.unreachable()
 			}
 		}
 		if ctx.Err() != nil {
+			if !unreachableSince.IsZero() || !answered {
+				// The timeout came while the server could not be seen:
+				// that is no "still loading".
+				return w.lost(ctx, stderr, answered, unreachableSince, lastErr)
+			}
 			return w.timedOut(ctx, stderr)
 		}
 		if unreachableSince.IsZero() {
@@ -121,14 +130,51 @@ func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 		} else if time.Since(unreachableSince) > w.giveUp {
 			fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s for %s: %v\n",
 				w.c.BaseURL(), w.giveUp, lastErr)
-			return waitUnreachable
+			return w.unreachable()
 		}
 		select {
 		case <-ctx.Done():
-			return w.timedOut(ctx, stderr)
+			return w.lost(ctx, stderr, answered, unreachableSince, lastErr)
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// lost ends a wait whose timeout (or interruption) came while the server
+// could not be reached.
+func (w *waiter) lost(ctx context.Context, stderr io.Writer, answered bool, since time.Time, err error) int {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return 130 // interrupted (Ctrl-C): nothing was decided, as a shell reports it
+	}
+	if !answered {
+		fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s: no answer within --timeout %s (%v)\n",
+			w.c.BaseURL(), time.Since(w.start).Round(time.Second), err)
+	} else {
+		fmt.Fprintf(stderr, "launchwatch wait: lost the Launchwatch server at %s %s before the timeout (%v); last seen: %s\n",
+			w.c.BaseURL(), time.Since(since).Round(time.Second), err, w.lastSeen())
+	}
+	return w.unreachable()
+}
+
+// unreachable is exit code 4, said in JSON too with --json.
+func (w *waiter) unreachable() int {
+	if w.json {
+		w.printJSON(map[string]any{"launch": w.key, "result": "unreachable", "wait_exit": waitUnreachable,
+			"status": w.lastSeen(), "url": w.c.LaunchURL(w.key)})
+	}
+	return waitUnreachable
+}
+
+// lastSeen is the launch's last status seen, with its phase.
+func (w *waiter) lastSeen() string {
+	if w.lastStatus == nil {
+		return "never seen"
+	}
+	last := w.lastStatus.Status
+	if w.lastStatus.Phase != "" {
+		last += " (" + w.lastStatus.Phase + ")"
+	}
+	return last
 }
 
 // follow reads the live stream until a verdict (done) or a drop.
@@ -160,7 +206,7 @@ func (w *waiter) follow(live *client.Live) (code int, done bool) {
 func (w *waiter) judge(l *client.Launch) (int, bool) {
 	switch {
 	case l.Status == "ready":
-		return w.finish(l, waitReady, "READY", fmt.Sprintf("after %s", time.Since(w.start).Round(time.Second)))
+		return w.finish(l, waitReady, "READY", readyDetail(l))
 	case l.Status == "crashed":
 		return w.finish(l, waitCrashed, "CRASHED", crashReason(l))
 	case l.Status == "exited" && l.Times.Ready != nil:
@@ -204,8 +250,13 @@ func (w *waiter) progress(l *client.Launch) {
 func (w *waiter) finish(l *client.Launch, code int, verdict, detail string) (int, bool) {
 	url := w.c.LaunchURL(w.key)
 	if w.json {
-		w.printJSON(map[string]any{"launch": w.key, "result": strings.ToLower(verdict), "exit_code": code,
-			"status": l.Status, "detail": detail, "url": url, "suppressed_fatal": suppressedList(l)})
+		m := map[string]any{"launch": w.key, "result": strings.ToLower(verdict), "wait_exit": code,
+			"exit_code": l.ExitCode, "exit_signal": l.Signal,
+			"status": l.Status, "detail": detail, "url": url, "suppressed_fatal": suppressedList(l)}
+		if d, ok := timeToReady(l); ok {
+			m["time_to_ready"] = d.Seconds()
+		}
+		w.printJSON(m)
 		return code, true
 	}
 	if w.tty && w.lastLine != "" {
@@ -220,15 +271,9 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return 130 // interrupted (Ctrl-C): nothing was decided, as a shell reports it
 	}
-	last := "never seen"
-	if w.lastStatus != nil {
-		last = w.lastStatus.Status
-		if w.lastStatus.Phase != "" {
-			last += " (" + w.lastStatus.Phase + ")"
-		}
-	}
+	last := w.lastSeen()
 	if w.json {
-		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "exit_code": waitTimeout, "status": last,
+		w.printJSON(map[string]any{"launch": w.key, "result": "timeout", "wait_exit": waitTimeout, "status": last,
 			"suppressed_fatal": suppressedList(w.lastStatus)})
 	} else {
 		if w.tty && w.lastLine != "" {
@@ -238,6 +283,22 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 		w.printSuppressed(w.lastStatus)
 	}
 	return waitTimeout
+}
+
+// timeToReady is the launch's time to ready on its own clock: its ready
+// time less its first line's, as the server reports them.
+func timeToReady(l *client.Launch) (time.Duration, bool) {
+	if l.Times.Ready == nil || l.Times.FirstLine == nil {
+		return 0, false
+	}
+	return max(l.Times.Ready.Sub(*l.Times.FirstLine), 0), true
+}
+
+func readyDetail(l *client.Launch) string {
+	if d, ok := timeToReady(l); ok {
+		return fmt.Sprintf("ready %s after its first line (on the launch's clock)", d.Round(time.Second))
+	}
+	return "ready (by a health probe; the server gives no ready time on the launch's clock)"
 }
 
 // printSuppressed says, when wait ends, which fatal-looking alarms rules

@@ -154,7 +154,9 @@ func TestWaitExitCodes(t *testing.T) {
 		srv := webtest.Start(t, web.Config{})
 		post(t, srv.URL, "js", "The server is fired up and ready to roll!\n")
 		code, out := cli(t, "wait", "js", "--url", srv.URL, "--json")
-		if code != 0 || !strings.Contains(out, `"result":"ready"`) || !strings.Contains(out, `"exit_code":0`) {
+		// wait's own exit code is wait_exit; exit_code is the process's (none yet).
+		if code != 0 || !strings.Contains(out, `"result":"ready"`) || !strings.Contains(out, `"wait_exit":0`) ||
+			!strings.Contains(out, `"exit_code":null`) {
 			t.Errorf("exit %d, output:\n%s", code, out)
 		}
 	})

@@ -30,8 +30,10 @@ type Launch struct {
 	SuppressedFatal []SuppressedFatal `json:"suppressed_fatal"`
 	Times           struct {
 		Created       time.Time  `json:"created"`
+		FirstLine     *time.Time `json:"first_line"` // on the launch clock, as are LastLine, Ready and Ended
 		LastLine      *time.Time `json:"last_line"`
 		Ready         *time.Time `json:"ready"`
+		Ended         *time.Time `json:"ended"`
 		LastHeartbeat *time.Time `json:"last_heartbeat"`
 	} `json:"times"`
 }

@@ -24,7 +24,7 @@ type FollowConfig struct {
 	// MaxQueued pauses reading while this many lines wait to be sent (the
 	// file keeps them); default 50000.
 	MaxQueued int
-	Sender    SenderConfig
+	Sender    SenderConfig // its RetryFor also bounds asking the server what it holds at start
 	Log       *slog.Logger
 }
 
@@ -32,6 +32,14 @@ type FollowConfig struct {
 type Result struct {
 	Sent   int64 // lines posted and acknowledged (each counted once, however often retried)
 	Stored int64 // of those, the lines the server did not hold yet
+	// LastSeq is the last line the server acknowledged (0: none).
+	LastSeq int64
+	// Unsent are the lines read from the file and queued that the server
+	// did not acknowledge before Follow returned, oldest first.
+	Unsent []client.Line
+	// Behind is how many lines of the file after LastSeq were not
+	// acknowledged (queued or not read yet), when Follow returned early.
+	Behind int64
 }
 
 // maxLineBytes is where a line without a newline is cut into pieces; the
@@ -69,6 +77,7 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 	f.state.Server, f.state.Launch, f.state.Path = c.BaseURL(), cfg.Sender.Launch, cfg.Path
 	cfg.Sender.OnAck = f.acked
 	sender := NewSender(c, f.q, cfg.Sender)
+	f.outage = sender.outage // asking what the server holds counts against RetryFor too
 
 	sendCtx, cancelSend := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSend()
@@ -87,14 +96,24 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 	f.q.Close()
 	if readErr != nil || readCtx.Err() != nil {
 		// Interrupted: what is acknowledged is recorded; the rest is read
-		// again next time. Give the batch in flight a moment to land.
-		grace := time.AfterFunc(5*time.Second, cancelSend)
-		defer grace.Stop()
+		// again next time. Give the batch in flight a moment to land,
+		// unless the server is not answering anyway.
+		grace := 5 * time.Second
+		if f.outage.down() {
+			grace = 0
+		}
+		stop := time.AfterFunc(grace, cancelSend)
+		defer stop.Stop()
 	}
 	sendErr := <-sent
 	f.mu.Lock()
 	res := f.res
+	res.LastSeq = f.state.Seq
 	f.mu.Unlock()
+	res.Unsent = f.q.Lines()
+	if readErr != nil || sendErr != nil || ctx.Err() != nil {
+		res.Behind = f.behind()
+	}
 	if readErr != nil {
 		return res, readErr
 	}
@@ -104,6 +123,45 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 	return res, nil
 }
 
+// behind counts the lines of the file the state is about after the
+// acknowledged offset: what a Follow that stopped early did not get
+// acknowledged (0 when the file is gone or is another one now).
+func (f *follower) behind() int64 {
+	f.mu.Lock()
+	st := f.state
+	f.mu.Unlock()
+	file, err := os.Open(f.cfg.Path)
+	if err != nil {
+		return 0
+	}
+	defer file.Close()
+	if fi, err := file.Stat(); err != nil || st.Ino == 0 {
+		return 0
+	} else if dev, ino := fileID(fi); dev != st.Dev || ino != st.Ino {
+		return 0
+	}
+	if _, err := file.Seek(st.Offset, io.SeekStart); err != nil {
+		return 0
+	}
+	var n int64
+	buf := make([]byte, 256<<10)
+	last := byte('\n')
+	for {
+		k, err := file.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if k > 0 {
+			last = buf[k-1]
+		}
+		if err != nil {
+			break
+		}
+	}
+	if last != '\n' {
+		n++ // an unfinished last line
+	}
+	return n
+}
+
 // follower reads the file and keeps, for every line in flight, where it
 // ends, so an acknowledgement can be turned into a file offset.
 type follower struct {
@@ -111,6 +169,8 @@ type follower struct {
 	c    *client.Client
 	q    *Queue
 	acks chan struct{} // signalled after each acknowledgement
+	// outage is the sender's: since when the server has not answered.
+	outage *outage
 	// skipThrough: lines numbered up to it are not sent, the server holds
 	// them. Only the reader uses it.
 	skipThrough int64

@@ -57,6 +57,14 @@ func (q *Queue) Len() int {
 	return len(q.lines)
 }
 
+// Lines returns a copy of the lines waiting, oldest first: what a stopped
+// sender left unacknowledged.
+func (q *Queue) Lines() []client.Line {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]client.Line(nil), q.lines...)
+}
+
 func (q *Queue) signal() {
 	select {
 	case q.ready <- struct{}{}:

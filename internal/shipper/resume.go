@@ -117,9 +117,10 @@ func (f *follower) serverLast(ctx context.Context) (int64, bool) {
 	for attempt := range 5 {
 		var last int64
 		if last, err = f.c.LastSeq(ctx, f.cfg.Sender.Launch); err == nil {
+			f.outage.ok()
 			return last, true
 		}
-		if !client.Retryable(err) || !sleep(ctx, time.Duration(attempt+1)*time.Second) {
+		if !client.Retryable(err) || f.outage.fail() || !sleep(ctx, f.outage.cap(time.Duration(attempt+1)*time.Second)) {
 			break
 		}
 	}

@@ -25,6 +25,9 @@ type SenderConfig struct {
 	MaxBytes  int           // bytes per batch, roughly; default 1 MiB
 	MaxDelay  time.Duration // how long a line may wait for its batch to fill; default 250ms
 	Heartbeat time.Duration // heartbeat period while idle; default 5s
+	// RetryFor is how long a batch is retried while the server does not
+	// take it before Run gives up with a *GaveUpError; 0 retries forever.
+	RetryFor time.Duration
 	// OnAck is called after the server stored a batch, with its last seq,
 	// its number of lines and the server's answer.
 	OnAck func(lastSeq int64, lines int, ack client.Ack)
@@ -51,15 +54,16 @@ func (c *SenderConfig) defaults() {
 
 // Sender sends the lines of a Queue.
 type Sender struct {
-	c   *client.Client
-	q   *Queue
-	cfg SenderConfig
+	c      *client.Client
+	q      *Queue
+	cfg    SenderConfig
+	outage *outage
 }
 
 // NewSender returns a sender of q's lines to c.
 func NewSender(c *client.Client, q *Queue, cfg SenderConfig) *Sender {
 	cfg.defaults()
-	return &Sender{c: c, q: q, cfg: cfg}
+	return &Sender{c: c, q: q, cfg: cfg, outage: &outage{limit: cfg.RetryFor}}
 }
 
 // Run sends batches until the queue is closed and empty (nil), the server
@@ -111,6 +115,7 @@ func (s *Sender) send(ctx context.Context, batch []client.Line) error {
 	for attempt := 1; ; attempt++ {
 		ack, err := s.c.PostLines(ctx, s.cfg.Launch, s.cfg.Attrs, body)
 		if err == nil {
+			s.outage.ok()
 			if s.cfg.OnAck != nil {
 				s.cfg.OnAck(batch[len(batch)-1].Seq, len(batch), ack)
 			}
@@ -124,11 +129,15 @@ func (s *Sender) send(ctx context.Context, batch []client.Line) error {
 		if !client.Retryable(err) {
 			return err
 		}
+		if s.outage.fail() {
+			return &GaveUpError{After: s.cfg.RetryFor, Err: err}
+		}
 		wait := jitter(backoff)
 		var ae *client.APIError
 		if errors.As(err, &ae) && ae.RetryAfter > wait {
 			wait = ae.RetryAfter
 		}
+		wait = s.outage.cap(wait)
 		s.cfg.Log.Warn("batch not stored yet, will retry", slog.String("error", err.Error()),
 			slog.Int("attempt", attempt), slog.Duration("retry_in", wait), slog.Int("waiting_lines", s.q.Len()))
 		select {
