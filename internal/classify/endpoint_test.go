@@ -54,7 +54,6 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		`INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
 		"=====================================",
 		"the port 8000 is already in use",
-		"12:30:45 server started",
 	}
 	for _, line := range not {
 		if a := announcedEndpoint(line); a.ok {
