@@ -98,7 +98,7 @@ func announcedEndpoint(body string) announcement {
 	if reHealthAccess.MatchString(body) {
 		return announcement{ok: true, health: true}
 	}
-	ep, at := endpointIn(body)
+	ep := endpointIn(body)
 	if ep == "" {
 		if reServerStarted.MatchString(body) {
 			return announcement{ok: true} // no address: it waits (announcedReady)
@@ -110,16 +110,16 @@ func announcedEndpoint(body string) announcement {
 			return announcement{}
 		}
 	}
-	if hasListeningPhrase(body) || framed(body, at) {
+	if hasListeningPhrase(body) || framed(body) {
 		return announcement{endpoint: ep, ok: true}
 	}
 	return announcement{}
 }
 
 // endpointIn finds the first address on the line and normalises it to
-// "scheme://host:port" (http and all interfaces when the line gives none);
-// at is where it starts, -1 if none.
-func endpointIn(body string) (string, int) {
+// "scheme://host:port" (http and all interfaces when the line gives none),
+// "" if none.
+func endpointIn(body string) string {
 	if m := reEndpointURL.FindStringSubmatchIndex(body); m != nil {
 		scheme := strings.ToLower(body[m[2]:m[3]])
 		host := "0.0.0.0"
@@ -127,7 +127,7 @@ func endpointIn(body string) (string, int) {
 			host = strings.ToLower(body[m[4]:m[5]])
 		}
 		if port, ok := validPort(body[m[6]:m[7]]); ok {
-			return scheme + "://" + host + ":" + port, m[0]
+			return scheme + "://" + host + ":" + port
 		}
 	}
 	if m := reEndpointHostPort.FindStringSubmatchIndex(body); m != nil {
@@ -136,15 +136,15 @@ func endpointIn(body string) (string, int) {
 			host = strings.ToLower(body[m[2]:m[3]])
 		}
 		if port, ok := validPort(body[m[4]:m[5]]); ok {
-			return "http://" + host + ":" + port, m[2]
+			return "http://" + host + ":" + port
 		}
 	}
 	if m := reEndpointPort.FindStringSubmatchIndex(body); m != nil {
 		if port, ok := validPort(body[m[2]:m[3]]); ok {
-			return "http://0.0.0.0:" + port, m[0]
+			return "http://0.0.0.0:" + port
 		}
 	}
-	return "", -1
+	return ""
 }
 
 // validPort is the port without leading zeros, if it is one.
@@ -168,14 +168,14 @@ func hasListeningPhrase(body string) bool {
 // framed reports a banner's address line: the address between frame
 // characters ("===", "***", "│", "║", "#", "|") on both sides, with at most
 // a short label beside it ("║  API: http://0.0.0.0:3000  ║").
-func framed(body string, at int) bool {
+func framed(body string) bool {
 	t := strings.TrimSpace(body)
 	lead, trail := frameRun(t, false), frameRun(t, true)
 	if lead == 0 || trail == 0 || lead+trail >= len(t) {
 		return false
 	}
 	inner := strings.TrimSpace(t[lead : len(t)-trail])
-	return len(inner) <= 96 && strings.Count(inner, " ") <= 6 && at >= 0
+	return len(inner) <= 96 && strings.Count(inner, " ") <= 6
 }
 
 // frameRun is the byte length of the frame characters (and spaces among
@@ -295,12 +295,16 @@ func (s *State) confirmAnnounced(fb *feedBuf) {
 // readiness at the announcing line. It also notes loading work for
 // announcements still to come.
 func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineVerdict, t string) {
+	w := s.d.Announced
+	pending := w != nil && w.N != s.d.N
+	if s.d.Loaded && !pending {
+		return // nothing to note or decide: no word search on this line
+	}
 	loading := isLoadingWork(t, m)
 	if loading && !s.d.Loaded && isModelWork(t, m) {
 		s.d.Loaded = true
 	}
-	w := s.d.Announced
-	if w == nil || w.N == s.d.N {
+	if !pending {
 		return
 	}
 	switch {
@@ -332,39 +336,31 @@ var modelWords = []string{
 // isModelWork reports a line of model loading work: a phase, a progress
 // bar or one of modelWords.
 func isModelWork(t string, m *lineMatch) bool {
-	if len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt] {
-		return true
-	}
-	if len(t) > 512 {
-		t = t[:512]
-	}
-	for _, w := range modelWords {
-		if indexFold(t, w) >= 0 {
-			return true
-		}
-	}
-	return false
+	return isStartupProgress(m) || hasWordFold(t, modelWords)
 }
 
 // stopWords say that the server is going down: an announcement before
 // them was no readiness.
 var stopWords = []string{"stopped", "stopping", "shutting down", "shutdown", "exiting", "terminat"}
 
-// isLoadingWork reports a line of startup work: a phase, a progress bar or
-// one of loadingWords.
+// isLoadingWork reports a line of startup work or of going down: a phase,
+// a progress bar, one of loadingWords or stopWords.
 func isLoadingWork(t string, m *lineMatch) bool {
-	if len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt] {
-		return true
-	}
+	return isStartupProgress(m) || hasWordFold(t, loadingWords) || hasWordFold(t, stopWords)
+}
+
+// isStartupProgress reports a phase line or a progress bar.
+func isStartupProgress(m *lineMatch) bool {
+	return len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt]
+}
+
+// hasWordFold reports whether the first 512 bytes of t contain one of
+// words, ignoring ASCII case.
+func hasWordFold(t string, words []string) bool {
 	if len(t) > 512 {
 		t = t[:512]
 	}
-	for _, w := range loadingWords {
-		if indexFold(t, w) >= 0 {
-			return true
-		}
-	}
-	for _, w := range stopWords {
+	for _, w := range words {
 		if indexFold(t, w) >= 0 {
 			return true
 		}
