@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"launchwatch/internal/classify"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
@@ -348,6 +350,7 @@ func TestPackRetiredPartitions(t *testing.T) {
 	if _, err := st.EnsureLaunch(ctx, "new", store.LaunchAttrs{}); err != nil {
 		t.Fatal(err)
 	}
+	waitNoOlderSnapshot(t, pool)
 	before := size()
 	packed, err := st.PackRetiredPartitions(ctx)
 	if err != nil || fmt.Sprint(packed) != "[lines_p000000]" {
@@ -362,5 +365,37 @@ func TestPackRetiredPartitions(t *testing.T) {
 	got, err := st.LinesBetween(ctx, old, 39_990, 40_000, 100)
 	if err != nil || len(got) != 11 || got[10].Text != lines[39_999].Text {
 		t.Fatalf("lines read back after packing: %d, %v", len(got), err)
+	}
+}
+
+// waitNoOlderSnapshot waits until no other session of the test's database
+// holds a snapshot taken before now. VACUUM FULL must keep rows such a
+// snapshot can still see, and autovacuum's ANALYZE of a freshly filled
+// table is such a session on a busy machine: without the wait, the packed
+// size would depend on its timing.
+func waitNoOlderSnapshot(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	var now string
+	if err := pool.QueryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var older int
+		err := pool.QueryRow(ctx, `
+			SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+			  AND backend_xmin::text::bigint < pg_snapshot_xmin($1::pg_snapshot)::text::bigint`, now).Scan(&older)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if older == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions kept a snapshot older than the compaction for a minute", older)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
