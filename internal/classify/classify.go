@@ -194,7 +194,8 @@ type Summary struct {
 	// (Settle(SettleStreamEnd) makes them a fatal alarm: the process went
 	// quiet after them; more lines make them warnings), and undecided
 	// tracebacks (settle.go: a network call's failure, a bare header) whose
-	// next line has not come yet.
+	// next line has not come yet; and a readiness line that waits for its
+	// bind (State.awaitBind), which the stream's end confirms.
 	PendingRuns int
 	// Endpoints are the addresses the server announced it listens on
 	// ("http://0.0.0.0:8000"), in the order first seen (endpoint.go).

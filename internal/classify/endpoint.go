@@ -31,6 +31,7 @@ type announcement struct {
 	endpoint string // "scheme://host:port", "" when the line gives none
 	ok       bool   // the line announces the server serving
 	health   bool   // an access log's 2xx answer to a health or readiness request
+	advice   bool   // only an advising phrase says so (advisingPhrases)
 }
 
 // endpointLiterals are the prefilter's literals for the recogniser: a line
@@ -72,10 +73,18 @@ var listeningPhrases = []string{
 	"available at", "available on", "accessible at", "accessible on", "reachable at",
 	"ready at", "ready on", "is up at", "up and running", "live at", "live on",
 	"bound to", "bound on", "bound at",
-	"go to", "connect to", "open http", "visit http", "navigate to", "browse to", "point your browser",
 	"endpoint:", "endpoint at", "url:", "urls:",
 	"server started", "server is running", "server running", "started server", "started http",
 	"started grpc", "started rest", "api server",
+}
+
+// advisingPhrases tell a person where to point a browser or a client
+// ("Please open http://0.0.0.0:23333 in a browser"). A wrapper may print
+// them before the server it runs has bound its port (LMDeploy prints its
+// hint, then uvicorn starts), so alone they make an announcement that
+// waits like one before loading (announcedReady), never readiness at once.
+var advisingPhrases = []string{
+	"go to", "connect to", "open http", "visit http", "navigate to", "browse to", "point your browser",
 }
 
 // notAnnouncing are words that make an address on the line something other
@@ -112,6 +121,9 @@ func announcedEndpoint(body string) announcement {
 	}
 	if hasListeningPhrase(body) || framed(body) {
 		return announcement{endpoint: ep, ok: true}
+	}
+	if hasWordFold(body, advisingPhrases) {
+		return announcement{endpoint: ep, ok: true, advice: true}
 	}
 	return announcement{}
 }
@@ -239,6 +251,27 @@ type pendingReady struct {
 	At   time.Time   `json:"at"`
 	Src  string      `json:"src,omitempty"`
 	N    int64       `json:"n"` // the line count at the announcement
+	// Bind: the line was a BeforeBind ready line (awaitBind), not an
+	// announcement: the bind's announcement makes the launch ready at its
+	// own line, whatever the family.
+	Bind bool `json:"bind,omitempty"`
+}
+
+// awaitBind handles a BeforeBind ready line (its verdict v, time at,
+// source src) and reports whether its readiness waits: when no endpoint
+// was announced as bound before it (a server handed a bound socket says
+// where it listens first, as vLLM does), the bind is still to come and
+// may fail on the next line (uvicorn's "[Errno 98] ... address already in
+// use"). The wait ends as an announcement's does (afterAnnouncement), or
+// at the bind's own announcement (announcedReady).
+func (s *State) awaitBind(v *LineVerdict, at time.Time, src string) bool {
+	if s.d.Ready != nil || s.d.Bound || s.d.Server == "vllm" {
+		// vLLM's own uvicorn is handed a bound socket (and vLLM of 2024
+		// that was not says "Uvicorn running on" a line later anyway).
+		return false
+	}
+	s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Bind: true}
+	return true
 }
 
 // confirmAfter is how many lines after an announcement must pass without
@@ -256,13 +289,28 @@ const confirmAfter = 3
 // once; an announcement before any loading work waits (afterAnnouncement).
 func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src string, a *announcement) bool {
 	s.addEndpoint(a.endpoint)
+	if a.advice {
+		// Advice may come before the bind: it neither binds nor ends a
+		// wait for the bind.
+	} else if s.d.Bound = true; s.d.Announced != nil && s.d.Announced.Bind && s.d.Ready == nil && s.d.Fatal == 0 {
+		if a.health {
+			// A request answered: it was bound since its readiness line.
+			s.confirmAnnounced(fb)
+			return false
+		}
+		// The bind a BeforeBind ready line waited for: ready here.
+		s.d.Announced = nil
+		s.becomeReady(fb, *v, at, src)
+		v.Kind = KindReady
+		return true
+	}
 	if s.d.Ready != nil || familiesWithReadiness[s.d.Server] || s.d.Fatal > 0 {
 		// A server that already failed fatally and then says it started
 		// (DJL prints "Model server started." after its model failed to
 		// load, and stops) is not believed on its word.
 		return false
 	}
-	if !a.health && !s.d.Loaded {
+	if !a.health && (!s.d.Loaded || a.advice) {
 		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N}
 		return false
 	}
@@ -301,14 +349,14 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 		return // nothing to note or decide: no word search on this line
 	}
 	loading := isLoadingWork(t, m)
-	if loading && !s.d.Loaded && isModelWork(t, m) {
-		s.d.Loaded = true
+	if !s.d.Loaded && isModelWork(t, m) {
+		s.d.Loaded = true // "model loaded in 8.1 s" too
 	}
 	if !pending {
 		return
 	}
 	switch {
-	case s.d.Ready != nil || familiesWithReadiness[s.d.Server]:
+	case s.d.Ready != nil || familiesWithReadiness[s.d.Server] && !w.Bind:
 		s.d.Announced = nil
 	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
 		s.d.Announced = nil

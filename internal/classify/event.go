@@ -54,6 +54,18 @@ type event struct {
 	Thread bool `json:"thr,omitempty"`
 	// AuxThread: and that thread only reported (prevLine.AuxThread).
 	AuxThread bool `json:"athr,omitempty"`
+	// Interrupt: a frame of the traceback is a signal handler, or raises
+	// KeyboardInterrupt: a signal is being turned into an exception, and
+	// until its exception line says otherwise the traceback is an
+	// operator's stop being reported, not a failure (see undecided).
+	Interrupt bool `json:"intr,omitempty"`
+	// Worked: a frame read so far does the program's own work, by its
+	// source line; CurWork: the frame being read does.
+	// A traceback whose frames only enter the program, run its event loop
+	// and wait (poll, sleep, join) says nothing yet of a failure: that is
+	// where a signal finds a main thread (see undecided).
+	Worked  bool `json:"wk,omitempty"`
+	CurWork bool `json:"cwk,omitempty"`
 }
 
 // What the exception lines of an event showed so far (event.Net).

@@ -163,6 +163,54 @@ func isCaretLine(t string) bool {
 	return true
 }
 
+// signalHandlerFrame reports a frame line whose function is a signal
+// handler by its name (signal_handler, _handle_sigterm, on_sigint, …): the
+// function Python runs when a signal arrives, whatever it raises.
+func signalHandlerFrame(frame string) bool {
+	i := strings.LastIndex(frame, ", in ")
+	if i < 0 {
+		return false
+	}
+	fn := strings.ToLower(frame[i+len(", in "):])
+	return strings.Contains(fn, "signal") || strings.Contains(fn, "sigterm") || strings.Contains(fn, "sigint")
+}
+
+// plumbingSource reports a frame's source line that enters the program
+// (sys.exit(main()), a CLI's dispatch), runs an event loop (asyncio.run,
+// uvloop.run, run_until_complete, run_forever) or waits (poll, wait,
+// sleep, select, join, acquire, recv, accept).
+func plumbingSource(src string) bool {
+	src = strings.TrimPrefix(strings.TrimPrefix(src, "return "), "await ")
+	switch {
+	case strings.HasPrefix(src, "sys.exit(main(") || strings.HasPrefix(src, "sys.exit(cli(") ||
+		strings.HasPrefix(src, "main(") || strings.HasPrefix(src, "cli(") || strings.HasPrefix(src, "cli.main("):
+		return true
+	case strings.Contains(src, "dispatch_function(") || strings.HasPrefix(src, "args.func(args"):
+		return true
+	case strings.Contains(src, "asyncio.run(") || strings.Contains(src, "uvloop.run(") || strings.Contains(src, "runner.run(") ||
+		strings.Contains(src, "run_until_complete(") || strings.Contains(src, "run_forever(") || strings.Contains(src, "_run_once("):
+		return true
+	}
+	call := src
+	if i := strings.IndexByte(call, '('); i > 0 {
+		call = call[:i]
+	}
+	if i := strings.LastIndexByte(call, '.'); i >= 0 {
+		call = call[i+1:]
+	}
+	return waitingWord(strings.ToLower(call))
+}
+
+// waitingWord reports a function name that says it blocks.
+func waitingWord(fn string) bool {
+	for _, w := range [...]string{"poll", "wait", "sleep", "select", "join", "acquire", "recv", "accept", "serve_forever", "run_forever", "_run_once"} {
+		if strings.Contains(fn, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // isRichLine reports a line of a traceback drawn by the rich library.
 func isRichLine(t string) bool {
 	for _, p := range []string{"│", "╭", "╰", "❱"} {
@@ -315,6 +363,11 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		ev.PrevFile = true
 		ev.NetFrame = m.transient
 		ev.Frames++
+		ev.Worked = ev.Worked || ev.CurWork
+		ev.CurWork = false // its source line, if any, says what it does
+		if signalHandlerFrame(t) {
+			ev.Interrupt = true
+		}
 		if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
 			s.promote(fb, ev)
 		}
@@ -331,6 +384,10 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	if ev.PrevFile {
 		ev.PrevFile = false
 		if indented || !reStrictExc.MatchString(truncate(t, maxRegexInput)) {
+			if strings.HasPrefix(t, "raise KeyboardInterrupt") {
+				ev.Interrupt = true
+			}
+			ev.CurWork = !plumbingSource(t)
 			return consumed // the source line of the frame above
 		}
 	} else if indented {

@@ -97,9 +97,16 @@ type Signature struct {
 	// began to serve (uvicorn's failure to bind its socket): a readiness
 	// announced just before it (uvicorn logs "Application startup
 	// complete." before it binds) is taken back (State.takeBackReady).
-	Unready  bool     `json:"unready,omitempty"`
-	Tests    []string `json:"tests"`
-	NotTests []string `json:"not_tests,omitempty"`
+	Unready bool `json:"unready,omitempty"`
+	// BeforeBind marks a ready signature whose line a server prints before
+	// it binds its port unless it was handed a bound socket (uvicorn's
+	// "Application startup complete."; its "Uvicorn running on ..." follows
+	// the bind): it is readiness at once only after an endpoint was
+	// announced as bound, else the bind's own announcement, or lines that
+	// follow it without a failure, make the launch ready (State.awaitBind).
+	BeforeBind bool     `json:"before_bind,omitempty"`
+	Tests      []string `json:"tests"`
+	NotTests   []string `json:"not_tests,omitempty"`
 
 	// Weight is how much a detect line adds to its family's evidence
 	// (default 2): 1 for a bare product name that other servers' logs may

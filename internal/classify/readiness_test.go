@@ -17,6 +17,9 @@ func readyAt(t *testing.T, server, log string) (int64, string) {
 		lines = append(lines, classify.Line{Seq: int64(i + 1), Text: l})
 	}
 	st.Feed(lines)
+	// Read once the stream ended: a uvicorn readiness line that waits for
+	// its bind is readiness when nothing follows it (awaitBind).
+	st.Settle(classify.SettleStreamEnd)
 	if r := st.Summary().Ready; r != nil {
 		return r.Seq, st.Server()
 	}
@@ -137,7 +140,7 @@ INFO:     Started server process [4242]
 INFO:     Waiting for application startup.
 INFO:     Application startup complete.
 INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)`,
-			ready: 5,
+			ready: 6, // uvicorn bound its socket: "Application startup complete." comes before the bind
 		},
 		{
 			name: "UvicornErrorLoggerBasicConfig",

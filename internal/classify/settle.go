@@ -14,12 +14,17 @@ func (s *State) settledNow(ev *event) bool {
 //   - a traceback whose failure so far is only a network call's (event.Net):
 //     the call's caller may well retry it, as a retry line right after it
 //     would say;
-//   - a bare "Traceback (most recent call last):" and nothing else yet;
+//   - a bare "Traceback (most recent call last):" and nothing else yet, or
+//     with frames that only enter the program, run its event loop and wait
+//     (event.Worked), with no line before it saying something failed;
 //   - a traceback that threading's "Exception in thread NAME:" introduced,
 //     still in its frames: an uncaught exception ends that thread, not the
 //     process, and only its exception line can say the process is done for
 //     (a failed network call of a telemetry thread is withdrawn,
-//     threadCallFailed).
+//     threadCallFailed);
+//   - a traceback whose frames show a signal being turned into an exception
+//     (event.Interrupt), still in its frames: the operator's stop of a
+//     KeyboardInterrupt, until its exception line says what was raised.
 //
 // Until the next line tells (a retry line withdraws it; anything else
 // continues or closes it, and it settles as usual) or the stream ends
@@ -31,8 +36,8 @@ func (s *State) undecided(ev *event) bool {
 	if !ev.live() || !ev.A.Fatal || ev.A.Settled || ev.Signalled || isRootCauseKind(ev.A.Kind) {
 		return false
 	}
-	bareHeader := ev.St == stFrames && ev.Frames == 0 && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone
-	return bareHeader || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame || ev.Thread && ev.St == stFrames
+	plumbing := ev.St == stFrames && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone && !ev.Worked && !ev.CurWork
+	return plumbing || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
 }
 
 // markSettled reports every live alarm that settled during this call.
@@ -108,6 +113,11 @@ func (s *State) Settle(mode SettleMode) Result {
 		} else {
 			s.settleSoft(&fb, ev)
 		}
+	}
+	if w := s.d.Announced; mode == SettleStreamEnd && w != nil && w.Bind && s.d.Ready == nil && s.d.Fatal == 0 {
+		// The launch went quiet after its readiness line with no bind
+		// failure: the bind succeeded (a bind failure is logged at once).
+		s.confirmAnnounced(&fb)
 	}
 	var r Result
 	fb.resultInto(&r)

@@ -30,12 +30,12 @@ func liveAlarms(st *classify.State) int { return st.Summary().LiveAlarms }
 func TestIdleSettleLeavesTheGrammarOpen(t *testing.T) {
 	t.Parallel()
 	s := stream{st: classify.New("")}
-	s.feed("Traceback (most recent call last):\n  File \"/x/a.py\", line 3, in run")
+	s.feed("Traceback (most recent call last):\n  File \"/x/a.py\", line 3, in run\n    step()")
 	res := s.st.Settle(classify.SettleIdle)
 	if len(res.Alarms) != 1 || !res.Alarms[0].Settled {
 		t.Fatalf("idle settle: %+v, want the open traceback settled", res.Alarms)
 	}
-	res = s.feed("    step()\nKeyError: 'w'")
+	res = s.feed("KeyError: 'w'")
 	if len(res.Alarms) != 1 || res.Alarms[0].HeadlineSeq != 4 || liveAlarms(s.st) != 1 {
 		t.Fatalf("the traceback's end made %+v (live %d), want the same alarm headed by line 4", res.Alarms, liveAlarms(s.st))
 	}
@@ -144,7 +144,8 @@ func TestNetworkTracebackWaitsForItsNextLine(t *testing.T) {
 // Only a network call's failure waits: the same exception raised by the
 // server's own code (an RPC deadline, say), a non-network exception under
 // network frames, or a root cause counts as usual, and so does a bare
-// traceback header once a frame of the server's code follows it.
+// traceback header once a frame of the server's code follows it (its
+// source line says it is the server's own work: undecided_test.go).
 func TestOtherTracebacksDoNotWait(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
@@ -157,7 +158,8 @@ func TestOtherTracebacksDoNotWait(t *testing.T) {
 			"    raise HTTPError(http_error_msg, response=self)\n" +
 			"requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://hub.example.org/api/models/m",
 		"header then own frame": "Traceback (most recent call last):\n" +
-			"  File \"/srv/app/engine/worker.py\", line 77, in load_model",
+			"  File \"/srv/app/engine/worker.py\", line 77, in load_model\n" +
+			"    self.load_weights(path)",
 	}
 	for name, text := range cases {
 		s := stream{st: classify.New("")}

@@ -75,8 +75,11 @@ type stateData struct {
 	// loading work before it.
 	Announced *pendingReady `json:"announced,omitempty"`
 	Loaded    bool          `json:"loaded,omitempty"`
-	Fam       []famScore    `json:"fam,omitempty"`
-	G         grammarState  `json:"g"` // the recognisers' own state (grammar.go)
+	// Bound: a line said the server listens at an address (an announcement
+	// that is not only advice, or an answered health request).
+	Bound bool         `json:"bound,omitempty"`
+	Fam   []famScore   `json:"fam,omitempty"`
+	G     grammarState `json:"g"` // the recognisers' own state (grammar.go)
 }
 
 type prevLine struct {
@@ -151,6 +154,9 @@ func (s *State) Summary() Summary {
 		}
 	}
 	sum.PendingRuns += s.pendingRuns() // ERROR runs that SettleStreamEnd would make fatal
+	if w := s.d.Announced; w != nil && w.Bind {
+		sum.PendingRuns++ // a readiness that waits for its bind: the stream's end confirms it
+	}
 	var cur *Phase
 	for i := range s.d.Phases {
 		if cur == nil || s.d.Phases[i].BeginSeq >= cur.BeginSeq {
@@ -298,8 +304,11 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	}
 	if m.ready != nil {
 		s.addEndpoint(m.announce.endpoint) // "Serving on http://...": probed too
-		v.Kind = KindReady
 		s.readyEvidence(m.ready.Family)
+		if m.ready.BeforeBind && s.awaitBind(v, at, src) {
+			return
+		}
+		v.Kind = KindReady
 		if s.d.Ready == nil {
 			s.becomeReady(fb, *v, at, src)
 		}

@@ -286,6 +286,7 @@ func TestEvaluateChecksBatchSplits(t *testing.T) {
 			"INFO:     Started server process [777]",
 			"INFO:     Waiting for application startup.",
 			"INFO:     Application startup complete.",
+			"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
 		}, Label: eval.Label{Server: "other", Outcome: eval.OutcomeReady}},
 	}
 	for _, kind := range append([]string{""}, eval.Envelopes...) {
