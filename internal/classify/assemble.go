@@ -74,6 +74,33 @@ func (s *State) linkCause(ev *event) {
 	}
 }
 
+// adoptLastWords makes the line just before a consequence event's first
+// line (a supervisor's "worker exited with status 2, restarting") the
+// event's first line and headline, when no root cause came before it and
+// that line, unlevelled and on the same source, reads as a failure: a
+// program that prints its reason and exits ("Cannot find text model file:
+// ...") said why its supervisor reports it dead.
+func (s *State) adoptLastWords(fb *feedBuf, ev *event, src string) {
+	pr := &s.d.Prev
+	if pr.N != s.d.N-1 || pr.Src != src || pr.Alarm != 0 || pr.Level != "" || pr.Kind != KindPlain ||
+		pr.Body == "" || !hasWordFold(pr.Body, failureWords) {
+		return
+	}
+	ev.A.FirstSeq = pr.Seq
+	if !pr.Time.IsZero() {
+		ev.A.Time = pr.Time
+	}
+	s.setHeadline(ev, clean(pr.Body, maxPrevBody), pr.Seq, max(ev.Prio, 1), nil) // the reason outranks the report of it
+	fb.revise(LineVerdict{Seq: pr.Seq, Kind: KindError, Level: pr.Level, Rank: pr.Rank, Time: pr.Time, Alarm: ev.A.ID})
+	ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
+}
+
+// failureWords say that a line reports a failure.
+var failureWords = []string{
+	"cannot", "can't", "could not", "couldn't", "unable to", "failed", "failure", "not found", "no such file",
+	"does not exist", "doesn't exist", "missing", "invalid", "denied", "out of memory",
+}
+
 // startTeardown opens the event of an "Exception ignored in: ..." report
 // (PyErr_WriteUnraisable: an exception in __del__, an atexit callback or a
 // finalizer, which Python prints and ignores). It never makes an alarm of

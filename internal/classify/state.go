@@ -425,6 +425,9 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 	if m.conseq && v.Alarm != 0 {
 		if ev := s.byID(v.Alarm); ev != nil && ev.A.Cause == 0 {
 			s.linkCause(ev)
+			if ev.A.Cause == 0 && ev.A.FirstSeq == l.Seq {
+				s.adoptLastWords(fb, ev, src)
+			}
 			fb.touch(ev)
 		}
 	}
@@ -438,8 +441,12 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 	pr.N, pr.Seq = s.d.N, l.Seq
 	pr.Src, pr.Level, pr.Rank, pr.Time = src, p.Level, p.Rank, p.Time
 	pr.Body = ""
-	if v.Alarm == 0 && (p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL") {
+	switch {
+	case v.Alarm != 0:
+	case p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
 		pr.Body = clean(t, maxPrevBody) // a traceback may follow and make it the headline
+	case p.Level == "" && v.Kind == KindPlain:
+		pr.Body = truncate(t, maxPrevBody) // a supervisor may report its death next (adoptLastWords)
 	}
 	pr.Kind, pr.Alarm = v.Kind, v.Alarm
 	pr.Benign, pr.Thread, pr.AuxThread = benign, isPyThreadDeath(t), isAuxThreadDeath(t)
