@@ -254,3 +254,36 @@ kernel: Out of memory: Killed process 4242 (python3) total-vm:1000kB, anon-rss:9
 		t.Fatalf("alarms %+v, want one alarm headed by the Killed process line", run.Alarms)
 	}
 }
+
+// TestSupervisorExitAdoptsTheReason: a program that prints why it stops
+// and exits, with no level and no traceback, is reported dead by its
+// supervisor on the next line; the alarm starts at the reason and quotes
+// it. A supervisor's report of a clean exit is no alarm, and a reason-less
+// line before a report is not adopted.
+func TestSupervisorExitAdoptsTheReason(t *testing.T) {
+	t.Parallel()
+	run := feedBothWays(t, "", `Welcome to Heron - Version 2.4.1
+Detected Available RAM: 31999 MB
+
+Could not open model file: /models/heron-7b.gguf
+[entrypoint] heron exited with status 2, restarting in 10s (attempt 1/5)`)
+	if len(run.Alarms) != 1 || !run.Alarms[0].Fatal || run.Alarms[0].FirstSeq != 4 || run.Alarms[0].HeadlineSeq != 4 {
+		t.Fatalf("alarms %+v, want one fatal alarm from line 4, headed by the reason", run.Alarms)
+	}
+	if k := run.Verdicts[3].Kind; k != classify.KindError {
+		t.Errorf("the reason's line is %q, want error", k)
+	}
+
+	plain := feedBothWays(t, "", `Welcome to Heron - Version 2.4.1
+Serving the model from /models/heron-7b.gguf
+[entrypoint] heron exited with status 2, restarting in 10s (attempt 1/5)`)
+	if len(plain.Alarms) != 1 || plain.Alarms[0].FirstSeq != 3 || plain.Alarms[0].HeadlineSeq != 3 {
+		t.Errorf("alarms %+v, want the supervisor's report alone: the line before says nothing failed", plain.Alarms)
+	}
+
+	clean := feedBothWays(t, "", `Could not find an optional plugin directory, skipping
+[entrypoint] heron exited with status 0, not restarting`)
+	if len(clean.Alarms) != 0 {
+		t.Errorf("alarms %+v after a clean exit, want none", clean.Alarms)
+	}
+}
