@@ -83,7 +83,7 @@ func (s *State) linkCause(ev *event) {
 func (s *State) adoptLastWords(fb *feedBuf, ev *event, src string) {
 	pr := &s.d.Prev
 	if pr.N != s.d.N-1 || pr.Src != src || pr.Alarm != 0 || pr.Level != "" || pr.Kind != KindPlain ||
-		pr.Body == "" || !hasWordFold(pr.Body, failureWords) {
+		pr.Body == "" || !failureSet.in(pr.Body) {
 		return
 	}
 	ev.A.FirstSeq = pr.Seq
@@ -100,6 +100,8 @@ var failureWords = []string{
 	"cannot", "can't", "could not", "couldn't", "unable to", "failed", "failure", "not found", "no such file",
 	"does not exist", "doesn't exist", "missing", "invalid", "denied", "out of memory",
 }
+
+var failureSet = newWordSet(failureWords)
 
 // startTeardown opens the event of an "Exception ignored in: ..." report
 // (PyErr_WriteUnraisable: an exception in __del__, an atexit callback or a

@@ -43,6 +43,15 @@ var endpointLiterals = []string{
 	"/health", "/ready", "/ping", "/v1/models", "server started", "server has started", "server is running", "server is up",
 }
 
+var (
+	listeningSet     = newWordSet(listeningPhrases)
+	advisingSet      = newWordSet(advisingPhrases)
+	notAnnouncingSet = newWordSet(notAnnouncing)
+	loadingSet       = newWordSet(loadingWords)
+	modelSet         = newWordSet(modelWords)
+	stopSet          = newWordSet(stopWords)
+)
+
 // maxEndpoints bounds the endpoints a launch remembers.
 const maxEndpoints = 8
 
@@ -99,13 +108,20 @@ var notAnnouncing = []string{
 	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
 }
 
-// announcedEndpoint reads one line body.
+// announcedEndpoint reads one line body. The words are looked at before
+// the address: most lines that pass the prefilter ("port" is in "import")
+// have no listening phrase, and finding an address costs more.
 func announcedEndpoint(body string) announcement {
 	if len(body) > 1024 {
 		return announcement{} // a dump, not a sentence about an address
 	}
-	if reHealthAccess.MatchString(body) {
+	if mayBeHealthAccess(body) && reHealthAccess.MatchString(body) {
 		return announcement{ok: true, health: true}
+	}
+	listening := hasListeningPhrase(body) || framed(body)
+	advice := !listening && advisingSet.in(body)
+	if !listening && !advice {
+		return announcement{}
 	}
 	ep := endpointIn(body)
 	if ep == "" {
@@ -114,25 +130,21 @@ func announcedEndpoint(body string) announcement {
 		}
 		return announcement{}
 	}
-	for _, w := range notAnnouncing {
-		if indexFold(body, w) >= 0 {
-			return announcement{}
-		}
+	if notAnnouncingSet.in(body) {
+		return announcement{}
 	}
-	if hasListeningPhrase(body) || framed(body) {
-		return announcement{endpoint: ep, ok: true}
-	}
-	if hasWordFold(body, advisingPhrases) {
-		return announcement{endpoint: ep, ok: true, advice: true}
-	}
-	return announcement{}
+	return announcement{endpoint: ep, ok: true, advice: advice}
 }
 
 // endpointIn finds the first address on the line and normalises it to
 // "scheme://host:port" (http and all interfaces when the line gives none),
 // "" if none.
 func endpointIn(body string) string {
-	if m := reEndpointURL.FindStringSubmatchIndex(body); m != nil {
+	// The regular expressions run only where their address can be: they
+	// cost more than everything else the classifier does on a line.
+	if !strings.Contains(body, "://") {
+		// no URL
+	} else if m := reEndpointURL.FindStringSubmatchIndex(body); m != nil {
 		scheme := strings.ToLower(body[m[2]:m[3]])
 		host := "0.0.0.0"
 		if m[4] >= 0 && m[5] > m[4] && body[m[4]:m[5]] != "*" {
@@ -142,7 +154,9 @@ func endpointIn(body string) string {
 			return scheme + "://" + host + ":" + port
 		}
 	}
-	if m := reEndpointHostPort.FindStringSubmatchIndex(body); m != nil {
+	if !hasColonDigits(body) {
+		// no host:port
+	} else if m := reEndpointHostPort.FindStringSubmatchIndex(body); m != nil {
 		host := "0.0.0.0"
 		if m[3] > m[2] && body[m[2]:m[3]] != "*" {
 			host = strings.ToLower(body[m[2]:m[3]])
@@ -151,12 +165,45 @@ func endpointIn(body string) string {
 			return "http://" + host + ":" + port
 		}
 	}
-	if m := reEndpointPort.FindStringSubmatchIndex(body); m != nil {
+	if indexFold(body, "port") < 0 {
+		// no "port N"
+	} else if m := reEndpointPort.FindStringSubmatchIndex(body); m != nil {
 		if port, ok := validPort(body[m[2]:m[3]]); ok {
 			return "http://0.0.0.0:" + port
 		}
 	}
 	return ""
+}
+
+// hasColonDigits reports a ':' followed by two digits, which every
+// host:port has.
+func hasColonDigits(body string) bool {
+	for i := strings.IndexByte(body, ':'); i >= 0 && i+2 < len(body); {
+		if isDigit(body[i+1]) && isDigit(body[i+2]) {
+			return true
+		}
+		j := strings.IndexByte(body[i+1:], ':')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// mayBeHealthAccess reports whether reHealthAccess can match: its paths
+// all start with one of these words after a slash, and the line names a
+// status.
+func mayBeHealthAccess(body string) bool {
+	if strings.IndexByte(body, '/') < 0 {
+		return false
+	}
+	for _, w := range [...]string{"/health", "/ready", "/ping", "/models"} {
+		if indexFold(body, w) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // validPort is the port without leading zeros, if it is one.
@@ -168,14 +215,7 @@ func validPort(s string) (string, bool) {
 	return strconv.Itoa(n), true
 }
 
-func hasListeningPhrase(body string) bool {
-	for _, ph := range listeningPhrases {
-		if indexFold(body, ph) >= 0 {
-			return true
-		}
-	}
-	return false
-}
+func hasListeningPhrase(body string) bool { return listeningSet.in(body) }
 
 // framed reports a banner's address line: the address between frame
 // characters ("===", "***", "│", "║", "#", "|") on both sides, with at most
@@ -384,7 +424,7 @@ var modelWords = []string{
 // isModelWork reports a line of model loading work: a phase, a progress
 // bar or one of modelWords.
 func isModelWork(t string, m *lineMatch) bool {
-	return isStartupProgress(m) || hasWordFold(t, modelWords)
+	return isStartupProgress(m) || modelSet.in(t)
 }
 
 // stopWords say that the server is going down: an announcement before
@@ -394,7 +434,7 @@ var stopWords = []string{"stopped", "stopping", "shutting down", "shutdown", "ex
 // isLoadingWork reports a line of startup work or of going down: a phase,
 // a progress bar, one of loadingWords or stopWords.
 func isLoadingWork(t string, m *lineMatch) bool {
-	return isStartupProgress(m) || hasWordFold(t, loadingWords) || hasWordFold(t, stopWords)
+	return isStartupProgress(m) || loadingSet.in(t) || stopSet.in(t)
 }
 
 // isStartupProgress reports a phase line or a progress bar.
@@ -402,16 +442,20 @@ func isStartupProgress(m *lineMatch) bool {
 	return len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt]
 }
 
-// hasWordFold reports whether the first 512 bytes of t contain one of
-// words, ignoring ASCII case.
-func hasWordFold(t string, words []string) bool {
+// wordSet finds any of a list of words in a line, ignoring ASCII case, in
+// one pass of the literal prefilter's matcher: the lists here are searched
+// on many lines, and a search per word cost more than the rest of a line's
+// classification.
+type wordSet struct{ m *matcher }
+
+func newWordSet(words []string) wordSet { return wordSet{m: newMatcher(words)} }
+
+// in reports whether the first 512 bytes of t contain one of the words.
+func (w wordSet) in(t string) bool {
 	if len(t) > 512 {
-		t = t[:512]
+		t = truncate(t, 512)
 	}
-	for _, w := range words {
-		if indexFold(t, w) >= 0 {
-			return true
-		}
-	}
-	return false
+	found := false
+	w.m.scan(t, func(int32) { found = true })
+	return found
 }
