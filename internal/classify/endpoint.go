@@ -2,6 +2,7 @@ package classify
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,12 +37,11 @@ type announcement struct {
 
 // endpointLiterals are the prefilter's literals for the recogniser: a line
 // containing none of them is never an announcement (ruleSet.scan sets
-// hits.endpoint). Case is ignored.
-var endpointLiterals = []string{
-	"://", "port", "listen", "serving on", "serving at", "running on", "running at",
-	"started on", "started at", "bound to", "bound on", "available at",
-	"/health", "/ready", "/ping", "/v1/models", "server started", "server has started", "server is running", "server is up",
-}
+// hits.endpoint). Case is ignored. Every announcement has a listening or an
+// advising phrase, or is a health request's answer, or is framed around a
+// URL; a wrapper's address-less "Model server started." has a phrase too.
+var endpointLiterals = slices.Concat(listeningPhrases, advisingPhrases,
+	[]string{"://", "/health", "/ready", "/ping", "/models", "server has started"})
 
 var (
 	listeningSet     = newWordSet(listeningPhrases)
@@ -65,12 +65,13 @@ var (
 	reServerStarted = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
 	reEndpointPort  = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// An access log's answer to a health or readiness request: uvicorn's
-	// `"GET /health HTTP/1.1" 200`, a plain `GET /healthz 200`, key=value
-	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`.
+	// `"GET /health HTTP/1.1" 200` or a plain `GET /healthz 200`, key=value
+	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`
+	// (healthAnswered).
 	reHealthPath   = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|v2/health/ready)`
-	reHealthAccess = regexp.MustCompile(`(?i)\b(?:GET|HEAD)\s+"?` + reHealthPath + `(?:\?\S*)?"?(?:\s+HTTP/[\d.]+"?)?\s+(?:-\s+)?2\d\d\b` +
-		`|\bmethod="?(?:GET|HEAD)"?.*\b(?:path|uri|url)="?` + reHealthPath + `\b.*\bstatus(?:_code)?="?2\d\d\b` +
-		`|\|\s*2\d\d\s*\|.*\|\s*(?:GET|HEAD)\s+"` + reHealthPath + `"`)
+	reHealthRequest = regexp.MustCompile(`(?i)\b(?:GET|HEAD)\s+"?` + reHealthPath + `(?:\?\S*)?"?(?:\s+HTTP/[\d.]+"?)?\s+(?:-\s+)?2\d\d\b`)
+	reHealthFields  = regexp.MustCompile(`(?i)\bmethod="?(?:GET|HEAD)"?.*\b(?:path|uri|url)="?` + reHealthPath + `\b.*\bstatus(?:_code)?="?2\d\d\b`)
+	reHealthGin     = regexp.MustCompile(`(?i)\|\s*2\d\d\s*\|.*\|\s*(?:GET|HEAD)\s+"` + reHealthPath + `"`)
 )
 
 // listeningPhrases say that a server listens at the address on the line
@@ -78,7 +79,7 @@ var (
 var listeningPhrases = []string{
 	"listening", "listen on", "listen at", "server listen", "listens on",
 	"running on", "running at", "serving on", "serving at", "serving http", "served at", "served on",
-	"started on", "started at", "starting server", "starting http", "starting api", "start server",
+	"started on", "started at",
 	"available at", "available on", "accessible at", "accessible on", "reachable at",
 	"ready at", "ready on", "is up at", "up and running", "live at", "live on",
 	"bound to", "bound on", "bound at",
@@ -88,12 +89,16 @@ var listeningPhrases = []string{
 }
 
 // advisingPhrases tell a person where to point a browser or a client
-// ("Please open http://0.0.0.0:23333 in a browser"). A wrapper may print
-// them before the server it runs has bound its port (LMDeploy prints its
-// hint, then uvicorn starts), so alone they make an announcement that
-// waits like one before loading (announcedReady), never readiness at once.
+// ("Please open http://0.0.0.0:23333 in a browser"), or say that a server
+// is about to listen. A wrapper may print them before the server it runs
+// has bound its port (LMDeploy prints its hint, then uvicorn starts), so
+// alone they make an announcement that waits like one before loading
+// (announcedReady), never readiness at once.
+// A server's line that it is about to start listening ("Starting HTTP
+// server: 0.0.0.0:80") is no more: the bind comes after it, and may fail.
 var advisingPhrases = []string{
 	"go to", "connect to", "open http", "visit http", "navigate to", "browse to", "point your browser",
+	"starting server", "starting http", "starting api", "start server",
 }
 
 // notAnnouncing are words that make an address on the line something other
@@ -115,7 +120,7 @@ func announcedEndpoint(body string) announcement {
 	if len(body) > 1024 {
 		return announcement{} // a dump, not a sentence about an address
 	}
-	if mayBeHealthAccess(body) && reHealthAccess.MatchString(body) {
+	if healthAnswered(body) {
 		return announcement{ok: true, health: true}
 	}
 	listening := hasListeningPhrase(body) || framed(body)
@@ -191,19 +196,30 @@ func hasColonDigits(body string) bool {
 	return false
 }
 
-// mayBeHealthAccess reports whether reHealthAccess can match: its paths
-// all start with one of these words after a slash, and the line names a
-// status.
-func mayBeHealthAccess(body string) bool {
-	if strings.IndexByte(body, '/') < 0 {
+// healthAnswered reports an access log's 2xx answer to a health or
+// readiness request. Each form's regular expression runs only on lines
+// with what it needs: a health path, GET or HEAD, and its own marks.
+func healthAnswered(body string) bool {
+	if strings.IndexByte(body, '/') < 0 || indexFold(body, "get") < 0 && indexFold(body, "head") < 0 {
 		return false
 	}
+	path := false
 	for _, w := range [...]string{"/health", "/ready", "/ping", "/models"} {
 		if indexFold(body, w) >= 0 {
-			return true
+			path = true
+			break
 		}
 	}
-	return false
+	switch {
+	case !path:
+		return false
+	case reHealthRequest.MatchString(body):
+		return true
+	case indexFold(body, "method=") >= 0 && reHealthFields.MatchString(body):
+		return true
+	default:
+		return strings.IndexByte(body, '|') >= 0 && reHealthGin.MatchString(body)
+	}
 }
 
 // validPort is the port without leading zeros, if it is one.
@@ -424,7 +440,7 @@ var modelWords = []string{
 // isModelWork reports a line of model loading work: a phase, a progress
 // bar or one of modelWords.
 func isModelWork(t string, m *lineMatch) bool {
-	return isStartupProgress(m) || modelSet.in(t)
+	return isStartupProgress(m) || modelSet.in(head(t))
 }
 
 // stopWords say that the server is going down: an announcement before
@@ -434,6 +450,7 @@ var stopWords = []string{"stopped", "stopping", "shutting down", "shutdown", "ex
 // isLoadingWork reports a line of startup work or of going down: a phase,
 // a progress bar, one of loadingWords or stopWords.
 func isLoadingWork(t string, m *lineMatch) bool {
+	t = head(t)
 	return isStartupProgress(m) || loadingSet.in(t) || stopSet.in(t)
 }
 
@@ -441,6 +458,9 @@ func isLoadingWork(t string, m *lineMatch) bool {
 func isStartupProgress(m *lineMatch) bool {
 	return len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt]
 }
+
+// head is the first 512 bytes of t, where a line says what it is about.
+func head(t string) string { return truncate(t, 512) }
 
 // wordSet finds any of a list of words in a line, ignoring ASCII case, in
 // one pass of the literal prefilter's matcher: the lists here are searched
@@ -450,11 +470,8 @@ type wordSet struct{ m *matcher }
 
 func newWordSet(words []string) wordSet { return wordSet{m: newMatcher(words)} }
 
-// in reports whether the first 512 bytes of t contain one of the words.
+// in reports whether t contains one of the words.
 func (w wordSet) in(t string) bool {
-	if len(t) > 512 {
-		t = truncate(t, 512)
-	}
 	found := false
 	w.m.scan(t, func(int32) { found = true })
 	return found

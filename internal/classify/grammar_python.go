@@ -185,10 +185,7 @@ func plumbingSource(src string) bool {
 	case strings.HasPrefix(src, "sys.exit(main(") || strings.HasPrefix(src, "sys.exit(cli(") ||
 		strings.HasPrefix(src, "main(") || strings.HasPrefix(src, "cli(") || strings.HasPrefix(src, "cli.main("):
 		return true
-	case strings.Contains(src, "dispatch_function(") || strings.HasPrefix(src, "args.func(args"):
-		return true
-	case strings.Contains(src, "asyncio.run(") || strings.Contains(src, "uvloop.run(") || strings.Contains(src, "runner.run(") ||
-		strings.Contains(src, "run_until_complete(") || strings.Contains(src, "run_forever(") || strings.Contains(src, "_run_once("):
+	case strings.HasPrefix(src, "args.func(args") || strings.IndexByte(src, '(') >= 0 && entryCallSet.in(src):
 		return true
 	}
 	call := src
@@ -200,6 +197,10 @@ func plumbingSource(src string) bool {
 	}
 	return waitingWord(strings.ToLower(call))
 }
+
+// entryCallSet are calls that dispatch a CLI's command or run an event loop.
+var entryCallSet = newWordSet([]string{"dispatch_function(", "asyncio.run(", "uvloop.run(", "runner.run(",
+	"run_until_complete(", "run_forever(", "_run_once("})
 
 // waitingWord reports a function name that says it blocks.
 func waitingWord(fn string) bool {
