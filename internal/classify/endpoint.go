@@ -68,7 +68,7 @@ var (
 	// `"GET /health HTTP/1.1" 200` or a plain `GET /healthz 200`, key=value
 	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`
 	// (healthAnswered).
-	reHealthPath   = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|v2/health/ready)`
+	reHealthPath    = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|v2/health/ready)`
 	reHealthRequest = regexp.MustCompile(`(?i)\b(?:GET|HEAD)\s+"?` + reHealthPath + `(?:\?\S*)?"?(?:\s+HTTP/[\d.]+"?)?\s+(?:-\s+)?2\d\d\b`)
 	reHealthFields  = regexp.MustCompile(`(?i)\bmethod="?(?:GET|HEAD)"?.*\b(?:path|uri|url)="?` + reHealthPath + `\b.*\bstatus(?:_code)?="?2\d\d\b`)
 	reHealthGin     = regexp.MustCompile(`(?i)\|\s*2\d\d\s*\|.*\|\s*(?:GET|HEAD)\s+"` + reHealthPath + `"`)
