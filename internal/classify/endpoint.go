@@ -200,7 +200,9 @@ func hasColonDigits(body string) bool {
 // readiness request. Each form's regular expression runs only on lines
 // with what it needs: a health path, GET or HEAD, and its own marks.
 func healthAnswered(body string) bool {
-	if strings.IndexByte(body, '/') < 0 || indexFold(body, "get") < 0 && indexFold(body, "head") < 0 {
+	// Access logs write the method in capitals; "target" and "header"
+	// are not one.
+	if strings.IndexByte(body, '/') < 0 || !strings.Contains(body, "GET") && !strings.Contains(body, "HEAD") {
 		return false
 	}
 	path := false
