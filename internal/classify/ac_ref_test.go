@@ -3,6 +3,11 @@ package classify
 // acMatcher is the Aho-Corasick automaton the classifier used as its literal
 // prefilter before the gram matcher (matcher.go). It stays as the reference
 // the gram matcher is checked against: both must find the same literals.
+//
+// Why it stays: the gram matcher hashes windows into a bloom filter and
+// its misses would be silent (a signature that never fires); a different
+// algorithm finding the same literals on the corpus and random text is the
+// only check that it finds every occurrence.
 type acMatcher struct {
 	class  [256]uint8 // byte -> equivalence class; 0 = no literal uses it
 	nclass int

@@ -254,3 +254,28 @@ func TestSyslogIdentAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+// randomBracket builds a bracketed prefix from pieces that exercise the
+// field splitting: rank words, near-rank words, glog levels, repeated
+// words, ASCII and Unicode white space.
+func randomBracket(rng *rand.Rand) string {
+	words := []string{"TP0", "DP7", "EP12", "PP1", "CP3", "SP0", "TP", "TPx", "xTP1", "TP1x", "tp0", "E", "W", "1234",
+		"5678", "rank0", "DP7", "TP7", "TP0TP0", "é", "\xff"}
+	seps := []string{" ", " ", " ", "  ", "\t", "\u00a0", "\u2003", "\r", "\v"}
+	var b strings.Builder
+	b.WriteByte('[')
+	if rng.IntN(3) > 0 {
+		b.WriteString([]string{"2026-01-12 05:01:25", "2026-01-02 03:04:05,678", "2026-13-02 03:04:05", "2026-01-12T05:01:25.5Z"}[rng.IntN(4)])
+	}
+	for range rng.IntN(6) {
+		if rng.IntN(4) > 0 {
+			b.WriteString(seps[rng.IntN(len(seps))])
+		}
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	if rng.IntN(3) == 0 {
+		b.WriteString(seps[rng.IntN(len(seps))])
+	}
+	b.WriteString([]string{"] msg", "]: msg", "]", "] ", "]x"}[rng.IntN(5)])
+	return b.String()
+}
+

@@ -10,6 +10,10 @@ import (
 // with byte for byte (template_agree_test.go). Helpers shared with the rest
 // of the package (isRankWord, allDigits, isDigit, ParsePrefix, stripANSI,
 // hasColour, isCaretLine) are called, not copied: both sides follow them.
+//
+// Why it stays: templates are stored (alarms, rules, signatures match on
+// them), so a template that changes by one byte breaks stored rules; the
+// reference pins the exact bytes under fuzzing.
 
 func refLineTemplate(text string) (string, bool) {
 	if hasColour(text) {
