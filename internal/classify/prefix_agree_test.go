@@ -254,6 +254,7 @@ func TestSyslogIdentAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+
 // randomBracket builds a bracketed prefix from pieces that exercise the
 // field splitting: rank words, near-rank words, glog levels, repeated
 // words, ASCII and Unicode white space.
@@ -278,4 +279,3 @@ func randomBracket(rng *rand.Rand) string {
 	b.WriteString([]string{"] msg", "]: msg", "]", "] ", "]x"}[rng.IntN(5)])
 	return b.String()
 }
-
