@@ -121,22 +121,10 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 	if r, ok := s.takeover(ev, p, seq, t, m); ok {
 		return r
 	}
-	if ev.St >= stGo {
-		return s.consumeGrammar(fb, ev, p, seq, t, m)
+	if c := consumers[ev.St]; c != nil {
+		return c(s, fb, ev, p, seq, t, m)
 	}
-	switch ev.St {
-	case stSingle:
-		return s.consumeSingle(fb, ev, p, seq, t, m)
-	case stChain:
-		return s.consumeChain(fb, ev, p, seq, t, m)
-	case stFrames:
-		return s.consumeFrames(fb, ev, p, seq, t, m)
-	case stAfterExc:
-		return s.consumeAfterExc(fb, ev, p, seq, t, m)
-	case stCpp:
-		return s.consumeCpp(fb, ev, p, seq, t, m)
-	}
-	return ended
+	return ended // stClosed, or a state an older classifier saved
 }
 
 // newEvent opens an event; a silent event makes no alarm.

@@ -15,8 +15,9 @@ import (
 // Two entry points hook the recognisers into the event machinery:
 //   - openGrammar, called by State.line for a line that no open event took,
 //     before the signature-driven openers;
-//   - consumeGrammar, called by State.consume for an event in one of the
-//     states below, and takeover, called first by State.consume so that a
+//   - the recognisers table: each grammar's opener, tried in order, and its
+//     consumer, which State.consume calls for an event in its state; and
+//     takeover, called first by State.consume so that a
 //     dump that changes runtime half-way (a C++ abort followed by Go's
 //     SIGABRT goroutine dump, a Python-looking exception line followed by
 //     Java frames) stays one event.
@@ -49,8 +50,97 @@ type grammarState struct {
 	Served []string `json:"served,omitempty"`
 }
 
+// recogniser is one grammar of the table below: the state its events are
+// in while it reads them, the first bytes of the lines it can open an event
+// at ("" for any), its opener and its consumer. Adding a runtime's dump is
+// one grammar_*.go file and one entry here.
+type recogniser struct {
+	name  string
+	st    evState
+	first string
+	// open opens an event at a line no open event took, or returns nil.
+	open func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event
+	// consume reads a line on the source of an event in state st.
+	consume func(s *State, fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult
+}
+
+// recognisers in the order their openers are tried: the first that opens
+// an event at a line takes it. (The Python traceback and C++ frame
+// grammars of event.go, which signatures and the intro line before them
+// steer, are opened by State.classifyLine; their consumers are here.)
+var recognisers = [...]recogniser{
+	{name: "argparse usage error", st: stLast, open: (*State).openUsageError},
+	{name: "Python exception group", st: stPyGroup, first: "+",
+		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if !strings.HasPrefix(t, "+ Exception Group Traceback") {
+				return nil
+			}
+			return s.openPyGroup(fb, p, seq, at, src, t, m)
+		},
+		consume: (*State).consumePyGroup},
+	{name: "Go runtime dump", st: stGo, first: "pfFS", open: (*State).openGo,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
+			return s.consumeGo(ev, p, t)
+		}},
+	{name: "faulthandler dump", st: stFault, first: "pfFS", open: (*State).openFault,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
+			return s.consumeFault(ev, p, t)
+		}},
+	{name: "Rust abort", st: stRust, first: "pfFS", open: (*State).openRustAbort},
+	{name: "Rust panic", st: stRust, first: "t", open: (*State).openRust,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+			return s.consumeRust(ev, p, seq, t, m)
+		}},
+	{name: "C++ terminate or assert", st: stAbort, first: "tl", open: (*State).openAbort, consume: (*State).consumeAbort},
+	{name: "JVM exception", st: stJava, first: "E", open: (*State).openJava,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+			return s.consumeJava(ev, p, seq, t, m)
+		}},
+	{name: "last words", st: stLast, first: "Eeu", open: (*State).openLastWords,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
+			return s.consumeLastWords(ev, p, t)
+		}},
+	{name: "CRITICAL/FATAL run", st: stLevel,
+		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if m.best != nil || m.follow != nil {
+				return nil // a signature's line opens its own event
+			}
+			return s.openLevel(fb, p, seq, at, src, t, m)
+		},
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+			return s.consumeLevel(ev, p, seq, t, m)
+		}},
+	// The grammars of event.go: a signature line, a Python traceback, what
+	// follows its exception line, a chain between two tracebacks, a C++
+	// frame dump.
+	{name: "signature line", st: stSingle, consume: (*State).consumeSingle},
+	{name: "Python traceback", st: stFrames, consume: (*State).consumeFrames},
+	{name: "after an exception line", st: stAfterExc, consume: (*State).consumeAfterExc},
+	{name: "exception chain", st: stChain, consume: (*State).consumeChain},
+	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp},
+}
+
+// consumers maps an event state to its recogniser's consumer. It is built
+// by init: the consumers themselves reach it (an event that changes
+// grammar half-way), which an initializer may not.
+var consumers map[evState]func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult
+
+func init() {
+	consumers = map[evState]func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult{}
+	for _, r := range recognisers {
+		if r.consume == nil {
+			continue
+		}
+		if _, dup := consumers[r.st]; dup {
+			panic("classify: two consumers for one event state: " + r.name)
+		}
+		consumers[r.st] = r.consume
+	}
+}
+
 // openGrammar lets the recognisers open an event at a line no open event
-// took. It reports whether the line was taken (v is then filled in).
+// took (an ERROR line that promotes a pending run first). It reports
+// whether the line was taken (v is then filled in).
 func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch, v *LineVerdict) bool {
 	if t == "" {
 		return false
@@ -58,33 +148,15 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 	if s.promoteByLine(fb, p, seq, at, src, t, m, v) {
 		return true
 	}
-	ev := s.openUsageError(fb, p, seq, at, src, t, m)
-	switch {
-	case ev != nil:
-	case strings.HasPrefix(t, "+ Exception Group Traceback"):
-		ev = s.openPyGroup(fb, p, seq, at, src, t, m)
-	case t[0] == 'p' || t[0] == 'f' || t[0] == 'F' || t[0] == 'S':
-		if ev = s.openGo(fb, p, seq, at, src, t, m); ev == nil {
-			ev = s.openFault(fb, p, seq, at, src, t, m)
+	var ev *event
+	for i := range recognisers {
+		r := &recognisers[i]
+		if r.open == nil || r.first != "" && strings.IndexByte(r.first, t[0]) < 0 {
+			continue
 		}
-		if ev == nil {
-			ev = s.openRustAbort(fb, p, seq, at, src, t, m)
+		if ev = r.open(s, fb, p, seq, at, src, t, m); ev != nil {
+			break
 		}
-	case t[0] == 't':
-		if ev = s.openRust(fb, p, seq, at, src, t, m); ev == nil {
-			ev = s.openAbort(fb, p, seq, at, src, t, m)
-		}
-	case t[0] == 'l':
-		ev = s.openAbort(fb, p, seq, at, src, t, m)
-	case t[0] == 'E':
-		if ev = s.openJava(fb, p, seq, at, src, t, m); ev == nil {
-			ev = s.openLastWords(fb, p, seq, at, src, t, m)
-		}
-	case t[0] == 'e' || t[0] == 'u':
-		ev = s.openLastWords(fb, p, seq, at, src, t, m)
-	}
-	if ev == nil && m.best == nil && m.follow == nil {
-		ev = s.openLevel(fb, p, seq, at, src, t, m)
 	}
 	if ev == nil {
 		return false
@@ -92,29 +164,6 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 	s.assign(fb, ev, v, at)
 	s.d.CurSrc = src
 	return true
-}
-
-// consumeGrammar continues an event in one of the recognisers' states.
-func (s *State) consumeGrammar(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
-	switch ev.St {
-	case stGo:
-		return s.consumeGo(ev, p, t)
-	case stRust:
-		return s.consumeRust(ev, p, seq, t, m)
-	case stJava:
-		return s.consumeJava(ev, p, seq, t, m)
-	case stPyGroup:
-		return s.consumePyGroup(fb, ev, p, seq, t, m)
-	case stFault:
-		return s.consumeFault(ev, p, t)
-	case stAbort:
-		return s.consumeAbort(fb, ev, p, seq, t, m)
-	case stLast:
-		return s.consumeLastWords(ev, p, t)
-	case stLevel:
-		return s.consumeLevel(ev, p, seq, t, m)
-	}
-	return ended
 }
 
 // takeover lets a dump continue in another runtime's grammar: the line is
