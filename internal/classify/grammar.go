@@ -229,17 +229,6 @@ func (s *State) offer(ev *event, t string, seq int64, prio int, m *lineMatch) {
 	s.setHeadline(ev, t, seq, prio, g)
 }
 
-// consequence records that a line reporting the process's death (a signal,
-// an abort, an exit report) belongs to ev without taking its headline.
-func (s *State) consequence(ev *event, m *lineMatch) {
-	if m.follow != nil || (m.best != nil && m.best.Kind == AlarmSignal) {
-		ev.Signalled = true
-		if !ev.A.Fatal {
-			s.setFatal(ev, true)
-		}
-	}
-}
-
 // isSignalConsequence reports a line that says the process died by a signal
 // or an exit report ("Aborted (core dumped)", "Segmentation fault").
 func isSignalConsequence(m *lineMatch) bool {

@@ -87,20 +87,6 @@ func isAuxThreadDeath(t string) bool {
 	return isPyThreadDeath(t) && reAuxThread.MatchString(t[len("Exception in thread "):])
 }
 
-// threadCallFailed withdraws a thread's traceback that ended as a failed
-// network call (the thread's own call to a telemetry, analytics or usage
-// server that cannot be reached: Gradio's analytics, a stats reporter), or
-// any traceback of a thread that only reports (isAuxThreadDeath: vLLM's
-// usage report failing to write its file; an OOM, CUDA or NCCL failure
-// stays, the device is the server's too). Only that thread died, the
-// process serves on, and its failure is no server failure: the lines stay
-// as warnings.
-func (s *State) threadCallFailed(fb *feedBuf, ev *event) {
-	if ev.Thread && (ev.Net == netOnly || ev.AuxThread && !isRootCauseKind(ev.A.Kind)) && ev.live() && !ev.Signalled {
-		s.withdraw(fb, ev)
-	}
-}
-
 // benign reports whether a traceback starting now is logged as a warning:
 // its own level says so, the line before it on the same source was a
 // warning, or the operator is shutting the server down.
@@ -241,10 +227,8 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		}
 	}
 	s.setHeadline(ev, t, seq, prio, g)
-	if m.conseq && !ev.A.Fatal {
-		// The exception says a process or engine died (EngineDeadError):
-		// whatever the intro said, the server did not survive it.
-		s.setFatal(ev, true)
+	if m.conseq {
+		s.reportsDeath(ev)
 	}
 	if ev.Net != netOther {
 		// A network failure raised inside network client code is a call
@@ -261,11 +245,7 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	}
 	ev.Await = s.d.N + awaitWindow
 	if m.shutdown {
-		// The operator interrupted the process (KeyboardInterrupt).
-		s.withdraw(fb, ev)
-		if s.d.Shutdown == 0 {
-			s.d.Shutdown = seq
-		}
+		s.operatorStopped(fb, ev, seq)
 		return
 	}
 	s.tryMerge(fb, ev)

@@ -199,3 +199,48 @@ func (s *State) takeBackReady(fb *feedBuf) {
 		s.d.ReadyLine = nil
 	}
 }
+
+// The decisions the recognisers ask for: they say what a line showed, the
+// verdict stage decides what the event then is.
+
+// consequence records that a line reporting the process's death (a signal,
+// an abort, an exit report) belongs to ev without taking its headline.
+func (s *State) consequence(ev *event, m *lineMatch) {
+	if m.follow != nil || (m.best != nil && m.best.Kind == AlarmSignal) {
+		ev.Signalled = true
+		if !ev.A.Fatal {
+			s.setFatal(ev, true)
+		}
+	}
+}
+
+// reportsDeath: the event's exception line says a process or engine died
+// (EngineDeadError): whatever its intro said, the server did not survive it.
+func (s *State) reportsDeath(ev *event) {
+	if !ev.A.Fatal {
+		s.setFatal(ev, true)
+	}
+}
+
+// operatorStopped: the event's exception is the operator's interrupt
+// (KeyboardInterrupt): no failure, and the launch is being stopped.
+func (s *State) operatorStopped(fb *feedBuf, ev *event, seq int64) {
+	s.withdraw(fb, ev)
+	if s.d.Shutdown == 0 {
+		s.d.Shutdown = seq
+	}
+}
+
+// threadCallFailed withdraws a thread's traceback that ended as a failed
+// network call (the thread's own call to a telemetry, analytics or usage
+// server that cannot be reached: Gradio's analytics, a stats reporter), or
+// any traceback of a thread that only reports (isAuxThreadDeath: vLLM's
+// usage report failing to write its file; an OOM, CUDA or NCCL failure
+// stays, the device is the server's too). Only that thread died, the
+// process serves on, and its failure is no server failure: the lines stay
+// as warnings.
+func (s *State) threadCallFailed(fb *feedBuf, ev *event) {
+	if ev.Thread && (ev.Net == netOnly || ev.AuxThread && !isRootCauseKind(ev.A.Kind)) && ev.live() && !ev.Signalled {
+		s.withdraw(fb, ev)
+	}
+}
