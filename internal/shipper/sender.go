@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"launchwatch/internal/client"
@@ -31,7 +32,17 @@ type SenderConfig struct {
 	// OnAck is called after the server stored a batch, with its last seq,
 	// its number of lines and the server's answer.
 	OnAck func(lastSeq int64, lines int, ack client.Ack)
-	Log   *slog.Logger
+	// OnSuspect is called, from Run, when the server may have lost lines it
+	// acknowledged: a request failed and the server answers again, or the
+	// history of its database changed (client.History).
+	OnSuspect func()
+	// Keep is how many bytes of acknowledged lines are kept to be sent
+	// again if the server turns out to have lost them (`run`: its child's
+	// output is nowhere else); Run then checks what the server holds when
+	// it is suspect and before it returns. 0 keeps none (`ship`: the file
+	// has them).
+	Keep int
+	Log  *slog.Logger
 }
 
 func (c *SenderConfig) defaults() {
@@ -58,13 +69,38 @@ type Sender struct {
 	q      *Queue
 	cfg    SenderConfig
 	outage *outage
+	// failed is set when a request fails; the next answer makes the
+	// sender suspect the server lost what it acknowledged.
+	failed atomic.Bool
+	// changes is how many history changes of the server's database the
+	// sender has seen (client.History).
+	changes uint64
+	// kept are acknowledged lines kept to be sent again (cfg.Keep), oldest
+	// first, keptBytes their size; since is the first seq Run sent and
+	// lost the lines it sent that the server lost and that were no longer
+	// kept. Only Run uses them.
+	kept      []client.Line
+	keptBytes int
+	since     int64
+	lost      int64
+	resent    atomic.Int64
 }
 
 // NewSender returns a sender of q's lines to c.
 func NewSender(c *client.Client, q *Queue, cfg SenderConfig) *Sender {
 	cfg.defaults()
-	return &Sender{c: c, q: q, cfg: cfg, outage: &outage{limit: cfg.RetryFor}}
+	s := &Sender{c: c, q: q, cfg: cfg, outage: &outage{limit: cfg.RetryFor}}
+	_, s.changes = c.History()
+	return s
 }
+
+// Resent is how many lines were sent again because the server had lost
+// them.
+func (s *Sender) Resent() int64 { return s.resent.Load() }
+
+// Lost is how many acknowledged lines the server lost that Run no longer
+// kept to send again.
+func (s *Sender) Lost() int64 { return s.lost }
 
 // Run sends batches until the queue is closed and empty (nil), the server
 // refuses a batch for good (an error; the batch stays queued), or ctx ends.
@@ -72,26 +108,39 @@ func (s *Sender) Run(ctx context.Context) error {
 	lastContact := time.Now()
 	var fillSince time.Time // when the oldest waiting line was first seen
 	for {
-		batch, waiting, closed := s.q.peek(s.cfg.MaxLines, s.cfg.MaxBytes)
+		batch, waiting, closed, hurry := s.q.peek(s.cfg.MaxLines, s.cfg.MaxBytes)
 		full := len(batch) > 0 && (len(batch) < waiting || len(batch) == s.cfg.MaxLines)
 		if len(batch) > 0 && fillSince.IsZero() {
 			fillSince = time.Now()
 		}
-		due := len(batch) > 0 && (full || closed || time.Since(fillSince) >= s.cfg.MaxDelay)
+		due := len(batch) > 0 && (full || closed || hurry || time.Since(fillSince) >= s.cfg.MaxDelay)
 		if due {
 			if err := s.send(ctx, batch); err != nil {
 				return err
 			}
 			s.q.drop(len(batch))
+			s.keep(batch)
 			lastContact, fillSince = time.Now(), time.Time{}
+			if err := s.checkSuspect(ctx); err != nil {
+				return err
+			}
 			continue
 		}
 		if closed && len(batch) == 0 {
+			if s.cfg.Keep > 0 {
+				// Done only when the server holds what it acknowledged.
+				return s.repair(ctx)
+			}
 			return nil
 		}
 		if time.Since(lastContact) >= s.cfg.Heartbeat {
 			if _, err := s.c.Heartbeat(ctx, s.cfg.Launch, s.cfg.Attrs); err != nil && ctx.Err() == nil {
+				s.failed.Store(suspicious(err) || s.failed.Load())
 				s.cfg.Log.Warn("heartbeat failed", slog.String("error", err.Error()))
+			} else if err == nil {
+				if err := s.checkSuspect(ctx); err != nil {
+					return err
+				}
 			}
 			lastContact = time.Now()
 		}
@@ -108,29 +157,42 @@ func (s *Sender) Run(ctx context.Context) error {
 	}
 }
 
-// send posts one batch, retrying while the failure is temporary.
+// send posts one batch of the queue, retrying while the failure is
+// temporary, and reports its acknowledgement.
 func (s *Sender) send(ctx context.Context, batch []client.Line) error {
+	ack, err := s.post(ctx, batch)
+	if err != nil {
+		return err
+	}
+	if s.cfg.OnAck != nil {
+		s.cfg.OnAck(batch[len(batch)-1].Seq, len(batch), ack)
+	}
+	s.cfg.Log.Debug("batch stored", slog.Int("accepted", ack.Accepted), slog.Int("duplicates", ack.Duplicates),
+		slog.Int64("last_seq", ack.LastSeq), slog.String("status", ack.Status))
+	return nil
+}
+
+// post posts one batch, retrying while the failure is temporary.
+func (s *Sender) post(ctx context.Context, batch []client.Line) (client.Ack, error) {
 	body := client.EncodeLines(batch)
 	backoff := 200 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		ack, err := s.c.PostLines(ctx, s.cfg.Launch, s.cfg.Attrs, body)
 		if err == nil {
 			s.outage.ok()
-			if s.cfg.OnAck != nil {
-				s.cfg.OnAck(batch[len(batch)-1].Seq, len(batch), ack)
-			}
-			s.cfg.Log.Debug("batch stored", slog.Int("accepted", ack.Accepted), slog.Int("duplicates", ack.Duplicates),
-				slog.Int64("last_seq", ack.LastSeq), slog.String("status", ack.Status))
-			return nil
+			return ack, nil
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return client.Ack{}, ctx.Err()
+		}
+		if suspicious(err) {
+			s.failed.Store(true)
 		}
 		if !client.Retryable(err) {
-			return err
+			return client.Ack{}, err
 		}
 		if s.outage.fail() {
-			return &GaveUpError{After: s.cfg.RetryFor, Err: err}
+			return client.Ack{}, &GaveUpError{After: s.cfg.RetryFor, Err: err}
 		}
 		wait := jitter(backoff)
 		var ae *client.APIError
@@ -142,7 +204,7 @@ func (s *Sender) send(ctx context.Context, batch []client.Line) error {
 			slog.Int("attempt", attempt), slog.Duration("retry_in", wait), slog.Int("waiting_lines", s.q.Len()))
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return client.Ack{}, ctx.Err()
 		case <-time.After(wait):
 		}
 		backoff = min(backoff*2, 30*time.Second)
