@@ -239,3 +239,119 @@ func lastSeqOf(t *testing.T, d *lagDB, name string) (int64, bool) {
 	}
 	return last, last > 0
 }
+
+// `run` keeps the newest lines it shipped: its child's output is nowhere
+// else. The server's database is copied after the first 2,000 lines, the
+// child prints 2,000 more, and the server is killed and started again on
+// the copy; the child prints its last 1,000 and exits 3. run sends the
+// 2,000 lines the server lost again from what it kept, and exits with its
+// child's code: every line stored, once, in order, and the exit.
+func TestRunResendsWhatARolledBackDatabaseLost(t *testing.T) {
+	t.Parallel()
+	db := newLagDB(t)
+	addr := freeAddr(t)
+	srvURL := "http://" + addr
+	w := startWebProcess(t, addr, db.url)
+	dir := t.TempDir()
+	stdin, feed := io.Pipe()
+	print := func(from, to int) string {
+		return fmt.Sprintf(`i=%d; while [ $i -le %d ]; do echo "run line $i"; i=$((i+1)); done`, from, to)
+	}
+	run, out := startCLI(t, spoolEnv(dir), stdin, "run", "--launch", "run-rolled-back", "--url", srvURL, "--", "sh", "-c",
+		print(1, 2000)+"; read x; "+print(2001, 4000)+"; read x; "+print(4001, 5000)+"; exit 3")
+	at := func(seq int64) func() bool {
+		return func() bool {
+			l, _ := getLaunch(t, srvURL, "run-rolled-back")
+			return l.LastSeq == seq
+		}
+	}
+	eventually(t, "the first 2000 lines", at(2000))
+	w.stop(t)
+	older := db.copy()
+	w = startWebProcess(t, addr, db.url)
+	fmt.Fprintln(feed)
+	eventually(t, "4000 lines", at(4000))
+	w.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // the primary dies
+	w.cmd.Wait()                          //nolint:errcheck
+	db.rollBack(older)
+	w = startWebProcess(t, addr, db.url)
+	defer w.stop(t)
+	if l, _ := getLaunch(t, srvURL, "run-rolled-back"); l.LastSeq != 2000 {
+		t.Fatalf("the rolled-back server holds through %d, want 2000", l.LastSeq)
+	}
+	fmt.Fprintln(feed)
+	feed.Close()
+	if code := waitExit(t, run, out, 60*time.Second); code != 3 {
+		t.Fatalf("run exit %d, want the child's 3\n%s", code, out)
+	}
+	want := make([]string, 5000)
+	for i := range want {
+		want[i] = fmt.Sprintf("run line %d", i+1)
+	}
+	equalLines(t, storedTexts(t, srvURL, "run-rolled-back"), want)
+	if l, _ := getLaunch(t, srvURL, "run-rolled-back"); l.ExitCode == nil || *l.ExitCode != 3 {
+		t.Errorf("launch %+v, want the exit code 3", l)
+	}
+	if s := out.String(); !strings.Contains(s, "sending them again") {
+		t.Errorf("run does not say it sent lost lines again:\n%s", s)
+	}
+}
+
+// Following a file (no --once), ship has no end to check at: it checks
+// what the server holds when a request failed or the server's database
+// history changed. The database is copied, more lines are acknowledged,
+// the server is killed and started on the copy, and the file grows: the
+// lost lines arrive again with the new ones, each once, in order.
+func TestShipFollowingResendsWhatARolledBackDatabaseLost(t *testing.T) {
+	t.Parallel()
+	db := newLagDB(t)
+	addr := freeAddr(t)
+	srvURL := "http://" + addr
+	w := startWebProcess(t, addr, db.url)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	want := writeLines(t, log, 1, 3000, false)
+	ship, out := startCLI(t, spoolEnv(filepath.Join(dir, "spool")), nil, "ship", log, "--launch", "follow-rolled-back", "--url", srvURL,
+		"--state-file", filepath.Join(dir, "state"))
+	at := func(seq int64) func() bool {
+		return func() bool {
+			l, _ := getLaunch(t, srvURL, "follow-rolled-back")
+			return l.LastSeq == seq
+		}
+	}
+	eventually(t, "the first 3000 lines", at(3000))
+	w.stop(t)
+	older := db.copy()
+	w = startWebProcess(t, addr, db.url)
+	want = append(want, writeLines(t, log, 3001, 6000, true)...)
+	eventually(t, "6000 lines", at(6000))
+	w.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // the primary dies
+	w.cmd.Wait()                          //nolint:errcheck
+	db.rollBack(older)
+	w = startWebProcess(t, addr, db.url)
+	defer w.stop(t)
+	want = append(want, writeLines(t, log, 6001, 7000, true)...)
+	eventually(t, "every line, the lost ones too", func() bool { return heldRuns(t, srvURL, "follow-rolled-back") == "[[1,7000]]" })
+	equalLines(t, storedTexts(t, srvURL, "follow-rolled-back"), want)
+	ship.Process.Signal(syscall.SIGINT) //nolint:errcheck
+	if code := waitExit(t, ship, out, 30*time.Second); code != 130 {
+		t.Errorf("ship after SIGINT: exit %d, want 130\n%s", code, out)
+	}
+}
+
+// heldRuns is the runs of seqs the server holds for a launch, as JSON.
+func heldRuns(t *testing.T, srvURL, key string) string {
+	t.Helper()
+	res, err := http.Get(srvURL + "/api/v1/launches/" + key + "/seqs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var page struct {
+		Runs json.RawMessage `json:"runs"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	return string(page.Runs)
+}
