@@ -35,53 +35,36 @@ func otelcolBin(t *testing.T) string {
 	return bin
 }
 
-// otelcolConfig is the configuration docs/shippers.md gives, pointed at
-// one file, one launch and one endpoint: the filelog receiver reads the
-// file from its start and keeps every line as written (no whitespace
-// trimmed), numbers its lines (part of the duplicate key), and names the
-// launch in a resource attribute; the otlphttp exporter authenticates
-// with the bearertokenauth extension, retries without giving up, and
-// sends one request at a time, so lines are numbered in the file's order.
-func otelcolConfig(file, launch, endpoint string) string {
-	return fmt.Sprintf(`extensions:
-  bearertokenauth:
-    token: ${env:LAUNCHWATCH_INGEST_TOKEN}
-receivers:
-  filelog:
-    include: [%q]
-    start_at: beginning
-    poll_interval: 50ms
-    include_file_record_number: true
-    preserve_leading_whitespaces: true
-    preserve_trailing_whitespaces: true
-    resource:
-      launchwatch.launch: %q
-      launchwatch.server: vllm
-exporters:
-  otlphttp:
-    endpoint: %q
-    auth:
-      authenticator: bearertokenauth
-    timeout: 5s
-    retry_on_failure:
-      enabled: true
-      initial_interval: 100ms
-      max_interval: 1s
-      max_elapsed_time: 0
-    sending_queue:
-      enabled: true
-      num_consumers: 1
-      block_on_overflow: true
-service:
-  extensions: [bearertokenauth]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [filelog]
-      exporters: [otlphttp]
-`, file, launch, endpoint)
+// otelcolConfig is the Collector configuration docs/shippers.md gives, as
+// it gives it (so the page shows what is tested), pointed at one file,
+// launch and endpoint: the filelog receiver reads the file from its start
+// and keeps every line as written (no whitespace trimmed), numbers its
+// lines (part of the duplicate key), and names the launch in a resource
+// attribute; the otlphttp exporter authenticates with the bearertokenauth
+// extension, retries without giving up, and sends one request at a time,
+// so lines are numbered in the file's order.
+func otelcolConfig(t *testing.T, file, launch, endpoint string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "shippers.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "The configuration the test runs")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "```yaml\n")
+	}
+	conf, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/shippers.md has no Collector configuration after \"The configuration the test runs\"")
+	}
+	for _, r := range [][2]string{{"/var/log/sglang/run42.log", file}, {"sglang-7b-run42", launch}, {"http://launchwatch:8080", endpoint},
+		{"launchwatch.server: sglang", "launchwatch.server: vllm"}} {
+		if !strings.Contains(conf, r[0]) {
+			t.Fatalf("the Collector configuration of docs/shippers.md has no %q:\n%s", r[0], conf)
+		}
+		conf = strings.ReplaceAll(conf, r[0], r[1])
+	}
+	return conf
 }
 
 // killingProxy forwards to target. Once armed, the first OTLP export the
@@ -219,7 +202,7 @@ func TestOTelCollectorShipsACorpusFileThroughARestart(t *testing.T) {
 	write(raw[:first])
 
 	conf := filepath.Join(dir, "otelcol.yaml")
-	if err := os.WriteFile(conf, []byte(otelcolConfig(logFile, launch, endpoint)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(otelcolConfig(t, logFile, launch, endpoint)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	col := exec.Command(bin, "--config", conf)
