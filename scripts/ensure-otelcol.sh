@@ -17,7 +17,8 @@ GO=${GO:-go}
 builder=go.opentelemetry.io/collector/cmd/builder@v0.165.0
 manifest=scripts/otelcol/builder.yaml
 key=$({ cat "$manifest"; echo "$builder"; "$GO" env GOVERSION GOOS GOARCH; } | sha256sum | cut -c1-16)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/launchwatch/otelcol
+cache=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+cache=${cache:-$PWD/.cache}/launchwatch/otelcol
 dir=$cache/$key
 bin=$dir/build/otelcol-launchwatch
 
@@ -44,11 +45,14 @@ if ! (cd "$tmp" && "$GO" run "$builder" --config builder.yaml) >"$tmp/builder.lo
 fi
 "$tmp/build/otelcol-launchwatch" --version >&2
 # Only a complete build is cached: it takes its place in one rename. Builds
-# of other manifests are removed (each is ~100 MB).
+# of other manifests are removed (each is ~100 MB), and builds that died
+# (an hour old); another build running meanwhile keeps its directory.
 for old in "$cache"/*; do
-	if [ "$old" != "$tmp" ] && [ "$old" != "$dir" ]; then
-		rm -rf "$old"
-	fi
+	case "$old" in
+	"$tmp" | "$dir") ;;
+	"$cache"/tmp.*) find "$old" -maxdepth 0 -mmin +60 -exec rm -rf {} + ;;
+	*) rm -rf "$old" ;;
+	esac
 done
 rm -rf "$dir"
 mv -T "$tmp" "$dir"
