@@ -56,10 +56,13 @@ const maxLineBytes = 4 << 20
 // changed or it shrank), whose new content is numbered after the old one.
 // Seq is the line number, counted on across rotations and truncations. At
 // start the server is asked what it holds, so a server that holds less than
-// the state file says gets what the file still has. It returns when ctx
-// ends, or with Once at the end of the file; everything acknowledged is
-// recorded in the state file, so a restart resumes with nothing lost or
-// doubled.
+// the state file says (holes too) gets what the file still has. An
+// acknowledgement is no proof: after a failed request, or when the server's
+// database history changes, the server is asked again and what it lost of
+// the content being read is sent again from the file (repair.go). It
+// returns when ctx ends, or with Once at the end of the file once the
+// server holds every line of it; everything acknowledged is recorded in the
+// state file, so a restart resumes with nothing lost or doubled.
 func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond

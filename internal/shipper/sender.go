@@ -2,8 +2,9 @@
 // never drops one: lines are batched by count, bytes and time, retried with
 // exponential backoff and jitter while the server cannot be reached or asks
 // to wait (429, 5xx, honouring Retry-After), and only forgotten once the
-// server has acknowledged them. A heartbeat tells the server the shipper is
-// alive while the launch prints nothing.
+// server has acknowledged them (or, keeping some, later: repair.go). A
+// heartbeat tells the server the shipper is alive while the launch prints
+// nothing.
 package shipper
 
 import (
