@@ -155,7 +155,7 @@ func (s *Sender) keep(batch []client.Line) {
 
 // repair checks that the server holds every line this sender had
 // acknowledged and sends again, from the kept lines, those it lost. Lost
-// lines that are no longer kept are counted (Lost) and said.
+// lines that are no longer kept are said, once.
 func (s *Sender) repair(ctx context.Context) error {
 	if len(s.kept) == 0 {
 		return nil
@@ -186,8 +186,7 @@ func (s *Sender) repair(ctx context.Context) error {
 		s.cfg.Log.Warn("the server no longer holds lines it acknowledged; sending them again",
 			slog.String("launch", s.cfg.Launch), slog.String("seqs", describe(missing)), slog.Int("kept", len(again)))
 		if gone > 0 {
-			s.lost += gone
-			s.since = first // counted once
+			s.since = first // said once
 			s.cfg.Log.Error("lines the server lost are no longer kept to send again (run keeps the newest only): they are lost",
 				slog.String("launch", s.cfg.Launch), slog.Int64("lines", gone), slog.Int("kept_bytes", s.cfg.Keep))
 		}

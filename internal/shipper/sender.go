@@ -77,14 +77,13 @@ type Sender struct {
 	// sender has seen (client.History).
 	changes uint64
 	// kept are acknowledged lines kept to be sent again (cfg.Keep), oldest
-	// first, keptBytes their size; since is the first seq Run sent and
-	// lost the lines it sent that the server lost and that were no longer
-	// kept. Only Run uses them.
+	// first, keptBytes their size, and since the first seq a repair checks
+	// (the first Run sent, until lines before the kept ones were found
+	// lost and said). Only Run uses them.
 	kept      []client.Line
 	keptBytes int
 	since     int64
-	lost      int64
-	resent    atomic.Int64
+	resent    atomic.Int64 // lines sent again
 }
 
 // NewSender returns a sender of q's lines to c.
@@ -98,10 +97,6 @@ func NewSender(c *client.Client, q *Queue, cfg SenderConfig) *Sender {
 // Resent is how many lines were sent again because the server had lost
 // them.
 func (s *Sender) Resent() int64 { return s.resent.Load() }
-
-// Lost is how many acknowledged lines the server lost that Run no longer
-// kept to send again.
-func (s *Sender) Lost() int64 { return s.lost }
 
 // Run sends batches until the queue is closed and empty (nil), the server
 // refuses a batch for good (an error; the batch stays queued), or ctx ends.
@@ -136,7 +131,9 @@ func (s *Sender) Run(ctx context.Context) error {
 		}
 		if time.Since(lastContact) >= s.cfg.Heartbeat {
 			if _, err := s.c.Heartbeat(ctx, s.cfg.Launch, s.cfg.Attrs); err != nil && ctx.Err() == nil {
-				s.failed.Store(suspicious(err) || s.failed.Load())
+				if suspicious(err) {
+					s.failed.Store(true)
+				}
 				s.cfg.Log.Warn("heartbeat failed", slog.String("error", err.Error()))
 			} else if err == nil {
 				if err := s.checkSuspect(ctx); err != nil {
