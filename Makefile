@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-deps lint bench bench-all pgo build postgres chromium clients generate screenshot clean
+.PHONY: run test test-deps lint bench bench-all pgo build postgres chromium clients otelcol generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -22,7 +22,7 @@ test: test-deps
 RACE ?= -race
 
 ## test-deps: PostgreSQL, Chromium and the real log shippers the tests drive
-test-deps: postgres chromium clients
+test-deps: postgres chromium clients otelcol
 
 ## lint: gofmt, go vet and staticcheck must be clean
 lint:
@@ -62,6 +62,12 @@ chromium:
 # Debian; pino-loki and the OpenTelemetry logs exporter from npm)
 clients:
 	@./scripts/ensure-test-clients.sh
+
+# otelcol: the OpenTelemetry Collector the Collector test drives, built from
+# scripts/otelcol/builder.yaml with the Collector Builder from the Go module
+# proxy; cached in the user cache directory until the manifest changes
+otelcol:
+	@GO=$(GO) ./scripts/ensure-otelcol.sh
 
 ## screenshot: regenerate docs/timeline.png (a launch timeline for the README) in headless Chromium
 screenshot: postgres chromium

@@ -81,6 +81,9 @@ The next run or ship to a server flushes what is spooled for it too.`,
 		reports, err := spool.Flush(ctx, c, dir, spool.DeliverConfig{RetryFor: *retryFor})
 		for _, r := range reports {
 			what := fmt.Sprintf("%d lines (%d stored, %d the server held already)", r.Lines, r.Stored, r.Lines-r.Stored)
+			if r.Resent > 0 {
+				what += fmt.Sprintf(", %d sent again that the server had lost", r.Resent)
+			}
 			if r.Health > 0 {
 				what += fmt.Sprintf(", %d health result(s)", r.Health)
 			}

@@ -191,7 +191,7 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, healthURL string, he
 	defer errPipe.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
 	q := shipper.NewQueue()
-	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: r.attrs, Log: r.log})
+	sender := shipper.NewSender(r.c, q, shipper.SenderConfig{Launch: r.key, Attrs: r.attrs, Log: r.log, Keep: runKeepBytes})
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSending()
 	sent := make(chan error, 1)
@@ -376,6 +376,14 @@ func (r *runner) flushSpool(ctx context.Context) {
 		r.log.Warn("the spool could not be delivered yet", slog.String("error", err.Error()))
 	}
 }
+
+// runKeepBytes is how much of the child's output run keeps after the
+// server acknowledged it, to send again if the server then turns out to
+// have lost it (a database restored from an older copy, a lagging standby
+// promoted): run checks what the server holds after a failed request, when
+// the server's database history changes, and before it reports the exit.
+// Older lines the server lost are lost: their only copy was the server's.
+const runKeepBytes = 64 << 20
 
 // killAfterSignals is the number of SIGINT/SIGTERM after which run kills
 // the server's process group instead of forwarding the signal once more.

@@ -40,7 +40,12 @@ stopped: nothing is lost, nothing is stored twice. A file is known by its inode 
 first bytes: a truncated file, even one written again past its old size, is shipped from
 its start under the next seqs, like a rotated one. At start the server is asked which
 lines it holds: one that lacks some (another server, a reset one) gets them from the file
-again. --once says how many lines were sent and stored. When the server cannot be reached
+again. An acknowledgement is no proof: a server whose database is restored from an older
+copy, or fails over to a standby that lagged, loses lines it acknowledged. So ship asks
+again what the server holds after a failed request, when the server's database history
+changes (it names it with every answer), and, with --once, before it exits 0; what the
+server lost is sent again from the file. --once says how many lines were sent and stored,
+and exits 0 only when the server holds every line of the file. When the server cannot be reached
 the lines wait and are retried with backoff; a heartbeat every few seconds tells the
 server the shipper is alive while the launch prints nothing. --once gives up after
 --retry-for without an answer (exit code 4, saying what was sent and what was not);
@@ -151,8 +156,12 @@ with 128+N (130 for Ctrl-C, 143 for SIGTERM).`,
 		}
 	}
 	if *once {
-		fmt.Fprintf(stdout, "shipped %s to %s: %d lines sent, %d stored (%d the server held already)\n",
-			pos[0], c.LaunchURL(*launch), res.Sent, res.Stored, res.Sent-res.Stored)
+		again := ""
+		if res.Resent > 0 {
+			again = fmt.Sprintf("; %d sent again that the server had lost after acknowledging them", res.Resent)
+		}
+		fmt.Fprintf(stdout, "shipped %s to %s: %d lines sent, %d stored (%d the server held already)%s; the server holds every line of the file\n",
+			pos[0], c.LaunchURL(*launch), res.Sent, res.Stored, res.Sent-res.Stored, again)
 	}
 	return exitOK
 }

@@ -23,6 +23,7 @@ type Client struct {
 	base  *url.URL
 	token string
 	http  *http.Client
+	hist  history // the server's database history, from its answers
 }
 
 // New returns a client of the server at baseURL (http://host:port). token,
@@ -106,6 +107,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, cont
 		return &UnreachableError{URL: c.base.String(), Err: err}
 	}
 	defer res.Body.Close()
+	c.hist.note(res.Header.Get(HistoryHeader))
 	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
 		return &UnreachableError{URL: c.base.String(), Err: err}

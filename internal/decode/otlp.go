@@ -19,6 +19,12 @@ const (
 	otlpInstanceAttr = "service.instance.id"
 )
 
+// otlpRecordNumberAttr is the log record attribute in which the
+// OpenTelemetry Collector's filelog receiver numbers the lines of a file
+// (include_file_record_number: true). It is part of a line's duplicate
+// key: two equal lines read at one nanosecond are two lines, not a retry.
+const otlpRecordNumberAttr = "log.file.record_number"
+
 // OTLPEncoding is the wire encoding of an OTLP/HTTP request, which its
 // answer must use too.
 type OTLPEncoding int
@@ -134,6 +140,9 @@ func otlpLine(lr plog.LogRecord, stream string, maxLineBytes int) Line {
 	l := Line{Text: cleanLine([]byte(lr.Body().AsString()), maxLineBytes), Level: severity(lr)}
 	if ns != 0 {
 		l.TS = time.Unix(0, int64(ns)).UTC()
+		if n, ok := lr.Attributes().Get(otlpRecordNumberAttr); ok {
+			stream += "\x00record " + n.AsString()
+		}
 		l.Key = LineKey(stream, l.TS, l.Text)
 	}
 	// A record with no time at all has no identity to tell a retry from a

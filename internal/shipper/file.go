@@ -21,9 +21,62 @@ const headMax = 4096
 type openFile struct {
 	f        *os.File
 	dev, ino uint64
-	offset   int64 // read position
-	partial  []byte
+	cutter          // read position and the unfinished line
 	head     []byte // the content's first bytes, up to headMax, as read
+}
+
+// cutter cuts a content's bytes into the lines the follower numbers: at
+// each "\n" (one "\r" before it dropped), and a line longer than
+// maxLineBytes into pieces of maxLineBytes first. The same bytes give the
+// same lines however they were read, so a line's seq can be found again
+// from the file (repair.go).
+type cutter struct {
+	offset  int64  // bytes consumed
+	partial []byte // an unfinished line's bytes so far
+}
+
+// feed cuts data, read at c.offset, calling emit with each line or piece
+// completed and the offset just after it; text is valid during the call.
+func (c *cutter) feed(data []byte, emit func(text []byte, end int64)) {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			c.partial = append(c.partial, data...)
+			c.offset += int64(len(data))
+			c.cut(emit)
+			return
+		}
+		if len(c.partial) == 0 && i <= maxLineBytes { // the usual line: no copy
+			c.offset += int64(i + 1)
+			emit(bytes.TrimSuffix(data[:i], []byte("\r")), c.offset)
+			data = data[i+1:]
+			continue
+		}
+		c.partial = append(c.partial, data[:i]...)
+		c.offset += int64(i)
+		c.cut(emit)
+		c.offset++
+		emit(bytes.TrimSuffix(c.partial, []byte("\r")), c.offset)
+		c.partial = c.partial[:0]
+		data = data[i+1:]
+	}
+}
+
+// cut emits the pieces of a runaway line, keeping what is left of it.
+func (c *cutter) cut(emit func(text []byte, end int64)) {
+	for len(c.partial) > maxLineBytes {
+		emit(c.partial[:maxLineBytes], c.offset-int64(len(c.partial)-maxLineBytes))
+		c.partial = append(c.partial[:0:0], c.partial[maxLineBytes:]...)
+	}
+}
+
+// flush emits the unfinished last line, if any: the writer is done with
+// the content.
+func (c *cutter) flush(emit func(text []byte, end int64)) {
+	if len(c.partial) > 0 {
+		emit(bytes.TrimSuffix(c.partial, []byte("\r")), c.offset)
+		c.partial = nil
+	}
 }
 
 func fileID(fi os.FileInfo) (dev, ino uint64) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"launchwatch/internal/client"
@@ -32,6 +33,9 @@ type FollowConfig struct {
 type Result struct {
 	Sent   int64 // lines posted and acknowledged (each counted once, however often retried)
 	Stored int64 // of those, the lines the server did not hold yet
+	// Resent is how many lines were sent again because the server no
+	// longer held them after acknowledging them.
+	Resent int64
 	// LastSeq is the last line the server acknowledged (0: none).
 	LastSeq int64
 	// Unsent are the lines read from the file and queued that the server
@@ -52,10 +56,13 @@ const maxLineBytes = 4 << 20
 // changed or it shrank), whose new content is numbered after the old one.
 // Seq is the line number, counted on across rotations and truncations. At
 // start the server is asked what it holds, so a server that holds less than
-// the state file says gets what the file still has. It returns when ctx
-// ends, or with Once at the end of the file; everything acknowledged is
-// recorded in the state file, so a restart resumes with nothing lost or
-// doubled.
+// the state file says (holes too) gets what the file still has. An
+// acknowledgement is no proof: after a failed request, or when the server's
+// database history changes, the server is asked again and what it lost of
+// the content being read is sent again from the file (repair.go). It
+// returns when ctx ends, or with Once at the end of the file once the
+// server holds every line of it; everything acknowledged is recorded in the
+// state file, so a restart resumes with nothing lost or doubled.
 func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
@@ -76,7 +83,10 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 	f := &follower{cfg: cfg, c: c, q: NewQueue(), state: st, acks: make(chan struct{}, 1)}
 	f.state.Server, f.state.Launch, f.state.Path = c.BaseURL(), cfg.Sender.Launch, cfg.Path
 	cfg.Sender.OnAck = f.acked
+	cfg.Sender.OnSuspect = func() { f.suspect.Store(true) }
+	cfg.Sender.Keep = 0 // the file keeps the lines
 	sender := NewSender(c, f.q, cfg.Sender)
+	f.sender = sender
 	f.outage = sender.outage // asking what the server holds counts against RetryFor too
 
 	sendCtx, cancelSend := context.WithCancel(context.WithoutCancel(ctx))
@@ -111,6 +121,7 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 	res.LastSeq = f.state.Seq
 	f.mu.Unlock()
 	res.Unsent = f.q.Lines()
+	res.Resent = sender.Resent()
 	if readErr != nil || sendErr != nil || ctx.Err() != nil {
 		res.Behind = f.behind()
 	}
@@ -171,9 +182,17 @@ type follower struct {
 	acks chan struct{} // signalled after each acknowledgement
 	// outage is the sender's: since when the server has not answered.
 	outage *outage
-	// skipThrough: lines numbered up to it are not sent, the server holds
-	// them. Only the reader uses it.
-	skipThrough int64
+	sender *Sender
+	// held are the seqs the server held at start: those lines are not sent
+	// (heldAt is where the next line may be in it); serverLast is its last
+	// seq then. Only the reader uses them.
+	held         []client.SeqRun
+	heldAt       int
+	serverLast   int64
+	warnedNoRuns bool
+	// suspect is set when the server may have lost lines it acknowledged
+	// (the sender's OnSuspect); the reader then checks (repair.go).
+	suspect atomic.Bool
 
 	mu       sync.Mutex
 	state    State       // acknowledged progress in the content being read
@@ -265,6 +284,19 @@ func (f *follower) read(ctx context.Context) error {
 	defer func() { of.f.Close() }()
 	buf := make([]byte, 256<<10)
 	for {
+		if f.suspect.Swap(false) {
+			// The server may have lost what it acknowledged: what it
+			// lacks of this content goes again, from the file.
+			if _, err := f.repair(ctx, of); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if f.cfg.Once {
+					return err
+				}
+				f.cfg.Log.Warn("cannot check which lines the server holds", slog.String("error", err.Error()))
+			}
+		}
 		for f.q.Len() >= f.cfg.MaxQueued { // the server is behind; the file keeps the lines
 			if !sleep(ctx, f.cfg.Poll) {
 				return nil
@@ -314,7 +346,16 @@ func (f *follower) read(ctx context.Context) error {
 			continue
 		}
 		if f.cfg.Once {
+			// Done only when the server holds every line: an
+			// acknowledgement is no proof (repair.go).
 			f.flushPartial(of, &seq)
+			f.q.Hurry()
+			if !f.awaitAcked(ctx) {
+				return nil
+			}
+			if err := f.confirm(ctx, of); err != nil && ctx.Err() == nil {
+				return err
+			}
 			return nil
 		}
 		if !sleep(ctx, f.cfg.Poll) {
@@ -341,7 +382,7 @@ func (f *follower) next(ctx context.Context, of *openFile, next *os.File, seq in
 		}
 		return seq, nil // stopping; the caller sees ctx ended
 	}
-	seq = max(seq, f.skipThrough)
+	seq = max(seq, f.serverLast)
 	if next != nil {
 		nof, err := newOpenFile(next)
 		if err != nil {
@@ -379,8 +420,17 @@ type batch struct {
 	now     time.Time
 }
 
+// isHeld reports whether the server held seq at start. Seqs are asked in
+// increasing order.
+func (f *follower) isHeld(seq int64) bool {
+	for f.heldAt < len(f.held) && f.held[f.heldAt].To < seq {
+		f.heldAt++
+	}
+	return f.heldAt < len(f.held) && f.held[f.heldAt].From <= seq
+}
+
 func (f *follower) add(b *batch, seq int64, text string, end int64) {
-	if seq <= f.skipThrough {
+	if f.isHeld(seq) {
 		b.skipped = &linePlace{seq: seq, end: end}
 		return
 	}
@@ -409,28 +459,10 @@ func (f *follower) emit(of *openFile, data []byte, seq int64) int64 {
 		f.mu.Unlock()
 	}
 	b := batch{now: time.Now().UTC()}
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			of.partial = append(of.partial, data...)
-			of.offset += int64(len(data))
-			if len(of.partial) >= maxLineBytes { // a runaway line: ship it in pieces
-				seq++
-				f.add(&b, seq, string(of.partial), of.offset)
-				of.partial = nil
-			}
-			break
-		}
-		line := data[:i]
-		if len(of.partial) > 0 {
-			line = append(of.partial, line...)
-			of.partial = nil
-		}
-		of.offset += int64(i + 1)
-		data = data[i+1:]
+	of.feed(data, func(text []byte, end int64) {
 		seq++
-		f.add(&b, seq, string(bytes.TrimSuffix(line, []byte("\r"))), of.offset)
-	}
+		f.add(&b, seq, string(text), end)
+	})
 	f.push(&b)
 	return seq
 }
@@ -438,14 +470,14 @@ func (f *follower) emit(of *openFile, data []byte, seq int64) int64 {
 // flushPartial sends an unfinished last line: the writer is done with this
 // content (end of --once, rotation, truncation).
 func (f *follower) flushPartial(of *openFile, seq *int64) {
-	if len(of.partial) == 0 {
-		return
-	}
-	*seq++
 	b := batch{now: time.Now().UTC()}
-	f.add(&b, *seq, string(bytes.TrimSuffix(of.partial, []byte("\r"))), of.offset)
-	f.push(&b)
-	of.partial = nil
+	of.flush(func(text []byte, end int64) {
+		*seq++
+		f.add(&b, *seq, string(text), end)
+	})
+	if len(b.lines) > 0 || b.skipped != nil {
+		f.push(&b)
+	}
 }
 
 // sleep waits d; false if ctx ended first.

@@ -14,6 +14,7 @@ type Queue struct {
 	lines  []client.Line
 	bytes  int
 	closed bool
+	hurry  bool          // send what waits now, without waiting for a batch to fill
 	ready  chan struct{} // signalled when lines arrive or the queue closes
 }
 
@@ -35,6 +36,15 @@ func (q *Queue) Push(lines ...client.Line) {
 func (q *Queue) Close() {
 	q.mu.Lock()
 	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// Hurry has what waits sent at once, without waiting for its batch to
+// fill: the writer waits for it to be acknowledged.
+func (q *Queue) Hurry() {
+	q.mu.Lock()
+	q.hurry = true
 	q.mu.Unlock()
 	q.signal()
 }
@@ -75,7 +85,7 @@ func (q *Queue) signal() {
 // peek returns up to maxLines lines (and about maxBytes) from the front
 // without removing them, the number of lines waiting, and whether the
 // queue is closed.
-func (q *Queue) peek(maxLines, maxBytes int) (batch []client.Line, waiting int, closed bool) {
+func (q *Queue) peek(maxLines, maxBytes int) (batch []client.Line, waiting int, closed, hurry bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	size := 0
@@ -87,7 +97,7 @@ func (q *Queue) peek(maxLines, maxBytes int) (batch []client.Line, waiting int, 
 		}
 		n++
 	}
-	return q.lines[:n:n], len(q.lines), q.closed
+	return q.lines[:n:n], len(q.lines), q.closed, q.hurry
 }
 
 // drop removes the first n lines, once they were accepted.

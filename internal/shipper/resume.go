@@ -2,6 +2,7 @@ package shipper
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -17,13 +18,13 @@ import (
 // nil file when ctx ended while waiting for the file to appear.
 func (f *follower) start(ctx context.Context) (*openFile, int64, error) {
 	st := f.state
-	last, known := f.serverLast(ctx)
+	runs, last, known := f.serverHolds(ctx, st.Base)
 	of, err := f.openPath(ctx)
 	if err != nil || of == nil {
 		return nil, 0, err
 	}
 	if known {
-		f.skipThrough = last
+		f.held, f.serverLast = runs, last
 	}
 	if st.Ino == 0 { // first run: from the start; lines the server holds are skipped
 		f.begin(of, 0)
@@ -69,15 +70,16 @@ func (f *follower) start(ctx context.Context) (*openFile, int64, error) {
 	f.mu.Lock()
 	f.head = head
 	f.mu.Unlock()
-	if known && last < st.Seq {
-		// The server lacks acknowledged lines: the content is read again
-		// from its start, skipping what the server holds.
+	if lacks := client.Missing(runs, st.Base+1, st.Seq); known && len(lacks) > 0 {
+		// The server lacks acknowledged lines (a reset server, a database
+		// restored from an older copy): the content is read again from its
+		// start, skipping what the server holds.
 		if last < st.Base {
 			f.cfg.Log.Warn("the server lacks lines of an earlier file that is no longer followed",
 				slog.Int64("from_seq", last+1), slog.Int64("to_seq", st.Base))
 		}
-		f.cfg.Log.Info("the server holds fewer lines than the state file says; sending what it lacks",
-			slog.Int64("server_last_seq", last), slog.Int64("state_seq", st.Seq))
+		f.cfg.Log.Info("the server lacks lines the state file says it acknowledged; sending them",
+			slog.String("seqs", describe(lacks)), slog.Int64("server_last_seq", last), slog.Int64("state_seq", st.Seq))
 		return cur, st.Base, nil
 	}
 	if _, err := cur.f.Seek(st.Offset, io.SeekStart); err != nil {
@@ -110,15 +112,25 @@ func (f *follower) openPath(ctx context.Context) (*openFile, error) {
 	}
 }
 
-// serverLast is the last seq the server holds for the launch (0 if it does
-// not know it), asked a few times; false if it could not be asked.
-func (f *follower) serverLast(ctx context.Context) (int64, bool) {
+// serverHolds is which seqs after after the server holds for the launch,
+// and its last seq (none and 0 if it does not know the launch), asked a
+// few times; false if it could not be asked.
+func (f *follower) serverHolds(ctx context.Context, after int64) ([]client.SeqRun, int64, bool) {
 	var err error
 	for attempt := range 5 {
+		var runs []client.SeqRun
 		var last int64
-		if last, err = f.c.LastSeq(ctx, f.cfg.Sender.Launch); err == nil {
+		runs, last, err = f.c.SeqRuns(ctx, f.cfg.Sender.Launch, after)
+		if errors.Is(err, client.ErrNoSeqRuns) {
+			// An older server: it holds every line up to its last, as far
+			// as can be known.
+			if last, err = f.c.LastSeq(ctx, f.cfg.Sender.Launch); err == nil && last > 0 {
+				runs = []client.SeqRun{{From: 1, To: last}}
+			}
+		}
+		if err == nil {
 			f.outage.ok()
-			return last, true
+			return runs, last, true
 		}
 		if !client.Retryable(err) || f.outage.fail() || !sleep(ctx, f.outage.cap(time.Duration(attempt+1)*time.Second)) {
 			break
@@ -128,5 +140,5 @@ func (f *follower) serverLast(ctx context.Context) (int64, bool) {
 		f.cfg.Log.Warn("cannot ask the server which lines it holds; going by the state file",
 			slog.String("error", err.Error()))
 	}
-	return 0, false
+	return nil, 0, false
 }

@@ -27,6 +27,7 @@ type Report struct {
 	Server, Launch string
 	Lines          int64 // lines acknowledged
 	Stored         int64 // of those, lines the server did not hold yet
+	Resent         int64 // lines sent again: the server lost them after acknowledging them
 	Health         int   // health results sent
 	Exit           bool  // the exit report was sent
 	Done           bool  // the entry is delivered and gone
@@ -135,6 +136,13 @@ func Deliver(ctx context.Context, c *client.Client, dir string, e *Entry, cfg De
 			return rep, saveErr
 		}
 	}
+	// An acknowledgement is no proof (a database restored or failed over
+	// meanwhile): the entry goes only once the server holds its lines.
+	if e.Lines > 0 {
+		if err := confirm(ctx, c, e, cfg, &rep); err != nil {
+			return rep, err
+		}
+	}
 	for e.HealthDone < len(e.Health) {
 		h := e.Health[e.HealthDone]
 		if err := retry(ctx, cfg.RetryFor, func() error {
@@ -164,6 +172,70 @@ func Deliver(ctx context.Context, c *client.Client, dir string, e *Entry, cfg De
 	rep.Done = true
 	return rep, nil
 }
+
+// confirm asks which of the entry's lines the server holds and sends again
+// those it lost, until it holds them all.
+func confirm(ctx context.Context, c *client.Client, e *Entry, cfg DeliverConfig, rep *Report) error {
+	offset := e.offset()
+	var first int64
+	if err := e.readLines(0, 1, func(ls []client.Line) error {
+		first = ls[0].Seq + offset
+		return errStop
+	}); err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	for round := 1; ; round++ {
+		var runs []client.SeqRun
+		err := retry(ctx, cfg.RetryFor, func() (err error) {
+			runs, _, err = c.SeqRuns(ctx, e.Launch, first-1)
+			return err
+		})
+		if errors.Is(err, client.ErrNoSeqRuns) {
+			return nil // an older server cannot say
+		}
+		if err != nil {
+			return err
+		}
+		at, again := 0, int64(0)
+		err = e.readLines(0, 10000, func(chunk []client.Line) error {
+			var lost []client.Line
+			for _, l := range chunk {
+				l.Seq += offset
+				for at < len(runs) && runs[at].To < l.Seq {
+					at++
+				}
+				if at == len(runs) || runs[at].From > l.Seq {
+					lost = append(lost, l)
+				}
+			}
+			if len(lost) == 0 {
+				return nil
+			}
+			cfg.Log.Warn("the server no longer holds spooled lines it acknowledged; sending them again",
+				slog.String("launch", e.Launch), slog.Int("lines", len(lost)))
+			q := shipper.NewQueue()
+			q.Push(lost...)
+			q.Close()
+			if err := shipper.NewSender(c, q, shipper.SenderConfig{Launch: e.Launch, Attrs: e.Attrs, RetryFor: cfg.RetryFor, Log: cfg.Log}).Run(ctx); err != nil {
+				return err
+			}
+			again += int64(len(lost))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		rep.Resent += again
+		if again == 0 {
+			return nil
+		}
+		if round == 5 {
+			return fmt.Errorf("spool: the server lost %d lines of launch %s again after they were sent again %d times", again, e.Launch, round)
+		}
+	}
+}
+
+var errStop = errors.New("stop")
 
 // retry calls fn until it succeeds, fails for good, ctx ends or it has
 // failed for retryFor (0: no limit), with backoff and jitter, honouring

@@ -186,3 +186,56 @@ func TestDeliverPlacesRelativeEntriesAndResumes(t *testing.T) {
 		t.Errorf("launch %+v (%v): want exit code 1", l, err)
 	}
 }
+
+// The server's database loses spooled lines it acknowledged before the
+// delivery ends (here: rows deleted behind its back once the entry's last
+// batch is stored): the entry is removed, and the exit reported, only once
+// the server holds every line of it again.
+func TestDeliverSendsAgainWhatTheServerLost(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost atomic.Bool
+	p := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }}
+	p.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method == http.MethodPost && strings.HasSuffix(r.Request.URL.Path, "/lines") && r.StatusCode == http.StatusOK &&
+			!lost.Swap(true) {
+			l, err := srv.Store.LaunchByKey(context.Background(), "forgetful")
+			if err == nil {
+				_, err = srv.Store.Pool().Exec(context.Background(), `DELETE FROM lines WHERE launch_id = $1 AND seq BETWEEN 100 AND 299`, l.ID)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		return nil
+	}
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	c, err := client.New(front.URL, srv.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	code := 0
+	if _, err := Write(dir, 0, Entry{Server: c.BaseURL(), Launch: "forgetful", Exit: &Exit{Code: &code}}, numbered(1, 500, "spooled"),
+		func(s string) { t.Error(s) }); err != nil {
+		t.Fatal(err)
+	}
+	reports, err := Flush(context.Background(), c, dir, DeliverConfig{})
+	if err != nil || len(reports) != 1 || !reports[0].Done || !reports[0].Exit || reports[0].Resent != 200 {
+		t.Fatalf("flush: %+v, %v; want the entry done, its exit sent and 200 lines sent again", reports, err)
+	}
+	got := storedSeqs(t, c, "forgetful")
+	if len(got) != 500 {
+		t.Fatalf("stored %d lines, want 500", len(got))
+	}
+	for i, l := range got {
+		if want := fmt.Sprintf("spooled %d", i+1); l.Seq != int64(i+1) || l.Text != want {
+			t.Fatalf("line %d: seq %d %q, want %q", i+1, l.Seq, l.Text, want)
+		}
+	}
+}

@@ -113,6 +113,10 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rows alone")
+	// What a shipper is told it holds: the runs between the holes.
+	if runs, err := st.SeqRuns(ctx, blocks, 10, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{11, 13}, {15, 20}, {22, 27}}) {
+		t.Fatalf("seq runs after 10 = %v, %v; want 11-13, 15-20, 22-27", runs, err)
+	}
 	if dump := readAll(t, st, rows); strings.Count(dump, "\n") < 2000 || strings.Contains(dump, "window contains: 0 lines") {
 		t.Fatalf("the reads compared hold too little:\n%s", dump)
 	}
@@ -142,6 +146,9 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	check("compacted again")
 	write(holes[5:])
 	check("every hole filled")
+	if runs, err := st.SeqRuns(ctx, blocks, 0, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{1, 1000}}) {
+		t.Fatalf("seq runs with every hole filled = %v, %v; want 1-1000", runs, err)
+	}
 
 	// Writes that rewrite lines: revised verdicts, a shifted clock, lines
 	// retimed from their first logged neighbour.
@@ -230,6 +237,13 @@ func readAll(t *testing.T, st *store.Store, id int64) string {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "span %s %s\n", first.UTC(), last.UTC())
+	for _, after := range []int64{0, 64, 500} {
+		runs, err := st.SeqRuns(ctx, id, after, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "seq runs after %d %v\n", after, runs)
+	}
 	gaps, err := st.Gaps(ctx, id, 30*time.Second, 10)
 	if err != nil {
 		t.Fatal(err)

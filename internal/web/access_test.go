@@ -45,6 +45,7 @@ var routeNeeds = map[string]string{
 	"POST /api/v1/launches/:key/health": "ingest", "POST /api/v1/launches/:key/exit": "ingest",
 	"GET /api/v1/launches/:key/lines": "read", "GET /api/v1/launches": "read",
 	"GET /api/v1/launches/:key": "status", "GET /api/v1/launches/:key/live": "status", "GET /api/v1/live": "read",
+	"GET /api/v1/launches/:key/seqs":                 "status",
 	"POST /api/v1/launches/:key/alarms/:no/decision": "review", "DELETE /api/v1/launches/:key": "admin",
 	"POST /api/v1/launches/:key/pin": "review", "POST /api/v1/launches/:key/unpin": "review",
 	"GET /api/v1/rules": "read", "POST /api/v1/rules": "review", "PATCH /api/v1/rules/:id": "review",

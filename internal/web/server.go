@@ -105,6 +105,8 @@ type handler struct {
 	hasher auth.Hasher
 	// launches limits the launches each principal creates (launch_limit.go).
 	launches *launchLimiter
+	// history is the database's history identity the answers report (history.go).
+	history historyCache
 }
 
 // router registers each route with its access policy, so no route exists
@@ -217,6 +219,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 		LogValuesFunc: h.logRequest,
 	}))
 	e.Use(h.authenticate)
+	e.Use(h.reportHistory)
 	e.Use(h.limitNewLaunches)
 
 	r := router{e: e, h: h}
@@ -274,6 +277,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.add("GET", "/api/v1/launches", auth.Read, h.launchesList)
 	r.add("GET", "/api/v1/launches/:key", auth.LaunchStatus, h.launchShow)
 	r.add("GET", "/api/v1/launches/:key/live", auth.LaunchStatus, h.launchLive)
+	r.add("GET", "/api/v1/launches/:key/seqs", auth.LaunchStatus, h.launchSeqs)
 	r.add("DELETE", "/api/v1/launches/:key", auth.Admin, h.launchDeleteAPI)
 	r.add("POST", "/api/v1/launches/:key/pin", auth.Review, h.launchPinAPI(true))
 	r.add("POST", "/api/v1/launches/:key/unpin", auth.Review, h.launchPinAPI(false))
