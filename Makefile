@@ -30,6 +30,9 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@# the CLI goes onto GPU hosts: it links no database driver, migration tool or store
+	@linked=$$($(GO) list -deps ./cmd/launchwatch | grep -E 'pgx|goose|launchwatch/migrations|internal/store$$'); \
+	if [ -n "$$linked" ]; then echo "cmd/launchwatch links database code:"; echo "$$linked"; exit 1; fi
 
 ## bench: the cost model in one run — every ratio beside its anchor and target (ingest vs raw COPY,
 ## classification vs grep, POST → websocket on another node, gap fill vs in-order batch, stored bytes

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"launchwatch/internal/client"
-	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/shipper"
 	"launchwatch/internal/spool"
 )
@@ -66,7 +66,7 @@ so; "launchwatch flush", or the next run or ship to that server, sends it.`,
 		return exitUnreachable
 	}
 	cmdArgs = append(pos, cmdArgs...)
-	if len(cmdArgs) == 0 || *launch == "" || !decode.LaunchKeyPattern.MatchString(*launch) {
+	if len(cmdArgs) == 0 || *launch == "" || !launchid.KeyPattern.MatchString(*launch) {
 		fmt.Fprintln(stderr, "launchwatch run: want --launch KEY (letters, digits, . _ : @ + = -) and a command after -- (see --help)")
 		return exitUnreachable
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"launchwatch/internal/client"
-	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/shipper"
 	"launchwatch/internal/spool"
 )
@@ -67,7 +67,7 @@ with 128+N (130 for Ctrl-C, 143 for SIGTERM).`,
 		fmt.Fprintln(stderr, "launchwatch ship: want one FILE and --launch KEY (see --help)")
 		return exitUnreachable
 	}
-	if !decode.LaunchKeyPattern.MatchString(*launch) {
+	if !launchid.KeyPattern.MatchString(*launch) {
 		fmt.Fprintf(stderr, "launchwatch ship: launch key %q is not valid: use 1 to 200 letters, digits and . _ : @ + = -\n", *launch)
 		return exitUnreachable
 	}

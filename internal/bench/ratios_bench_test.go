@@ -26,6 +26,7 @@ import (
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/live"
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
@@ -137,7 +138,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		if err != nil {
 			b.Fatal(err)
 		}
-		target, err := srv.Store.EnsureLaunch(ctx, anchorKey, store.LaunchAttrs{})
+		target, err := srv.Store.EnsureLaunch(ctx, anchorKey, launchid.Attrs{})
 		if err != nil {
 			b.Fatal(err)
 		}

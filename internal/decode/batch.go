@@ -4,14 +4,14 @@ import (
 	"sort"
 	"strings"
 
-	"launchwatch/internal/store"
+	"launchwatch/internal/launchid"
 )
 
 // Batch is the lines of one launch decoded from a request of a shipper
 // protocol (Loki, OTLP); one request may carry several launches.
 type Batch struct {
 	Key   string
-	Attrs store.LaunchAttrs
+	Attrs launchid.Attrs
 	Lines []Line
 }
 
@@ -43,8 +43,8 @@ func launchKeyFrom(v string) string {
 // resource's attributes: server and host from the named keys, the rest as
 // labels (those launch labels cannot hold are left out, never rejected:
 // the lines matter more than their labels).
-func attrsFrom(kv map[string]string, serverKeys, hostKeys, nameKeys, skip []string) store.LaunchAttrs {
-	var a store.LaunchAttrs
+func attrsFrom(kv map[string]string, serverKeys, hostKeys, nameKeys, skip []string) launchid.Attrs {
+	var a launchid.Attrs
 	used := map[string]bool{}
 	for _, k := range skip {
 		used[k] = true
@@ -60,7 +60,7 @@ func attrsFrom(kv map[string]string, serverKeys, hostKeys, nameKeys, skip []stri
 		}
 		return ""
 	}
-	if s := strings.ToLower(pick(serverKeys)); ServerPattern.MatchString(s) {
+	if s := strings.ToLower(pick(serverKeys)); launchid.ServerPattern.MatchString(s) {
 		a.Server = s
 	}
 	a.Host = oneLine(pick(hostKeys))
@@ -74,7 +74,7 @@ func attrsFrom(kv map[string]string, serverKeys, hostKeys, nameKeys, skip []stri
 	sort.Strings(names)
 	for _, k := range names {
 		v := oneLine(kv[k])
-		if !LabelKeyPattern.MatchString(k) || v == "" {
+		if !launchid.LabelKeyPattern.MatchString(k) || v == "" {
 			continue
 		}
 		if a.Labels == nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/golang/snappy"
 
-	"launchwatch/internal/store"
+	"launchwatch/internal/launchid"
 )
 
 // DefaultLokiLaunchLabel is the stream label that names the launch of a
@@ -202,7 +202,7 @@ func lokiBatches(streams []lokiStream, opts LokiOptions) ([]Batch, error) {
 }
 
 // mergeAttrs adds the attributes of another stream of the same launch.
-func mergeAttrs(dst *store.LaunchAttrs, src store.LaunchAttrs) {
+func mergeAttrs(dst *launchid.Attrs, src launchid.Attrs) {
 	if dst.Server == "" {
 		dst.Server = src.Server
 	}

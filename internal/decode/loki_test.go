@@ -4,6 +4,8 @@ import (
 	"maps"
 	"testing"
 	"time"
+
+	"launchwatch/internal/launchid"
 )
 
 func TestParseLabels(t *testing.T) {
@@ -65,7 +67,7 @@ func TestLaunchKeyFrom(t *testing.T) {
 		"":               "",
 		"a b:c@d+e=f.g-": "a_b:c@d+e=f.g-",
 	} {
-		if got := launchKeyFrom(in); got != want || got != "" && !LaunchKeyPattern.MatchString(got) {
+		if got := launchKeyFrom(in); got != want || got != "" && !launchid.KeyPattern.MatchString(got) {
 			t.Errorf("launchKeyFrom(%q) = %q, want %q (a valid key)", in, got, want)
 		}
 	}

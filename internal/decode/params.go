@@ -3,28 +3,18 @@ package decode
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"launchwatch/internal/store"
+	"launchwatch/internal/launchid"
 )
 
-// The rules for what names a launch and describes it. The native API checks
-// its parameters with them and refuses what breaks them; the shipper
-// protocols map their labels and attributes onto them and leave out what
-// cannot be mapped, since the lines matter more than their labels.
-
-// LaunchKeyPattern is what a launch key may look like: it appears in URLs,
-// file names and shell commands, so it is kept to a safe alphabet.
-var LaunchKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,199}$`)
-
-// ServerPattern is what a server kind may look like (sglang, vllm, tgi).
-var ServerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
-
-// LabelKeyPattern is what a launch label name may look like.
-var LabelKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`)
+// The rules for what names a launch and describes it (package launch) as
+// the decoders apply them. The native API checks its parameters with them
+// and refuses what breaks them; the shipper protocols map their labels and
+// attributes onto them and leave out what cannot be mapped, since the lines
+// matter more than their labels.
 
 // MaxBatchLabels bounds the launch labels one batch sets: more label.K=V
 // parameters are refused; a stream or resource with more keeps the first
@@ -50,15 +40,15 @@ func oneLine(v string) string {
 // LaunchKeyParam reads a launch key from raw, a URL path segment.
 func LaunchKeyParam(raw string) (string, error) {
 	key, err := url.PathUnescape(raw)
-	if err != nil || !LaunchKeyPattern.MatchString(key) {
+	if err != nil || !launchid.KeyPattern.MatchString(key) {
 		return "", BadRequest("launch key %q is not valid: use 1 to 200 letters, digits and . _ : @ + = -, starting with a letter or digit", raw)
 	}
 	return key, nil
 }
 
-// LaunchAttrs reads server, host, name, tz and label.K=V query parameters.
-func LaunchAttrs(q url.Values) (store.LaunchAttrs, error) {
-	a := store.LaunchAttrs{
+// launchid.Attrs reads server, host, name, tz and label.K=V query parameters.
+func LaunchAttrs(q url.Values) (launchid.Attrs, error) {
+	a := launchid.Attrs{
 		Server: strings.ToLower(strings.TrimSpace(q.Get("server"))),
 		Host:   strings.TrimSpace(q.Get("host")),
 		Name:   strings.TrimSpace(q.Get("name")),
@@ -69,7 +59,7 @@ func LaunchAttrs(q url.Values) (store.LaunchAttrs, error) {
 			return a, BadRequest("tz %q is not valid: use an IANA zone name (Europe/Berlin) or an offset such as +02:00", a.TZ)
 		}
 	}
-	if a.Server != "" && !ServerPattern.MatchString(a.Server) {
+	if a.Server != "" && !launchid.ServerPattern.MatchString(a.Server) {
 		return a, BadRequest("server %q is not valid: use a short name such as sglang, vllm or tgi", a.Server)
 	}
 	for field, v := range map[string]string{"host": a.Host, "name": a.Name} {
@@ -82,7 +72,7 @@ func LaunchAttrs(q url.Values) (store.LaunchAttrs, error) {
 		if !ok {
 			continue
 		}
-		if !LabelKeyPattern.MatchString(name) {
+		if !launchid.LabelKeyPattern.MatchString(name) {
 			return a, BadRequest("label name %q is not valid: use letters, digits, _ . -", name)
 		}
 		v := vs[len(vs)-1]

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang/snappy"
+
+	"launchwatch/internal/launchid"
 )
 
 // FuzzShipperBodies checks that no Loki, OTLP or native JSON body makes a
@@ -48,7 +50,7 @@ func FuzzShipperBodies(f *testing.F) {
 			return
 		}
 		for _, b := range batches {
-			if !LaunchKeyPattern.MatchString(b.Key) {
+			if !launchid.KeyPattern.MatchString(b.Key) {
 				t.Fatalf("launch key %q is not valid", b.Key)
 			}
 			for k, v := range b.Attrs.Labels {

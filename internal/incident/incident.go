@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 )
 
 // Severities are the severities an incident may have, the worst first.
@@ -167,7 +167,7 @@ func (c *Change) Validate() error {
 // the database unchecked.
 func (v invalid) keys(field string, keys []string) {
 	for _, k := range keys {
-		if !decode.LaunchKeyPattern.MatchString(k) {
+		if !launchid.KeyPattern.MatchString(k) {
 			v[field] = strconv.Quote(k) + " is not a launch key"
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"launchwatch/internal/decode"
 	"launchwatch/internal/incident"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/store"
 )
@@ -49,7 +50,7 @@ func TestReadyAndAlarmAnnounced(t *testing.T) {
 		{Seq: 1, Text: "[2031-03-04 10:00:01] INFO engine: loading model acme/tiny-demo-7b"},
 		{Seq: 2, Text: "[2031-03-04 10:00:09] INFO:     Application startup complete."},
 	}
-	if _, err := b.pipe.Ingest(b.ctx, "demo-ready", store.LaunchAttrs{Server: "vllm"}, lines); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, "demo-ready", launchid.Attrs{Server: "vllm"}, lines); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.worker(t, notify.Config{}).Work(b.ctx); err != nil {
@@ -81,7 +82,7 @@ func (b *testBundle) shipFatal(t *testing.T, key string) {
 		{Seq: 4, Text: "RuntimeError: CUDA error: an illegal memory access was encountered"},
 		{Seq: 5, Text: "INFO engine: scheduler process exited"},
 	}
-	if _, err := b.pipe.Ingest(b.ctx, key, store.LaunchAttrs{Server: "sglang"}, lines); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, key, launchid.Attrs{Server: "sglang"}, lines); err != nil {
 		t.Fatal(err)
 	}
 	b.clock.Advance(b.pipe.SettleAfter())
@@ -103,7 +104,7 @@ func TestSilentOncePerSilence(t *testing.T) {
 	b.hook(t, rcv.srv.URL, "slack", "silent")
 	ship := func(seq int64) {
 		t.Helper()
-		if _, err := b.pipe.Ingest(b.ctx, "demo-quiet", store.LaunchAttrs{Server: "sglang"},
+		if _, err := b.pipe.Ingest(b.ctx, "demo-quiet", launchid.Attrs{Server: "sglang"},
 			[]decode.Line{{Seq: seq, Text: "INFO engine: loading weights shard " + string(rune('0'+seq)) + "/8"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestIncidentOpenedAndResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.crash(t, "demo-inc-a")
-	if _, err := b.pipe.Ingest(b.ctx, "demo-inc-b", store.LaunchAttrs{Server: "sglang"}, []decode.Line{{Seq: 1, Text: "INFO engine: up"}}); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, "demo-inc-b", launchid.Attrs{Server: "sglang"}, []decode.Line{{Seq: 1, Text: "INFO engine: up"}}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := incident.Open(b.ctx, b.st, incident.New{Title: "widget pool exhausted", Severity: "sev2",

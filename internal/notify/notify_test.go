@@ -15,6 +15,7 @@ import (
 
 	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
@@ -111,7 +112,7 @@ func (b *testBundle) crash(t *testing.T, key string) {
 		{Seq: 3, Text: `  File "/opt/engine/boot.py", line 17, in start`},
 		{Seq: 4, Text: "RuntimeError: widget pool exhausted on device 3"},
 	}
-	if _, err := b.pipe.Ingest(b.ctx, key, store.LaunchAttrs{Server: "sglang", Host: "gpu-node-7", Labels: map[string]string{"team": "infra"}}, lines); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, key, launchid.Attrs{Server: "sglang", Host: "gpu-node-7", Labels: map[string]string{"team": "infra"}}, lines); err != nil {
 		t.Fatal(err)
 	}
 	one := 1

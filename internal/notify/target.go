@@ -1,7 +1,7 @@
 package notify
 
 import (
-	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"net"
 	"net/url"
 	"slices"
@@ -50,7 +50,7 @@ func (t *Target) Validate() map[string]string {
 		errs["events"] = "name at least one of " + strings.Join(Events, ", ")
 	}
 	t.Events = events
-	if t.Server != "" && !decode.ServerPattern.MatchString(t.Server) {
+	if t.Server != "" && !launchid.ServerPattern.MatchString(t.Server) {
 		errs["server"] = "a server kind such as sglang or vllm (lower case letters, digits, . _ -)"
 	}
 	if t.Label != "" {

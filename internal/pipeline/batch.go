@@ -8,6 +8,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 )
@@ -32,7 +33,7 @@ type batch struct {
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
 // yet) and the launch's new state.
-func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs) error {
+func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs launchid.Attrs) error {
 	server := b.launch.Server
 	if server == "" {
 		server = attrs.Server
@@ -93,7 +94,7 @@ func (b *batch) ended() bool {
 
 // store writes what the classifier learned (alarms, phases, rules hit) and
 // the launch's new state and status.
-func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []decode.Line, attrs store.LaunchAttrs) error {
+func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []decode.Line, attrs launchid.Attrs) error {
 	alarms := latestAlarms(res.Alarms)
 	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
 		return err
@@ -193,7 +194,7 @@ func latestAlarms(alarms []classify.Alarm) []classify.Alarm {
 	return out
 }
 
-func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs store.LaunchAttrs, state *classify.State, res classify.Result) error {
+func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs launchid.Attrs, state *classify.State, res classify.Result) error {
 	saved, err := state.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("ingest: save classifier state: %w", err)

@@ -7,6 +7,7 @@ import (
 
 	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 )
@@ -86,7 +87,7 @@ func (p *Pipeline) now() time.Time { return p.clock.Now() }
 // numbered after the last stored line. A line whose seq is stored already,
 // or a seqless line whose Key is, is a duplicate and is not stored again,
 // so a retried batch is harmless.
-func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAttrs, lines []decode.Line) (Ack, error) {
+func (p *Pipeline) Ingest(ctx context.Context, key string, attrs launchid.Attrs, lines []decode.Line) (Ack, error) {
 	if len(lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
 		return Ack{}, decode.TooManyLines()
 	}

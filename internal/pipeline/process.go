@@ -7,6 +7,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 )
 
@@ -19,7 +20,7 @@ type ProcessAck struct {
 // Heartbeat records that the launch's shipper is alive. The launch is
 // created if this is the first the server hears of it, so `launchwatch
 // wait` can see a launch that has not printed anything yet.
-func (p *Pipeline) Heartbeat(ctx context.Context, key string, attrs store.LaunchAttrs) (ProcessAck, error) {
+func (p *Pipeline) Heartbeat(ctx context.Context, key string, attrs launchid.Attrs) (ProcessAck, error) {
 	id, err := p.store.EnsureLaunch(ctx, key, attrs)
 	if err != nil {
 		return ProcessAck{}, err
@@ -92,7 +93,7 @@ func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal strin
 // processEvent stores one process event and its effect on the launch, and
 // recomputes the status, in one transaction.
 func (p *Pipeline) processEvent(ctx context.Context, key string, e store.Event, apply func(*store.Tx, *store.LaunchForUpdate, time.Time) error) (ProcessAck, error) {
-	id, err := p.store.EnsureLaunch(ctx, key, store.LaunchAttrs{})
+	id, err := p.store.EnsureLaunch(ctx, key, launchid.Attrs{})
 	if err != nil {
 		return ProcessAck{}, err
 	}

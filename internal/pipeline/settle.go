@@ -7,6 +7,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/clock"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 )
 
@@ -81,7 +82,7 @@ func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
 	if err := b.settleState(ctx, state, mode, &res); err != nil {
 		return err
 	}
-	return b.store(ctx, b.launch.Server, state, res, nil, store.LaunchAttrs{})
+	return b.store(ctx, b.launch.Server, state, res, nil, launchid.Attrs{})
 }
 
 // settleMode says when settleLaunch may settle.

@@ -19,6 +19,7 @@ import (
 	"launchwatch/internal/clock"
 	"launchwatch/internal/corpustest"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -75,7 +76,7 @@ func TestStreamedBatchStoresWhatAWholeOneDoes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := p.Ingest(ctx, key, store.LaunchAttrs{Server: b.server}, lines); err != nil {
+				if _, err := p.Ingest(ctx, key, launchid.Attrs{Server: b.server}, lines); err != nil {
 					t.Fatalf("%s: %v", key, err)
 				}
 				got[i] = readLaunch(t, pool, st, key)

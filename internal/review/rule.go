@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"launchwatch/internal/classify"
-	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 )
 
@@ -75,7 +75,7 @@ func (d *RuleDraft) Validate() error {
 	case "all":
 		d.ScopeValue = ""
 	case "server":
-		if !decode.ServerPattern.MatchString(d.ScopeValue) {
+		if !launchid.ServerPattern.MatchString(d.ScopeValue) {
 			f["scope"] = "name the server kind, such as sglang or vllm"
 		}
 	case "label":

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -20,7 +21,7 @@ func TestCheckpointStatesAreLZ4(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "checkpointed", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "checkpointed", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestSaveCheckpointsReplacesAndAdds(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "checkpoints", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "checkpoints", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -161,7 +162,7 @@ func TestWithTxLostCommitAnswer(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "cut", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "cut", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,21 +7,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/launchid"
 )
 
-// LaunchAttrs are the attributes a shipper may give with any batch. Empty
+// launchid.Attrs are the attributes a shipper may give with any batch. Empty
 // fields leave the stored value alone; labels are merged.
-type LaunchAttrs struct {
-	Name   string
-	Server string
-	Host   string
-	Labels map[string]string
-	// TZ is the shipper's --tz: the zone the host writes its log times in
-	// without an offset (an IANA name or ±hh:mm); it overrides the
-	// estimated clock offset.
-	TZ string
-}
-
 // Launch is a launch as shown by the API and the UI.
 type Launch struct {
 	ID              int64
@@ -62,7 +53,7 @@ type Launch struct {
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
 // when it does not exist, and makes sure its lines have a partition.
-func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs LaunchAttrs) (int64, error) {
+func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs launchid.Attrs) (int64, error) {
 	labels := attrs.Labels
 	if labels == nil {
 		labels = map[string]string{}
@@ -199,7 +190,7 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 // LaunchUpdate is the new state of a launch after a batch.
 type LaunchUpdate struct {
 	ID          int64
-	Attrs       LaunchAttrs
+	Attrs       launchid.Attrs
 	Config      map[string]string // merged into the stored configuration
 	Status      string
 	Phase       string

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -28,11 +29,11 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	rows, err := st.EnsureLaunch(ctx, "rows", store.LaunchAttrs{})
+	rows, err := st.EnsureLaunch(ctx, "rows", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := st.EnsureLaunch(ctx, "blocks", store.LaunchAttrs{})
+	blocks, err := st.EnsureLaunch(ctx, "blocks", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestPackRetiredPartitions(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	old, err := st.EnsureLaunch(ctx, "old", store.LaunchAttrs{})
+	old, err := st.EnsureLaunch(ctx, "old", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestPackRetiredPartitions(t *testing.T) {
 	if _, err := pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('launches', 'id'), $1)`, store.LaunchesPerPartition); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.EnsureLaunch(ctx, "new", store.LaunchAttrs{}); err != nil {
+	if _, err := st.EnsureLaunch(ctx, "new", launchid.Attrs{}); err != nil {
 		t.Fatal(err)
 	}
 	waitNoOlderSnapshot(t, pool)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -19,7 +20,7 @@ func TestCopyLineStream(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "stream", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "stream", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestCopyLineStream(t *testing.T) {
 	}
 
 	// A source that fails half-way: its error, and nothing stored.
-	other, err := st.EnsureLaunch(ctx, "stream-failed", store.LaunchAttrs{})
+	other, err := st.EnsureLaunch(ctx, "stream-failed", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

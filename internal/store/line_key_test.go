@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 	"launchwatch/migrations"
@@ -20,7 +21,7 @@ func TestLineKeysPartitionedWithLines(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "a", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "a", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -33,7 +34,7 @@ func TestIndexedSearchFindsEveryMatch(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "s", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "s", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "old", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "old", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestFilteredWindow(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "w", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "w", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestLineTemplates(t *testing.T) {
 		t.Helper()
 		pool, _ := storetest.NewDB(t)
 		st := store.New(pool)
-		id, err := st.EnsureLaunch(ctx, "t", store.LaunchAttrs{})
+		id, err := st.EnsureLaunch(ctx, "t", launchid.Attrs{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -61,7 +62,7 @@ func TestUpsertPhasesStoresAsReportByReport(t *testing.T) {
 	}
 	var rows [2]string
 	for i, whole := range []bool{false, true} {
-		id, err := st.EnsureLaunch(ctx, fmt.Sprintf("phases-%v", whole), store.LaunchAttrs{})
+		id, err := st.EnsureLaunch(ctx, fmt.Sprintf("phases-%v", whole), launchid.Attrs{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
@@ -38,7 +39,7 @@ func (b *retentionBundle) launch(key string, lines int) int64 {
 	for i := range lines {
 		batch = append(batch, decode.Line{Seq: int64(i + 1), Text: fmt.Sprintf("INFO step %d of the made-up warmup", i)})
 	}
-	if _, err := b.pipe.Ingest(context.Background(), key, store.LaunchAttrs{Server: "vllm"}, batch); err != nil {
+	if _, err := b.pipe.Ingest(context.Background(), key, launchid.Attrs{Server: "vllm"}, batch); err != nil {
 		b.t.Fatal(err)
 	}
 	l, err := b.st.LaunchByKey(context.Background(), key)
@@ -232,7 +233,7 @@ func TestEveryLaunchReferenceCascades(t *testing.T) {
 	b.launch("bystander", 3)
 	crash := []decode.Line{{Seq: 4, Text: "Traceback (most recent call last):"}, {Seq: 5, Text: `  File "made_up.py", line 3, in <module>`},
 		{Seq: 6, Text: "RuntimeError: CUDA error: an illegal memory access was encountered"}}
-	if _, err := b.pipe.Ingest(ctx, "doomed", store.LaunchAttrs{}, crash); err != nil {
+	if _, err := b.pipe.Ingest(ctx, "doomed", launchid.Attrs{}, crash); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.pipe.Exit(ctx, "doomed", nil, "SIGKILL", false); err != nil {

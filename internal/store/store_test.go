@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
@@ -45,18 +46,18 @@ func TestEnsureLaunchCreatesOnceAndPartitions(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id1, err := st.EnsureLaunch(ctx, "a", store.LaunchAttrs{Server: "sglang"})
+	id1, err := st.EnsureLaunch(ctx, "a", launchid.Attrs{Server: "sglang"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := st.EnsureLaunch(ctx, "a", store.LaunchAttrs{Server: "vllm"})
+	id2, err := st.EnsureLaunch(ctx, "a", launchid.Attrs{Server: "vllm"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id1 != id2 {
 		t.Fatalf("same key gave two launches: %d and %d", id1, id2)
 	}
-	id3, err := st.EnsureLaunch(ctx, "b", store.LaunchAttrs{})
+	id3, err := st.EnsureLaunch(ctx, "b", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestDecideOpenAlarmKeepsAnEarlierDecision(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := storetest.NewDB(t)
 	st := store.New(pool)
-	id, err := st.EnsureLaunch(ctx, "bulk", store.LaunchAttrs{})
+	id, err := st.EnsureLaunch(ctx, "bulk", launchid.Attrs{})
 	if err != nil {
 		t.Fatal(err)
 	}

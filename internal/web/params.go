@@ -8,16 +8,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/decode"
-	"launchwatch/internal/store"
+	"launchwatch/internal/launchid"
 )
 
 // The input rules live in internal/decode, shared with the shipper
 // protocols (which map stream labels to keys); these names keep the
 // handlers short.
 var (
-	launchKeyPattern = decode.LaunchKeyPattern
-	serverPattern    = decode.ServerPattern
-	labelKeyPattern  = decode.LabelKeyPattern
+	launchKeyPattern = launchid.KeyPattern
+	serverPattern    = launchid.ServerPattern
+	labelKeyPattern  = launchid.LabelKeyPattern
 )
 
 func badParam(format string, args ...any) error {
@@ -39,7 +39,7 @@ func alarmNo(c echo.Context) (int, error) {
 }
 
 // launchAttrs reads server, host, name, tz and label.K=V query parameters.
-func launchAttrs(q url.Values) (store.LaunchAttrs, error) { return decode.LaunchAttrs(q) }
+func launchAttrs(q url.Values) (launchid.Attrs, error) { return decode.LaunchAttrs(q) }
 
 // intParam reads an optional integer query parameter in [min, max].
 func intParam(q url.Values, name string, def, min, max int64) (int64, error) {
