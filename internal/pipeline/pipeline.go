@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"log/slog"
+	"sort"
 	"time"
 
 	"launchwatch/internal/clock"
@@ -88,68 +89,106 @@ func (p *Pipeline) now() time.Time { return p.clock.Now() }
 // or a seqless line whose Key is, is a duplicate and is not stored again,
 // so a retried batch is harmless.
 func (p *Pipeline) Ingest(ctx context.Context, key string, attrs launchid.Attrs, lines []decode.Line) (Ack, error) {
-	if len(lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
-		return Ack{}, decode.TooManyLines()
-	}
-	id, err := p.store.EnsureLaunch(ctx, key, attrs)
+	acks, err := p.IngestAll(ctx, []decode.Batch{{Key: key, Attrs: attrs, Lines: lines}})
 	if err != nil {
 		return Ack{}, err
 	}
+	return acks[0], nil
+}
+
+// IngestAll stores the batches of one request (a Loki push or an OTLP
+// export may carry several launches' streams) in one transaction, as
+// Ingest stores one: every batch is stored or none is, so a client that
+// retries a refused request never finds half of it stored. The launches
+// are locked in the order of their ids, so two requests over the same
+// launches cannot deadlock. Acks are in the order of batches.
+func (p *Pipeline) IngestAll(ctx context.Context, batches []decode.Batch) ([]Ack, error) {
+	ids := make([]int64, len(batches))
+	for i, b := range batches {
+		if len(b.Lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
+			return nil, decode.TooManyLines()
+		}
+		id, err := p.store.EnsureLaunch(ctx, b.Key, b.Attrs)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	order := make([]int, len(batches))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ids[order[a]] < ids[order[b]] })
 	received := p.now().UTC()
-	ack := Ack{Launch: key}
+	acks := make([]Ack, len(batches))
 	settling := false
-	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
-		ack.Accepted, ack.Duplicates = 0, 0 // WithTx may be retried by callers; start clean
-		l, err := tx.LockLaunch(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := checkLabels(l.Labels, attrs.Labels); err != nil {
-			return err
-		}
-		fresh, dups, err := freshLines(ctx, tx, l, lines)
-		if err != nil {
-			return err
-		}
-		ack.Duplicates = dups
-		if len(fresh) > 0 {
-			// New lines among compacted ones (a gap fill, a launch that
-			// spoke again after a quiet spell) turn those blocks back into
-			// rows first; for a launch's growing tail this is no statement.
-			if err := tx.ThawLines(ctx, id, fresh[0].Seq, fresh[len(fresh)-1].Seq); err != nil {
+	err := p.store.WithTx(ctx, func(tx *store.Tx) error {
+		settling = false // WithTx may be retried by callers; start clean
+		for _, i := range order {
+			b := batches[i]
+			ack, settles, err := p.ingestTx(ctx, tx, ids[i], b.Key, b.Attrs, b.Lines, received)
+			if err != nil {
 				return err
 			}
+			acks[i] = ack
+			settling = settling || settles
 		}
-		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece}
-		if err := b.apply(ctx, fresh, attrs); err != nil {
-			return err
-		}
-		if err := tx.CopyLineKeys(ctx, id, lineKeys(fresh)); err != nil {
-			return err
-		}
-		ack.Accepted, ack.LastSeq, ack.Status, ack.Settling = len(fresh), b.lastSeq, b.status, b.settleAt != nil
-		if b.unsettled && ack.Status != status.Ready {
-			// No status while a fatal alarm is not settled: a client that
-			// needs one reads the launch, which answers once it is. (A ready
-			// launch is ready whatever an alarm after its ready line turns
-			// out to be.) A trailing ERROR run alone leaves the status as it
-			// is: the lines that follow decide it, or a reader after the
-			// bound. A crash log cut in the middle of its traceback needs the
-			// read to be decided at all, which is why an unfinished
-			// traceback counts here too.
-			ack.Status = ""
-		}
-		settling = b.settleAt != nil && len(fresh) > 0
-		if len(fresh) == 0 {
-			return nil // nothing changed: a retry
-		}
-		return tx.Notify(ctx, key)
+		return nil
 	})
 	if err != nil {
-		return Ack{}, err
+		return nil, err
 	}
 	if settling {
 		p.wakeSettler()
 	}
-	return ack, nil
+	return acks, nil
+}
+
+// ingestTx stores one batch of launch id in tx and reports whether a
+// verdict now waits to settle.
+func (p *Pipeline) ingestTx(ctx context.Context, tx *store.Tx, id int64, key string, attrs launchid.Attrs, lines []decode.Line, received time.Time) (Ack, bool, error) {
+	ack := Ack{Launch: key}
+	l, err := tx.LockLaunch(ctx, id)
+	if err != nil {
+		return ack, false, err
+	}
+	if err := checkLabels(l.Labels, attrs.Labels); err != nil {
+		return ack, false, err
+	}
+	fresh, dups, err := freshLines(ctx, tx, l, lines)
+	if err != nil {
+		return ack, false, err
+	}
+	ack.Duplicates = dups
+	if len(fresh) > 0 {
+		// New lines among compacted ones (a gap fill, a launch that
+		// spoke again after a quiet spell) turn those blocks back into
+		// rows first; for a launch's growing tail this is no statement.
+		if err := tx.ThawLines(ctx, id, fresh[0].Seq, fresh[len(fresh)-1].Seq); err != nil {
+			return ack, false, err
+		}
+	}
+	b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece}
+	if err := b.apply(ctx, fresh, attrs); err != nil {
+		return ack, false, err
+	}
+	if err := tx.CopyLineKeys(ctx, id, lineKeys(fresh)); err != nil {
+		return ack, false, err
+	}
+	ack.Accepted, ack.LastSeq, ack.Status, ack.Settling = len(fresh), b.lastSeq, b.status, b.settleAt != nil
+	if b.unsettled && ack.Status != status.Ready {
+		// No status while a fatal alarm is not settled: a client that
+		// needs one reads the launch, which answers once it is. (A ready
+		// launch is ready whatever an alarm after its ready line turns
+		// out to be.) A trailing ERROR run alone leaves the status as it
+		// is: the lines that follow decide it, or a reader after the
+		// bound. A crash log cut in the middle of its traceback needs the
+		// read to be decided at all, which is why an unfinished
+		// traceback counts here too.
+		ack.Status = ""
+	}
+	if len(fresh) == 0 {
+		return ack, false, nil // nothing changed: a retry
+	}
+	return ack, b.settleAt != nil, tx.Notify(ctx, key)
 }

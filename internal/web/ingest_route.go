@@ -183,16 +183,16 @@ func rejectReason(err error) string {
 	return "error"
 }
 
-// storeBatches stores the launches of a shipper request one after another.
-// Decoding checked the whole request first, so a client mistake stores
-// nothing; if storing fails half way (the database went away) the client's
-// retry stores the rest, and the duplicate keys keep the first half once.
+// storeBatches stores the launches of a shipper request in one transaction
+// (Pipeline.IngestAll): decoding checked the whole request first, so a
+// client mistake stores nothing, and a failure while storing (the database
+// went away, one launch's labels conflict) stores nothing either.
 func (h *handler) storeBatches(ctx context.Context, batches []decode.Batch, rec *ingestRecord) error {
-	for _, b := range batches {
-		ack, err := h.pipe.Ingest(ctx, b.Key, b.Attrs, b.Lines)
-		if err != nil {
-			return storeError(ctx, err)
-		}
+	acks, err := h.pipe.IngestAll(ctx, batches)
+	if err != nil {
+		return storeError(ctx, err)
+	}
+	for _, ack := range acks {
 		rec.lines += ack.Accepted
 		rec.duplicates += ack.Duplicates
 	}
