@@ -152,7 +152,7 @@ func TestCheck(t *testing.T) {
 						return
 					}
 					buf := make([]byte, 1024)
-					conn.Read(buf)           //nolint:errcheck
+					conn.Read(buf)            //nolint:errcheck
 					conn.Write([]byte(reply)) //nolint:errcheck
 					conn.Close()
 				}
