@@ -147,3 +147,20 @@ func TestRunWithoutServerTakesTheDetectedFamily(t *testing.T) {
 		t.Errorf("server %q, want sglang (detected)", l.Server)
 	}
 }
+
+// `ship` without --server sends none (an empty one would override what
+// the server detects), and the server names the launch's family from its
+// lines: server-scoped rules and webhooks match it.
+func TestShipWithoutServerTakesTheDetectedFamily(t *testing.T) {
+	t.Parallel()
+	srv := webtest.Start(t, web.Config{})
+	for key, tc := range map[string]struct{ log, want string }{
+		"v": {"../../testdata/families/r-vllm-v1-ready-device-side-assert-engine-dead-01.log", "vllm"},
+		"s": {"../../testdata/families/b-sglang-pd-prefill-dp-attention-ready-01.log", "sglang"},
+	} {
+		shipOnce(t, srv.URL, key, tc.log, "--state-file", t.TempDir()+"/state")
+		if l, _ := getLaunch(t, srv.URL, key); l.Server != tc.want {
+			t.Errorf("%s shipped without --server: server %q, want %q", tc.log, l.Server, tc.want)
+		}
+	}
+}

@@ -151,18 +151,17 @@ func ListenerTarget(a netip.AddrPort) Target {
 // (the classifier's family names: --server, or the launch's detected
 // server).
 var familyHealth = map[string]string{
-	"vllm":       "/health",
-	"sglang":     "/health",
-	"tgi":        "/health",
-	"llamacpp":   "/health",
-	"llamafile":  "/health",
-	"trtllm":     "/health",
-	"lmdeploy":   "/health",
-	"aphrodite":  "/health",
-	"mistralrs":  "/health",
-	"triton":     "/v2/health/ready",
-	"ollama":     "/",
-	"xinference": "/status",
+	"vllm":      "/health",
+	"sglang":    "/health",
+	"tgi":       "/health",
+	"llamacpp":  "/health",
+	"llamafile": "/health",
+	"trtllm":    "/health",
+	"lmdeploy":  "/health",
+	"aphrodite": "/health",
+	"mistralrs": "/health",
+	"triton":    "/v2/health/ready",
+	"ollama":    "/",
 }
 
 // defaultPaths are probed after the family's own, in order.
