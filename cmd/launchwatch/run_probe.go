@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,8 @@ type autoProbe struct {
 
 	mu         sync.Mutex // one round at a time
 	lastFamily string
+	listeners  []netip.AddrPort // what the process tree listened on when last read
+	scanned    time.Time        // when /proc was last read
 }
 
 // announced is what the server knows of the launch that the probe uses.
@@ -88,7 +91,7 @@ func (a *autoProbe) followLaunch(ctx context.Context) {
 
 // sourceWords say where a target came from, in a probe's detail.
 var sourceWords = map[string]string{
-	probe.SourceArgs: "named on the command line",
+	probe.SourceArgs: "named by its command line or PORT=",
 	probe.SourceLog:  "announced in the log",
 	probe.SourceProc: "a port the process listens on",
 }
@@ -110,11 +113,14 @@ func (a *autoProbe) round(ctx context.Context) (bool, string) {
 		a.checker.Forget() // another health path comes first now
 		a.lastFamily = family
 	}
-	listeners, err := probe.Listening(a.pid)
-	if err != nil {
-		listeners = nil // not Linux, or /proc unreadable: the named ports still are
+	if time.Since(a.scanned) >= a.scanEvery(endpoints) {
+		ls, err := probe.Listening(a.pid)
+		if err != nil {
+			ls = nil // not Linux, or /proc unreadable: the named ports still are
+		}
+		a.listeners, a.scanned = ls, time.Now()
 	}
-	targets := slices.DeleteFunc(probe.Targets(a.named, endpoints, listeners), func(t probe.Target) bool {
+	targets := slices.DeleteFunc(probe.Targets(a.named, endpoints, a.listeners), func(t probe.Target) bool {
 		return t.Source == probe.SourceProc && a.checker.NotHTTP(t) // a gRPC or rendezvous port: asked once
 	})
 	if len(targets) == 0 {
@@ -137,6 +143,17 @@ func (a *autoProbe) round(ctx context.Context) (bool, string) {
 		}
 	}
 	return false, describe(results[best])
+}
+
+// scanEvery is how often the process tree's sockets are read: every
+// probe while they are what is probed, else (a port is named, or a probe
+// passed: what to probe is known) only now and then, for the address a
+// named port is bound to. A server's tree may hold thousands of files.
+func (a *autoProbe) scanEvery(endpoints []string) time.Duration {
+	if len(a.named) == 0 && len(endpoints) == 0 && !a.r.probePassed.Load() {
+		return 0
+	}
+	return launchPollEvery(a.every)
 }
 
 func describe(res probe.Result) string {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,7 +48,9 @@ func TestRunProbesWhatItStarts(t *testing.T) {
 		t.Parallel()
 		srv := webtest.Start(t, web.Config{})
 		port := freePort(t)
-		env := append(cleanEnv(), "PYTHONUNBUFFERED=") // as a server under a pipe runs: stdout buffered
+		// As a server under a pipe runs: stdout buffered; and no PORT the
+		// test's environment may hold names a port for it.
+		env := append(cleanEnv(), "PYTHONUNBUFFERED=", "PORT=")
 		run, out := startCLI(t, env, nil, "run", "--launch", "pyhttp", "--url", srv.URL, "--health-every", "100ms",
 			"--", "python3", "-m", "http.server", port, "--bind", "127.0.0.1")
 		eventually(t, "ready by the probe", func() bool {
@@ -85,10 +90,43 @@ func TestRunProbesWhatItStarts(t *testing.T) {
 			l, _ := getLaunch(t, srv.URL, "named")
 			return l.Status == "ready"
 		})
-		if want := "http://127.0.0.1:" + port + "/health: HTTP 200 (named on the command line)"; !strings.Contains(out.String(), want) {
+		if want := "http://127.0.0.1:" + port + "/health: HTTP 200 (named by its command line or PORT=)"; !strings.Contains(out.String(), want) {
 			t.Errorf("run does not say what passed (%q):\n%s", want, out)
 		}
 		if code := stopRun(t, run, out); code != 0 {
+			t.Errorf("run exit %d, want the child's 0", code)
+		}
+	})
+
+	// An endpoint the log announced is probed: here the address is served
+	// by this test, not by the child's tree, so only the log names it.
+	// SGLang's uvicorn line is no readiness (its warmup comes after), so
+	// only the probe makes the launch ready.
+	t.Run("AnEndpointTheLogAnnounced", func(t *testing.T) {
+		t.Parallel()
+		srv := webtest.Start(t, web.Config{})
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/health" {
+				http.NotFound(w, r)
+			}
+		}))
+		t.Cleanup(api.Close)
+		_, port, _ := net.SplitHostPort(strings.TrimPrefix(api.URL, "http://"))
+		stdin, feed := io.Pipe()
+		run, out := startCLI(t, append(cleanEnv(), "PORT="), stdin, "run", "--launch", "announced", "--server", "sglang", "--url", srv.URL,
+			"--health-every", "100ms", "--", "sh", "-c", `echo "[2026-04-02 09:30:00] INFO:     Uvicorn running on http://0.0.0.0:`+port+` (Press CTRL+C to quit)"; read x; exit 0`)
+		eventually(t, "ready by the probe", func() bool {
+			l, _ := getLaunch(t, srv.URL, "announced")
+			return l.Status == "ready"
+		})
+		if l, _ := getLaunch(t, srv.URL, "announced"); l.ReadySeq != nil {
+			t.Errorf("ready_seq %d: the log made it ready, not the probe", *l.ReadySeq)
+		}
+		if want := "http://127.0.0.1:" + port + "/health: HTTP 200 (announced in the log)"; !strings.Contains(out.String(), want) {
+			t.Errorf("run does not say what passed (%q):\n%s", want, out)
+		}
+		feed.Close()
+		if code := waitExit(t, run, out, 20*time.Second); code != 0 {
 			t.Errorf("run exit %d, want the child's 0", code)
 		}
 	})
