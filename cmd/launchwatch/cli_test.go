@@ -107,11 +107,17 @@ func storedTexts(t *testing.T, url, key string) []string {
 
 type launchState struct {
 	Status   string  `json:"status"`
+	Server   string  `json:"server"`
 	LastSeq  int64   `json:"last_seq"`
+	ReadySeq *int64  `json:"ready_seq"`
 	ExitCode *int    `json:"exit_code"`
 	Signal   *string `json:"exit_signal"`
 	Alarms   []struct {
-		Headline string `json:"headline"`
+		Headline         string `json:"headline"`
+		Fatal            bool   `json:"fatal"`
+		HealthAfterDeath *struct {
+			Detail string `json:"detail"`
+		} `json:"health_after_death"`
 	} `json:"alarms"`
 }
 

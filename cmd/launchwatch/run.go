@@ -32,8 +32,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv := addServerFlags(fs)
 	attrs := addAttrFlags(fs)
 	launch := fs.String("launch", "", "launch `KEY` (required)")
-	healthURL := fs.String("health-url", "", "probe this `URL` (e.g. http://127.0.0.1:30000/health); the first 2xx makes the launch ready")
-	healthEvery := fs.Duration("health-every", 2*time.Second, "how often to probe --health-url")
+	probeFlag := fs.String("probe", probeAuto, "what to probe for readiness: `auto` (the ports the process tree listens on, or the ones its command line names or its log announces, on 127.0.0.1), off, or a URL (e.g. http://127.0.0.1:30000/health); the first passing probe makes the launch ready")
+	healthURL := fs.String("health-url", "", "probe this `URL`: the same as --probe URL")
+	healthEvery := fs.Duration("health-every", 2*time.Second, "how often to probe")
 	drain := fs.Duration("drain-timeout", 10*time.Second, "after CMD ends, how long to try to deliver its last lines and exit report before spooling the rest and exiting")
 	sp := addSpoolFlags(fs)
 	verbose := fs.Bool("v", false, "log every batch")
@@ -41,15 +42,25 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		`Starts CMD, passes its stdout and stderr through to this terminal and ships both
 (tagged) to Launchwatch, forwards SIGINT, SIGTERM and SIGHUP to its process group
 (the third one kills the group), and reports how it ended:
-exit code 0 or a stop you asked for is "exited", anything else "crashed". With
---health-url, the first passing probe makes the launch ready (whatever the log says)
-and later failures are reported; a passing probe never hides a fatal error in the log.
+exit code 0 or a stop you asked for is "exited", anything else "crashed".
+It probes what it started (--probe auto): the ports named by CMD's command line
+(--port N, --port=N, -p N, --http-port, --listen, PORT= in the environment) or
+announced by its log, or when none is named every TCP port its process tree listens
+on, on 127.0.0.1, asking the family's health path (vLLM, TGI, llama.cpp /health,
+Triton /v2/health/ready, Ollama /), then /health, /v1/models and /. The first passing
+probe makes the launch ready (whatever the log says) and later failures are
+reported; a passing probe never hides a fatal error in the log, and one that still
+passes after the log said the engine died is recorded on that alarm. --probe URL
+probes that URL alone (as --health-url does); --probe off probes nothing.
+Without --server, the server names the launch's family from its lines.
 The exit code of run is the exit code of CMD (128+N when killed by signal N), at most
 --drain-timeout after CMD ended, whatever the server does: what could not be delivered
 by then (lines, health results, the exit report) waits in a local spool, and run says
 so; "launchwatch flush", or the next run or ship to that server, sends it.`,
-		`  launchwatch run --launch llama-0412 --server sglang --health-url http://127.0.0.1:30000/health -- \
+		`  launchwatch run --launch llama-0412 --server sglang -- \
       python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --port 30000
+  launchwatch run --launch web-1 -- python3 -m http.server 8000 --bind 127.0.0.1   # found by its socket
+  launchwatch run --launch tgi-7 --probe http://127.0.0.1:3000/health -- ./start-tgi.sh
 `)
 	cmdArgs := []string{}
 	for i, a := range args {
@@ -74,6 +85,11 @@ so; "launchwatch flush", or the next run or ship to that server, sends it.`,
 		fmt.Fprintf(stderr, "launchwatch run: --health-every and --drain-timeout must be positive, got %s and %s\n", *healthEvery, *drain)
 		return exitUnreachable
 	}
+	probeMode, err := probeModeOf(fs, *probeFlag, *healthURL)
+	if err != nil {
+		fmt.Fprintln(stderr, "launchwatch run:", err)
+		return exitUnreachable
+	}
 	c, err := srv.client()
 	if err != nil {
 		fmt.Fprintln(stderr, "launchwatch run:", err)
@@ -81,7 +97,35 @@ so; "launchwatch flush", or the next run or ship to that server, sends it.`,
 	}
 	r := &runner{c: c, key: *launch, log: newCLILogger(stderr, *verbose), stdout: stdout, stderr: stderr,
 		drain: *drain, spool: sp, attrs: attrs.values()}
-	return r.run(ctx, cmdArgs, *healthURL, *healthEvery)
+	return r.run(ctx, cmdArgs, probeMode, *healthEvery)
+}
+
+// --probe's words; anything else is a URL.
+const (
+	probeAuto = "auto"
+	probeOff  = "off"
+)
+
+// probeModeOf is what --probe and its synonym --health-url ask for: auto,
+// off, or a URL to probe.
+func probeModeOf(fs *flag.FlagSet, probeFlag, healthURL string) (string, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	mode := probeFlag
+	if set["health-url"] {
+		if set["probe"] && probeFlag != healthURL {
+			return "", fmt.Errorf("--probe %s and --health-url %s name different probes: give one", probeFlag, healthURL)
+		}
+		mode = healthURL
+	}
+	if mode == probeAuto || mode == probeOff {
+		return mode, nil
+	}
+	u, err := url.Parse(mode)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--probe wants auto, off or an http(s) URL such as http://127.0.0.1:30000/health, got %q", mode)
+	}
+	return mode, nil
 }
 
 // runner runs one child process and ships it.
@@ -101,14 +145,19 @@ type runner struct {
 
 	healthMu      sync.Mutex
 	healthPending []spool.Health // probe results not reported yet, oldest first
+	probePassed   atomic.Bool    // a probe passed: what to probe is found
 }
 
-// push numbers a line of the child's output and queues it.
-func (r *runner) push(q *shipper.Queue, text, stream string) {
+// push numbers lines of the child's output and queues them, one after
+// the other: the other stream's lines cannot come between them.
+func (r *runner) push(q *shipper.Queue, stream string, texts ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seq++
-	q.Push(client.Line{Seq: r.seq, Text: text, TS: time.Now().UTC(), Stream: stream})
+	now := time.Now().UTC()
+	for _, text := range texts {
+		r.seq++
+		q.Push(client.Line{Seq: r.seq, Text: text, TS: now, Stream: stream})
+	}
 }
 
 // lastStored is the last seq stored under the key (0 for a new launch), so
@@ -147,7 +196,7 @@ func (r *runner) lastStored(ctx context.Context) (int64, error) {
 	}
 }
 
-func (r *runner) run(ctx context.Context, cmdArgs []string, healthURL string, healthEvery time.Duration) int {
+func (r *runner) run(ctx context.Context, cmdArgs []string, probeMode string, healthEvery time.Duration) int {
 	// Our own signal handling from here: the child gets what we get.
 	sigs := make(chan os.Signal, 4)
 	forwarded := []os.Signal{os.Interrupt, syscall.SIGTERM}
@@ -222,7 +271,7 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, healthURL string, he
 	if err != nil {
 		msg := "launchwatch run: cannot start " + cmdArgs[0] + ": " + err.Error()
 		fmt.Fprintln(r.stderr, msg)
-		r.push(q, msg, "stderr")
+		r.push(q, "stderr", msg)
 		q.Close()
 		code := 127
 		r.finish(time.Now().Add(r.drain), q, sent, sigs, stopSending, spool.Exit{Code: &code})
@@ -236,8 +285,17 @@ func (r *runner) run(ctx context.Context, cmdArgs []string, healthURL string, he
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
 	var probing sync.WaitGroup
-	if healthURL != "" {
-		probing.Go(func() { r.probe(probeCtx, healthURL, healthEvery) })
+	switch probeMode {
+	case probeOff:
+	case probeAuto:
+		a := r.newAutoProbe(cmd.Process.Pid, cmdArgs, os.Environ(), healthEvery)
+		probing.Go(func() { a.followLaunch(probeCtx) })
+		probing.Go(func() { r.probe(probeCtx, a.round, healthEvery) })
+	default:
+		hc := &http.Client{Timeout: max(healthEvery, time.Second)}
+		probing.Go(func() {
+			r.probe(probeCtx, func(ctx context.Context) (bool, string) { return probeOnce(ctx, hc, probeMode) }, healthEvery)
+		})
 	}
 
 	exited := make(chan error, 1)
@@ -395,35 +453,40 @@ const outputGrace = 2 * time.Second
 
 // pump copies one output stream of the child to the terminal as it comes
 // (a progress bar redrawn with \r shows at once, not when its line ends)
-// and queues each line for shipping.
+// and queues each line for shipping. The lines of one read are queued
+// together: what the child wrote at once (a traceback printed in one
+// write) is not cut by a line of its other stream.
 func (r *runner) pump(from io.Reader, to io.Writer, stream string, q *shipper.Queue) {
 	buf := make([]byte, 64<<10)
 	var line []byte
+	var lines []string
 	for {
 		n, err := from.Read(buf)
 		data := buf[:n]
 		if n > 0 {
 			to.Write(data) //nolint:errcheck // the terminal going away must not stop shipping
 		}
+		lines = lines[:0]
 		for len(data) > 0 {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
 				line = append(line, data...)
 				if len(line) >= maxRunLine { // a runaway line: ship it in pieces
-					r.push(q, string(line), stream)
+					lines = append(lines, string(line))
 					line = line[:0]
 				}
 				break
 			}
 			line = append(line, data[:i+1]...)
 			data = data[i+1:]
-			r.push(q, string(trimEOL(line)), stream)
+			lines = append(lines, string(trimEOL(line)))
 			line = line[:0]
 		}
+		if err != nil && len(line) > 0 {
+			lines = append(lines, string(trimEOL(line)))
+		}
+		r.push(q, stream, lines...)
 		if err != nil {
-			if len(line) > 0 {
-				r.push(q, string(trimEOL(line)), stream)
-			}
 			return
 		}
 	}
@@ -468,24 +531,39 @@ func retryUntil(ctx context.Context, fn func() error) error {
 	}
 }
 
-// probe checks the health URL: the first pass is reported (ready), then
-// every change between passing and failing. Results not reported yet wait
-// in order, for the next try or the spool.
-func (r *runner) probe(ctx context.Context, url string, every time.Duration) {
-	hc := &http.Client{Timeout: max(every, time.Second)}
+// probe runs round every `every`: the first pass is reported (ready),
+// then every change between passing and failing, and, while it passes, a
+// pass every stillPassingEvery (a probe that keeps passing after the log
+// said the engine died is a failure of its own, which the server records).
+// Results not reported yet wait in order, for the next try or the spool.
+func (r *runner) probe(ctx context.Context, round func(context.Context) (bool, string), every time.Duration) {
+	again := stillPassingEvery(every)
 	passed, lastOK := false, false
+	var reported time.Time
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		ok, detail := probeOnce(ctx, hc, url)
+		ok, detail := round(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		if ok && !passed || passed && ok != lastOK {
-			r.healthMu.Lock()
-			r.healthPending = append(r.healthPending, spool.Health{OK: ok, Detail: detail})
-			r.healthMu.Unlock()
-			passed, lastOK = passed || ok, ok
+		now := time.Now()
+		change := ok && !passed || passed && ok != lastOK
+		r.healthMu.Lock()
+		still := ok && passed && now.Sub(reported) >= again && len(r.healthPending) == 0
+		if change || still {
+			r.healthPending = append(r.healthPending, spool.Health{OK: ok, Detail: detail, At: now.UTC()})
+			passed, lastOK, reported = passed || ok, ok, now
+		}
+		r.healthMu.Unlock()
+		switch {
+		case change && ok:
+			r.log.Info("the health probe passes", slog.String("probe", detail))
+		case change:
+			r.log.Warn("the health probe fails", slog.String("probe", detail))
+		}
+		if ok {
+			r.probePassed.Store(true)
 		}
 		if err := r.sendHealth(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("reporting health", slog.String("error", err.Error()))
@@ -498,6 +576,12 @@ func (r *runner) probe(ctx context.Context, url string, every time.Duration) {
 	}
 }
 
+// stillPassingEvery is how often a probe that keeps passing is reported
+// again: ten probes, at most 30s.
+func stillPassingEvery(every time.Duration) time.Duration {
+	return min(10*every, 30*time.Second)
+}
+
 // sendHealth reports the pending health results in order.
 func (r *runner) sendHealth(ctx context.Context) error {
 	for {
@@ -508,7 +592,7 @@ func (r *runner) sendHealth(ctx context.Context) error {
 		}
 		h := r.healthPending[0]
 		r.healthMu.Unlock()
-		if _, err := r.c.Health(ctx, r.key, h.OK, h.Detail); err != nil {
+		if _, err := r.c.Health(ctx, r.key, h.OK, h.Detail, h.Age()); err != nil {
 			return err
 		}
 		r.healthMu.Lock()

@@ -65,7 +65,7 @@ func TestRun(t *testing.T) {
 			t.Fatalf("launch = %+v, want crashed with exit code 1", l)
 		}
 		if len(l.Alarms) != 1 || l.Alarms[0].Headline != "KeyError: 'model.layers.0.weight'" {
-			t.Errorf("alarms = %+v", l.Alarms)
+			t.Errorf("alarms = %+v, lines %q", l.Alarms, storedTexts(t, srv.URL, "tb"))
 		}
 		got := storedTexts(t, srv.URL, "tb")
 		if len(got) != 6 {
@@ -321,6 +321,9 @@ func TestRunBadUsageIs4(t *testing.T) {
 		{"run", "--", "true"},
 		{"run", "--launch", "x"},
 		{"run", "--launch", "x", "--health-url", "http://127.0.0.1:1/health", "--health-every", "0", "--url", "http://127.0.0.1:1", "--", "true"},
+		{"run", "--launch", "x", "--probe", "ftp://127.0.0.1/health", "--url", "http://127.0.0.1:1", "--", "true"},
+		{"run", "--launch", "x", "--probe", "sometimes", "--url", "http://127.0.0.1:1", "--", "true"},
+		{"run", "--launch", "x", "--probe", "auto", "--health-url", "http://127.0.0.1:1/health", "--url", "http://127.0.0.1:1", "--", "true"},
 	} {
 		if code, out := cli(t, args...); code != 4 || !strings.Contains(out, "launchwatch run") {
 			t.Errorf("%v: exit %d, output %q; want 4 with a message", args, code, out)

@@ -183,8 +183,13 @@ func (c *Client) Heartbeat(ctx context.Context, key string, attrs url.Values) (P
 }
 
 // Health reports a health probe result.
-func (c *Client) Health(ctx context.Context, key string, ok bool, detail string) (ProcessAck, error) {
-	body, _ := json.Marshal(map[string]any{"ok": ok, "detail": detail})
+// age is how long ago the probe ran (a result that waited to be sent).
+func (c *Client) Health(ctx context.Context, key string, ok bool, detail string, age time.Duration) (ProcessAck, error) {
+	m := map[string]any{"ok": ok, "detail": detail}
+	if age > 0 {
+		m["age"] = age.Seconds()
+	}
+	body, _ := json.Marshal(m)
 	var ack ProcessAck
 	err := c.do(ctx, http.MethodPost, "/api/v1/launches/"+url.PathEscape(key)+"/health", nil, "application/json", body, &ack)
 	return ack, err

@@ -83,6 +83,21 @@ func (c *Client) Launch(ctx context.Context, key string) (*Launch, error) {
 	return &l, nil
 }
 
+// LaunchNow reads a launch as it stands, without waiting for a fatal
+// alarm that settles (?wait=0); ErrNotFound if it does not exist.
+func (c *Client) LaunchNow(ctx context.Context, key string) (*Launch, error) {
+	var l Launch
+	err := c.do(ctx, http.MethodGet, "/api/v1/launches/"+url.PathEscape(key), url.Values{"wait": {"0"}}, "", nil, &l)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
 // LaunchURL is the launch's page in the web UI.
 func (c *Client) LaunchURL(key string) string {
 	return c.endpoint("/launches/"+url.PathEscape(key), nil)

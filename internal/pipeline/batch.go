@@ -34,7 +34,7 @@ type batch struct {
 // apply classifies and writes the fresh lines (sorted by seq, none stored
 // yet) and the launch's new state.
 func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs launchid.Attrs) error {
-	server := b.launch.Server
+	server := b.launch.GivenServer()
 	if server == "" {
 		server = attrs.Server
 	}
@@ -93,8 +93,13 @@ func (b *batch) ended() bool {
 }
 
 // store writes what the classifier learned (alarms, phases, rules hit) and
-// the launch's new state and status.
+// the launch's new state and status. server is the family a shipper gave,
+// "" if none did: then the family the classifier detected scopes the rules
+// and becomes the launch's server (saveLaunch).
 func (b *batch) store(ctx context.Context, server string, state *classify.State, res classify.Result, fresh []decode.Line, attrs launchid.Attrs) error {
+	if server == "" {
+		server = state.Server()
+	}
 	alarms := latestAlarms(res.Alarms)
 	if err := b.tx.UpsertAlarms(ctx, b.launch.ID, alarms); err != nil {
 		return err
@@ -215,6 +220,12 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs launc
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
 		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
 		Clock: b.clock, Endpoints: sum.Endpoints,
+	}
+	if attrs.Server == "" && b.launch.GivenServer() == "" {
+		// Shipped without a server: the family the lines show is the
+		// launch's, for server-scoped rules, filters and webhooks.
+		detected := state.Server()
+		u.DetectedServer = &detected
 	}
 	if res.Unready != nil && b.launch.ReadySeq != nil && *b.launch.ReadySeq == res.Unready.Seq {
 		// The classifier took back the readiness it reported: the server

@@ -44,20 +44,63 @@ func (p *Pipeline) Heartbeat(ctx context.Context, key string, attrs launchid.Att
 	return ProcessAck{Launch: key, Status: l.Status}, nil
 }
 
-// Health records a health probe result. The first passing probe makes the
-// launch ready, definitively; failures are kept as events. Neither hides
-// what the log says: a fatal alarm still makes the status alarm or crashed.
-func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail string) (ProcessAck, error) {
+// Health records a health probe result that ran age ago (a result that
+// waited in the shipper's spool is older than its delivery). The first
+// passing probe makes the launch ready, definitively; the event log keeps
+// every change between passing and failing (a pass after a pass is no
+// news). Neither hides what the log says: a fatal alarm still makes the
+// status alarm or crashed, and an unsettled one holds the readiness back
+// until it settled (status.Facts). A pass after a fatal alarm said the
+// engine died is recorded on that alarm (store.Tx.HealthAfterDeath): a
+// health endpoint that answers for a dead engine is a failure of its own.
+func (p *Pipeline) Health(ctx context.Context, key string, ok bool, detail string, age time.Duration) (ProcessAck, error) {
+	id, err := p.store.EnsureLaunch(ctx, key, launchid.Attrs{})
+	if err != nil {
+		return ProcessAck{}, err
+	}
 	kind := store.EventHealthFail
 	if ok {
 		kind = store.EventHealthOK
 	}
-	return p.processEvent(ctx, key, store.Event{Kind: kind, Detail: detail}, func(tx *store.Tx, l *store.LaunchForUpdate, at time.Time) error {
-		if ok {
-			return tx.MarkReadyByProbe(ctx, l.ID, at)
+	e := store.Event{Kind: kind, Detail: detail, At: p.now().UTC().Add(-age)}
+	ack := ProcessAck{Launch: key}
+	err = p.store.WithTx(ctx, func(tx *store.Tx) error {
+		l, err := tx.LockLaunch(ctx, id)
+		if err != nil {
+			return err
 		}
-		return nil
+		news := true
+		if ok {
+			passed, err := tx.HealthPassed(ctx, id)
+			if err != nil {
+				return err
+			}
+			news = !passed
+		}
+		if news {
+			if err := tx.AddEvent(ctx, id, e); err != nil {
+				return err
+			}
+		}
+		if ok {
+			if err := tx.MarkReadyByProbe(ctx, id, e.At); err != nil {
+				return err
+			}
+			marked, err := tx.HealthAfterDeath(ctx, id, e.At, age, detail)
+			if err != nil {
+				return err
+			}
+			news = news || marked > 0
+		}
+		if ack.Status, err = tx.RecomputeStatus(ctx, id); err != nil {
+			return err
+		}
+		if !news && ack.Status == l.Status {
+			return nil // a probe still passing: nobody needs to hear of it
+		}
+		return tx.Notify(ctx, key)
 	})
+	return ack, err
 }
 
 // Exit records how the launch's process ended: code, or the signal that

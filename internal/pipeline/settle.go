@@ -68,13 +68,13 @@ func (b *batch) settleState(ctx context.Context, state *classify.State, mode cla
 // lock: the classifier state is restored, settled as mode says, and its
 // result applied exactly as a batch's (alarms, rules, status, state).
 func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
-	state, usable := b.restoreState(b.launch.Server)
+	state, usable := b.restoreState(b.launch.GivenServer())
 	var res classify.Result
 	if !usable || state.LastSeq() != b.launch.LastSeq {
 		// The saved state is unusable (an older classifier wrote it):
 		// classify the stored lines again, as a batch would, then settle.
 		var err error
-		if state, res, err = b.refeed(ctx, b.launch.Server, state, nil, true); err != nil {
+		if state, res, err = b.refeed(ctx, b.launch.GivenServer(), state, nil, true); err != nil {
 			return err
 		}
 		b.rebuilt = true
@@ -82,7 +82,7 @@ func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
 	if err := b.settleState(ctx, state, mode, &res); err != nil {
 		return err
 	}
-	return b.store(ctx, b.launch.Server, state, res, nil, launchid.Attrs{})
+	return b.store(ctx, b.launch.GivenServer(), state, res, nil, launchid.Attrs{})
 }
 
 // settleMode says when settleLaunch may settle.

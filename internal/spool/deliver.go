@@ -146,7 +146,7 @@ func Deliver(ctx context.Context, c *client.Client, dir string, e *Entry, cfg De
 	for e.HealthDone < len(e.Health) {
 		h := e.Health[e.HealthDone]
 		if err := retry(ctx, cfg.RetryFor, func() error {
-			_, err := c.Health(ctx, e.Launch, h.OK, h.Detail)
+			_, err := c.Health(ctx, e.Launch, h.OK, h.Detail, h.Age())
 			return err
 		}); err != nil {
 			return rep, err

@@ -53,8 +53,17 @@ type Exit struct {
 
 // Health is a health probe result waiting to be sent.
 type Health struct {
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
+	OK     bool      `json:"ok"`
+	Detail string    `json:"detail"`
+	At     time.Time `json:"at,omitzero"` // when the probe ran: the report says its age
+}
+
+// Age is how long ago the probe ran (0 when unknown).
+func (h Health) Age() time.Duration {
+	if h.At.IsZero() {
+		return 0
+	}
+	return max(time.Since(h.At), 0)
 }
 
 // Entry is one launch's undelivered rest.

@@ -36,6 +36,11 @@ type Alarm struct {
 	// Settled: the event can no longer change; only settled fatal alarms
 	// count for the status (an unsettled one shows as settling).
 	Settled bool
+	// HealthOKSince and HealthOKLast are the first and the latest health
+	// probe that passed after this fatal alarm said the engine died, nil
+	// when none did; HealthOKDetail is what answered (migrations/00023).
+	HealthOKSince, HealthOKLast *time.Time
+	HealthOKDetail              string
 }
 
 // UpsertAlarms stores alarms the classifier created or extended. The

@@ -11,7 +11,8 @@ import (
 
 var alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM (` + lineRead{launch: "a.launch_id", lo: "a.first_seq", hi: "a.first_seq", cols: []string{"ts"}}.sql() + `) x), a.settled, a.cause_no`
+	(SELECT ts FROM (` + lineRead{launch: "a.launch_id", lo: "a.first_seq", hi: "a.first_seq", cols: []string{"ts"}}.sql() + `) x), a.settled, a.cause_no,
+	a.health_ok_since, a.health_ok_last, a.health_ok_detail`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
 	var a Alarm
@@ -23,7 +24,7 @@ func scanAlarm(row pgx.Row) (Alarm, error) {
 func (a *Alarm) dest() []any {
 	return []any{&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.HeadlineSeq, &a.Template,
 		&a.Fingerprint, &a.Ranks, &a.OccurredAt, &a.State, &a.RuleID, &a.DecidedBy, &a.DecidedAt, &a.Reason,
-		&a.FirstTS, &a.Settled, &a.Cause}
+		&a.FirstTS, &a.Settled, &a.Cause, &a.HealthOKSince, &a.HealthOKLast, &a.HealthOKDetail}
 }
 
 // Alarm returns alarm no of a launch, or ErrNotFound.

@@ -67,6 +67,42 @@ func (t *Tx) MarkReadyByProbe(ctx context.Context, launchID int64, at time.Time)
 	return nil
 }
 
+// HealthPassed reports whether the launch's latest health result passed
+// (false when it has none).
+func (t *Tx) HealthPassed(ctx context.Context, launchID int64) (bool, error) {
+	var kind string
+	err := t.tx.QueryRow(ctx, `
+		SELECT kind FROM launch_events WHERE launch_id = $1 AND kind IN ('health_ok', 'health_fail')
+		ORDER BY id DESC LIMIT 1`, launchID).Scan(&kind)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: last health result: %w", err)
+	}
+	return kind == EventHealthOK, nil
+}
+
+// HealthAfterDeath records, on the launch's fatal alarms that say its
+// engine died (settled, not withdrawn, open or confirmed), that a health
+// probe passed at probed, age before this transaction, with detail
+// (migrations/00023). Only alarms stored before the probe ran count: a
+// result that waited in a spool says nothing about a death logged after
+// it. Both times are the database's own clock, so no shipper's clock is
+// trusted. It returns how many alarms it marked.
+func (t *Tx) HealthAfterDeath(ctx context.Context, launchID int64, probed time.Time, age time.Duration, detail string) (int64, error) {
+	tag, err := t.tx.Exec(ctx, `
+		UPDATE alarms a SET health_ok_since = COALESCE(a.health_ok_since, $2), health_ok_last = GREATEST(a.health_ok_last, $2),
+			health_ok_detail = $3, updated_at = now()
+		WHERE a.launch_id = $1 AND a.fatal AND a.settled AND NOT a.withdrawn AND a.state IN ('open', 'confirmed')
+			AND a.created_at <= now() - make_interval(secs => $4)`,
+		launchID, probed, detail, age.Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("store: health after death: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // SetExit records how the launch's process ended: an exit code, or the
 // signal that killed it, and whether its operator asked for it.
 func (t *Tx) SetExit(ctx context.Context, launchID int64, code *int, signal *string, requested bool, at time.Time) error {

@@ -49,6 +49,9 @@ type Launch struct {
 	PendingRuns bool
 	// Endpoints are the addresses the server announced (migrations/00022).
 	Endpoints []string
+	// ServerDetected: Server is the family the classifier detected, not
+	// one a shipper gave (migrations/00023).
+	ServerDetected bool
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -91,14 +94,19 @@ const launchColumns = `
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
-	l.settle_at, l.pending_runs, l.endpoints`
+	l.settle_at, l.pending_runs, l.endpoints, l.server_detected`
+
+// dest is where a row of launchColumns scans into, in order.
+func (l *Launch) dest() []any {
+	return []any{&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
+		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
+		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &l.ServerDetected}
+}
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
-	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
-		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
-		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints)
+	err := row.Scan(l.dest()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -119,6 +127,7 @@ func (s *Store) LaunchByKey(ctx context.Context, key string) (*Launch, error) {
 type LaunchForUpdate struct {
 	ID              int64
 	Server          string
+	ServerDetected  bool // Server is the detected family, not a shipper's (GivenServer)
 	LastSeq         int64
 	ClassifierState []byte
 	ReadyAt         *time.Time
@@ -132,6 +141,16 @@ type LaunchForUpdate struct {
 	PendingRuns     bool
 	Status          string // the stored status
 	Clock           LaunchClock
+}
+
+// GivenServer is the server family a shipper gave the launch, "" when none
+// did (its Server may then be the family the classifier detected): the
+// family a classifier is fixed to.
+func (l *LaunchForUpdate) GivenServer() string {
+	if l.ServerDetected {
+		return ""
+	}
+	return l.Server
 }
 
 // LaunchClock is the launch clock's state that ingest keeps between batches.
@@ -166,11 +185,11 @@ func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error)
 	var l LaunchForUpdate
 	var clockOffset, compacted int64
 	err := t.tx.QueryRow(ctx, `
-		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
+		SELECT id, server, server_detected, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
 			exit_code, exit_signal, exit_requested, labels, settle_at,
 			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged, compacted_through
 		FROM launches WHERE id = $1 FOR UPDATE`, id).
-		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
+		Scan(&l.ID, &l.Server, &l.ServerDetected, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
 			&l.Clock.Logged, &compacted)
 	l.Clock.Offset = time.Duration(clockOffset)
@@ -211,6 +230,10 @@ type LaunchUpdate struct {
 	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
 	Clock           LaunchClock
 	Endpoints       []string // the announced endpoints, written as they are (classify.Summary.Endpoints)
+	// DetectedServer, when not nil and no shipper gave a server
+	// (Attrs.Server is empty), is written as the launch's server, marked
+	// detected: the family the classifier detected ("" when it knows none).
+	DetectedServer *string
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -233,7 +256,8 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	_, err := t.tx.Exec(ctx, `
 		UPDATE launches SET
 			name = CASE WHEN $2 <> '' THEN $2 ELSE name END,
-			server = CASE WHEN $3 <> '' THEN $3 ELSE server END,
+			server = CASE WHEN $3 <> '' THEN $3 WHEN $27::text IS NOT NULL THEN $27 ELSE server END,
+			server_detected = CASE WHEN $3 <> '' THEN false WHEN $27::text IS NOT NULL THEN $27 <> '' ELSE server_detected END,
 			host = CASE WHEN $4 <> '' THEN $4 ELSE host END,
 			labels = labels || $5,
 			config = config || $6,
@@ -251,7 +275,7 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
 		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
-		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints)
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints, u.DetectedServer)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

@@ -177,10 +177,7 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (LaunchListItem, error) {
 		var it LaunchListItem
 		l := &it.Launch
-		err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
-			&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
-			&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)
+		err := row.Scan(append(l.dest(), &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)...)
 		return it, err
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -39,7 +40,13 @@ func (h *handler) launchHeartbeat(c echo.Context) error {
 type healthReport struct {
 	OK     *bool  `json:"ok"`
 	Detail string `json:"detail"`
+	// Age is how many seconds ago the probe ran, for a result delivered
+	// late (from the shipper's spool); 0 when omitted.
+	Age float64 `json:"age"`
 }
+
+// maxHealthAge bounds a health report's age: a spool kept for a year.
+const maxHealthAge = 366 * 24 * time.Hour
 
 // launchHealth records a health probe result of the launch's server.
 func (h *handler) launchHealth(c echo.Context) error {
@@ -54,7 +61,11 @@ func (h *handler) launchHealth(c echo.Context) error {
 	if r.OK == nil {
 		return badParam(`a health report needs "ok": true or false`)
 	}
-	ack, err := h.pipe.Health(c.Request().Context(), key, *r.OK, truncate(r.Detail, 500))
+	if r.Age < 0 || r.Age > maxHealthAge.Seconds() {
+		return badParam(`"age" must be the seconds since the probe ran, from 0 to %d, got %v`, int(maxHealthAge.Seconds()), r.Age)
+	}
+	age := time.Duration(r.Age * float64(time.Second))
+	ack, err := h.pipe.Health(c.Request().Context(), key, *r.OK, truncate(r.Detail, 500), age)
 	if err != nil {
 		return err
 	}

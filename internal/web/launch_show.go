@@ -13,12 +13,15 @@ import (
 
 // launchJSON is the API shape of a launch.
 type launchJSON struct {
-	Key    string            `json:"key"`
-	Name   string            `json:"name"`
-	Server string            `json:"server"`
-	Host   string            `json:"host"`
-	Labels map[string]string `json:"labels"`
-	Status string            `json:"status"`
+	Key    string `json:"key"`
+	Name   string `json:"name"`
+	Server string `json:"server"`
+	// ServerDetected: the launch was shipped without a server, and Server
+	// is the family the classifier detected in its lines.
+	ServerDetected bool              `json:"server_detected"`
+	Host           string            `json:"host"`
+	Labels         map[string]string `json:"labels"`
+	Status         string            `json:"status"`
 	// Settling is set while a fatal alarm waits to settle (at most the
 	// settle bound after the last line): status is not a verdict yet.
 	Settling bool          `json:"settling,omitempty"`
@@ -76,6 +79,25 @@ type alarmJSON struct {
 	// launcher's report of its child, "See root cause above"), null for a
 	// root cause; a consequence is decided with its cause.
 	Cause *int `json:"cause"`
+	// HealthAfterDeath is set on a fatal alarm after which a health probe
+	// still passed: the server's health endpoint answers for a dead engine.
+	HealthAfterDeath *healthAfterDeathJSON `json:"health_after_death,omitempty"`
+}
+
+// healthAfterDeathJSON says when health probes passed after a fatal
+// alarm (the first and the latest such pass) and what answered.
+type healthAfterDeathJSON struct {
+	Since  time.Time `json:"since"`
+	Last   time.Time `json:"last"`
+	Detail string    `json:"detail"`
+}
+
+// healthAfterDeath is the API view of a's passes after its death.
+func healthAfterDeath(a store.Alarm) *healthAfterDeathJSON {
+	if a.HealthOKSince == nil || a.HealthOKLast == nil {
+		return nil
+	}
+	return &healthAfterDeathJSON{Since: *a.HealthOKSince, Last: *a.HealthOKLast, Detail: a.HealthOKDetail}
 }
 
 type progressJSON struct {
@@ -107,7 +129,7 @@ type timesJSON struct {
 // silentAfter while loading is silent.
 func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) launchJSON {
 	j := launchJSON{
-		Key: l.Key, Name: l.Name, Server: l.Server, Host: l.Host, Labels: l.Labels,
+		Key: l.Key, Name: l.Name, Server: l.Server, ServerDetected: l.ServerDetected, Host: l.Host, Labels: l.Labels,
 		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter), Settling: l.SettleAt != nil,
 		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
 		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines", Endpoints: l.Endpoints,
@@ -169,7 +191,7 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 	for i, a := range alarms {
 		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
 			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint,
-			Settled: a.Settled, Cause: a.Cause}
+			Settled: a.Settled, Cause: a.Cause, HealthAfterDeath: healthAfterDeath(a)}
 	}
 	j.SuppressedFatal = []suppressedFatalJSON{}
 	for _, a := range alarms {

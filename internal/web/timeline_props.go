@@ -221,7 +221,7 @@ func clockNow(last time.Time, receivedAt *time.Time, now time.Time) time.Time {
 func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProps {
 	p := views.AlarmProps{LaunchKey: key, No: a.No, Kind: a.Kind, Fatal: a.Fatal, Headline: a.Headline,
 		HeadlineSeq: a.HeadlineSeq, Ranks: a.Ranks, State: a.State, DecidedAt: a.DecidedAt, RuleID: a.RuleID,
-		Href: lineHref(key, a.FirstSeq)}
+		Href: lineHref(key, a.FirstSeq), HealthSince: a.HealthOKSince, HealthLast: a.HealthOKLast, HealthDetail: a.HealthOKDetail}
 	if a.Cause != nil {
 		p.Cause = *a.Cause
 	}
