@@ -66,8 +66,9 @@ func evalCorpus() []evalCase {
 			`{"start":47,"end":52,"kind":"traceback","fatal":true,"title":"bad rope scaling","headline_lines":[52]}]}`},
 		{"vllm-demo-ready-01", ready, `{"server":"vllm","outcome":"ready","ready_line":73,"error_blocks":[]}`},
 		{"vllm-demo-loading-01", vllmLoading(30), `{"server":"vllm","outcome":"loading","ready_line":null,"error_blocks":[]}`},
-		{"other-demo-ready-01", []string{"INFO:     Started server process [99]", "INFO:     Application startup complete."},
-			`{"server":"other","outcome":"ready","ready_line":2,"error_blocks":[]}`},
+		{"other-demo-ready-01", []string{"INFO:     Started server process [99]", "INFO:     Application startup complete.",
+			"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"},
+			`{"server":"other","outcome":"ready","ready_line":3,"error_blocks":[]}`},
 	}
 }
 
