@@ -79,7 +79,7 @@ var (
 var listeningPhrases = []string{
 	"listening", "listen on", "listen at", "server listen", "listens on",
 	"running on", "running at", "serving on", "serving at", "serving http", "served at", "served on",
-	"started on", "started at",
+	"started on", "started at", "starting server", "starting http", "starting api", "start server",
 	"available at", "available on", "accessible at", "accessible on", "reachable at",
 	"ready at", "ready on", "is up at", "up and running", "live at", "live on",
 	"bound to", "bound on", "bound at",
@@ -89,16 +89,13 @@ var listeningPhrases = []string{
 }
 
 // advisingPhrases tell a person where to point a browser or a client
-// ("Please open http://0.0.0.0:23333 in a browser"), or say that a server
-// is about to listen. A wrapper may print them before the server it runs
-// has bound its port (LMDeploy prints its hint, then uvicorn starts), so
-// alone they make an announcement that waits like one before loading
-// (announcedReady), never readiness at once.
-// A server's line that it is about to start listening ("Starting HTTP
-// server: 0.0.0.0:80") is no more: the bind comes after it, and may fail.
+// ("Please open http://0.0.0.0:23333 in a browser"). A wrapper may print
+// them before the server it runs has bound its port (LMDeploy prints its
+// hint, then uvicorn starts), so alone they make an announcement that
+// waits like one before loading (announcedReady), never readiness at once;
+// after loading, a quiet end of the stream confirms it.
 var advisingPhrases = []string{
 	"go to", "connect to", "open http", "visit http", "navigate to", "browse to", "point your browser",
-	"starting server", "starting http", "starting api", "start server",
 }
 
 // notAnnouncing are words that make an address on the line something other
@@ -313,6 +310,10 @@ type pendingReady struct {
 	// announcement: the bind's announcement makes the launch ready at its
 	// own line, whatever the family.
 	Bind bool `json:"bind,omitempty"`
+	// Quiet: a quiet end of the stream confirms it (SettleStreamEnd): a
+	// BeforeBind line, or advice after the model loaded ("To see the GUI go
+	// to: http://..." is a server's last line until a request comes).
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // awaitBind handles a BeforeBind ready line (its verdict v, time at,
@@ -328,7 +329,7 @@ func (s *State) awaitBind(v *LineVerdict, at time.Time, src string) bool {
 		// that was not says "Uvicorn running on" a line later anyway).
 		return false
 	}
-	s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Bind: true}
+	s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Bind: true, Quiet: true}
 	return true
 }
 
@@ -369,7 +370,7 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 		return false
 	}
 	if !a.health && (!s.d.Loaded || a.advice) {
-		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N}
+		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Quiet: s.d.Loaded}
 		return false
 	}
 	if s.d.Announced != nil {

@@ -114,9 +114,10 @@ func (s *State) Settle(mode SettleMode) Result {
 			s.settleSoft(&fb, ev)
 		}
 	}
-	if w := s.d.Announced; mode == SettleStreamEnd && w != nil && w.Bind && s.d.Ready == nil && s.d.Fatal == 0 {
+	if w := s.d.Announced; mode == SettleStreamEnd && w != nil && w.Quiet && s.d.Ready == nil && s.d.Fatal == 0 {
 		// The launch went quiet after its readiness line with no bind
-		// failure: the bind succeeded (a bind failure is logged at once).
+		// failure (logged at once) or after its advice where to connect:
+		// it serves.
 		s.confirmAnnounced(&fb)
 	}
 	var r Result

@@ -154,8 +154,8 @@ func (s *State) Summary() Summary {
 		}
 	}
 	sum.PendingRuns += s.pendingRuns() // ERROR runs that SettleStreamEnd would make fatal
-	if w := s.d.Announced; w != nil && w.Bind {
-		sum.PendingRuns++ // a readiness that waits for its bind: the stream's end confirms it
+	if w := s.d.Announced; w != nil && w.Quiet {
+		sum.PendingRuns++ // a readiness that a quiet end of the stream confirms
 	}
 	var cur *Phase
 	for i := range s.d.Phases {

@@ -144,3 +144,25 @@ INFO:     Application startup complete.`)
 		t.Errorf("a server that said where it listens: ready %+v, want ready at its announcement, line 2", handed.Ready)
 	}
 }
+
+// TestAdviceAfterLoadingIsReadyOnAQuietEnd: a server that loaded its
+// model and then tells people where to point a browser has usually bound
+// already, and prints nothing more until a request comes: once the stream
+// ends quiet it is ready at that line. Before any loading, the same advice
+// waits for what follows (the server may load next).
+func TestAdviceAfterLoadingIsReadyOnAQuietEnd(t *testing.T) {
+	t.Parallel()
+	loaded := feedBothWays(t, "", `Total VRAM 24576 MB, total RAM 64000 MB
+Loading weights from /models/heron-xl.safetensors
+weights loaded in 4.2 seconds
+To see the GUI go to: http://127.0.0.1:8188`)
+	if loaded.Ready == nil || loaded.Ready.Seq != 4 || loaded.Final != "ready" {
+		t.Errorf("advice after loading: ready %+v, final %q; want ready at line 4", loaded.Ready, loaded.Final)
+	}
+	early := feedBothWays(t, "", `Heron studio 2.1
+To see the GUI go to: http://127.0.0.1:8188
+Loading weights from /models/heron-xl.safetensors`)
+	if early.Ready != nil {
+		t.Errorf("advice before loading, then loading: ready at %d, want not ready", early.Ready.Seq)
+	}
+}
