@@ -41,6 +41,8 @@ type Pipeline struct {
 	deadlines chan struct{}
 	// piece is about how many lines a COPY is handed at a time (stream.go).
 	piece int
+	// sigs compiles the taught signatures batches classify with.
+	sigs *sigCache
 }
 
 // Option configures a Pipeline.
@@ -72,7 +74,7 @@ func WithStreamEndAfter(d time.Duration) Option {
 // New returns a Pipeline writing to st.
 func New(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
 	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, streamEndAfter: DefaultStreamEndAfter,
-		deadlines: make(chan struct{}, 1), piece: streamPiece}
+		deadlines: make(chan struct{}, 1), piece: streamPiece, sigs: newSigCache()}
 	for _, o := range opts {
 		o(p)
 	}
@@ -119,7 +121,8 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 				return err
 			}
 		}
-		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece}
+		b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece,
+			cache: p.sigs, log: p.log}
 		if err := b.apply(ctx, fresh, attrs); err != nil {
 			return err
 		}

@@ -58,6 +58,12 @@ type Launch struct {
 	PendingRuns bool
 	// Endpoints are the addresses the server announced (migrations/00022).
 	Endpoints []string
+	// JudgedBy names the classifier that judged the launch last, and
+	// SignatureIDs the taught signatures in its scope then; ReclassifiedAt
+	// is when it was last reclassified on request (migrations/00023).
+	JudgedBy       string
+	SignatureIDs   []int64
+	ReclassifiedAt *time.Time
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -100,14 +106,15 @@ const launchColumns = `
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
-	l.settle_at, l.pending_runs, l.endpoints`
+	l.settle_at, l.pending_runs, l.endpoints, l.judged_by, l.signature_ids, l.reclassified_at`
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
 	var l Launch
 	err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints)
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints,
+		&l.JudgedBy, &l.SignatureIDs, &l.ReclassifiedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -220,6 +227,10 @@ type LaunchUpdate struct {
 	PendingRuns     bool       // the last lines are an ERROR run (classify.Summary.PendingRuns)
 	Clock           LaunchClock
 	Endpoints       []string // the announced endpoints, written as they are (classify.Summary.Endpoints)
+	// JudgedBy and SignatureIDs: the classifier and the taught signatures
+	// that judged the batch ("" keeps the stored ones).
+	JudgedBy     string
+	SignatureIDs []int64
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -239,6 +250,10 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	if endpoints == nil {
 		endpoints = []string{}
 	}
+	sigIDs := u.SignatureIDs
+	if sigIDs == nil {
+		sigIDs = []int64{}
+	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE launches SET
 			name = CASE WHEN $2 <> '' THEN $2 ELSE name END,
@@ -256,11 +271,15 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			classifier_state = $17,
 			settle_at = $18, pending_runs = $19,
 			clock_offset = $20, clock_source = $21, clock_tz = $22, clock_samples = $23, clock_logged = $24,
-			endpoints = $26, updated_at = now()
+			endpoints = $26,
+			judged_by = CASE WHEN $27 <> '' THEN $27 ELSE judged_by END,
+			signature_ids = CASE WHEN $27 <> '' THEN $28 ELSE signature_ids END,
+			updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
 		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
-		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints)
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints,
+		u.JudgedBy, sigIDs)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

@@ -180,7 +180,8 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 		err := row.Scan(&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 			&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 			&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)
+			&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &l.JudgedBy, &l.SignatureIDs,
+			&l.ReclassifiedAt, &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)
 		return it, err
 	})
 	if err != nil {
