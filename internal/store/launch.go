@@ -179,13 +179,23 @@ func (s *Store) Clock(ctx context.Context, launchID int64) (LaunchClock, error) 
 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
+	return t.readLaunch(ctx, id, " FOR UPDATE")
+}
+
+// ReadLaunch is LockLaunch without the lock, for a transaction that only
+// reads (a backtest).
+func (t *Tx) ReadLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
+	return t.readLaunch(ctx, id, "")
+}
+
+func (t *Tx) readLaunch(ctx context.Context, id int64, lock string) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
 	var clockOffset, compacted int64
 	err := t.tx.QueryRow(ctx, `
 		SELECT id, server, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
 			exit_code, exit_signal, exit_requested, labels, settle_at,
 			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged, compacted_through
-		FROM launches WHERE id = $1 FOR UPDATE`, id).
+		FROM launches WHERE id = $1`+lock, id).
 		Scan(&l.ID, &l.Server, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
 			&l.Clock.Logged, &compacted)

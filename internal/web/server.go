@@ -68,6 +68,12 @@ type Config struct {
 	// create a minute, per process (launch_limit.go); more get 429. 0 means
 	// DefaultMaxNewLaunchesPerMinute, a negative number no limit.
 	MaxNewLaunchesPerMinute int
+	// BacktestBudget and BacktestLimit bound a signature's preview: the
+	// most recent BacktestLimit launches in its scope, read for at most
+	// BacktestBudget; 0 means pipeline.DefaultBacktestBudget and
+	// DefaultBacktestLimit.
+	BacktestBudget time.Duration
+	BacktestLimit  int
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -279,6 +285,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.add("POST", "/api/v1/launches/:key/unpin", auth.Review, h.launchPinAPI(false))
 	r.add("GET", "/api/v1/live", auth.Read, h.launchesLive)
 	r.add("POST", "/api/v1/launches/:key/alarms/:no/decision", auth.Review, h.apiDecision)
+	r.add("POST", "/api/v1/launches/:key/reclassify", auth.Review, h.apiLaunchReclassify)
 	r.add("GET", "/api/v1/rules", auth.Read, h.apiRulesList)
 	r.add("POST", "/api/v1/rules", auth.Review, h.apiRuleCreate)
 	r.add("PATCH", "/api/v1/rules/:id", auth.Review, h.apiRuleUpdate)
