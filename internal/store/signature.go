@@ -288,24 +288,6 @@ type SignatureHit struct {
 	Lines       int64
 }
 
-// SignatureHitsOf returns the signatures that matched lines of a launch.
-func (s *Store) SignatureHitsOf(ctx context.Context, launchID int64) ([]SignatureHit, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT h.signature_id, s.meaning, s.pattern, h.lines FROM signature_hits h JOIN signatures s ON s.id = h.signature_id
-		WHERE h.launch_id = $1 ORDER BY h.signature_id`, launchID)
-	if err != nil {
-		return nil, fmt.Errorf("store: signature hits: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (SignatureHit, error) {
-		var h SignatureHit
-		return h, row.Scan(&h.SignatureID, &h.Meaning, &h.Pattern, &h.Lines)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: signature hits: %w", err)
-	}
-	return out, nil
-}
-
 // SignatureLaunches returns the keys of the launches a signature matched
 // lines of, newest first, at most limit.
 func (s *Store) SignatureLaunches(ctx context.Context, id int64, limit int) ([]string, error) {
@@ -318,6 +300,30 @@ func (s *Store) SignatureLaunches(ctx context.Context, id int64, limit int) ([]s
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, fmt.Errorf("store: signature launches: %w", err)
+	}
+	return out, nil
+}
+
+// SignaturesJudging returns the signatures of ids (those in a launch's
+// scope when it was judged) and those that matched lines of the launch,
+// with the lines each matched there, by id.
+func (s *Store) SignaturesJudging(ctx context.Context, launchID int64, ids []int64) ([]SignatureHit, error) {
+	if ids == nil {
+		ids = []int64{}
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT s.id, s.meaning, s.pattern, COALESCE(h.lines, 0)
+		FROM signatures s LEFT JOIN signature_hits h ON h.signature_id = s.id AND h.launch_id = $1
+		WHERE s.id = ANY($2) OR h.lines IS NOT NULL ORDER BY s.id`, launchID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("store: signatures judging: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (SignatureHit, error) {
+		var h SignatureHit
+		return h, row.Scan(&h.SignatureID, &h.Meaning, &h.Pattern, &h.Lines)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: signatures judging: %w", err)
 	}
 	return out, nil
 }

@@ -32,6 +32,9 @@ var routeNeeds = map[string]string{
 	"GET /rules": "read", "GET /rules/new": "review", "GET /rules/preview": "review", "POST /rules": "review",
 	"POST /rules/:id/toggle": "review", "GET /rules/:id/edit": "review", "POST /rules/:id": "review",
 	"GET /review": "read", "POST /review/decide": "review", "GET /compare": "read",
+	"GET /signatures": "read", "GET /signatures/new": "review", "GET /signatures/preview": "review",
+	"POST /signatures": "review", "POST /signatures/:id/toggle": "review", "GET /launches/:key/reclassify": "review",
+	"POST /launches/:key/reclassify": "review",
 
 	"GET /admin/users": "admin", "POST /admin/users": "admin", "POST /admin/users/:id": "admin",
 	"GET /admin/tokens": "admin", "POST /admin/tokens": "admin", "POST /admin/tokens/:id/revoke": "admin",
