@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -122,15 +124,15 @@ func (u UserSignature) Signature() (Signature, error) {
 	}
 	g.Tests = u.Tests
 	if len(g.Tests) == 0 {
-		g.Tests = []string{exampleOf(u.Matcher, p)}
+		g.Tests = []string{ExampleLine(u.Matcher, p)}
 	}
 	return g, nil
 }
 
-// exampleOf is a line the pattern matches, for a signature that matched no
+// ExampleLine is a line the pattern matches, for a signature that matched no
 // stored line yet (a pack signature needs a test line): the substring
 // itself, the template with sample values, the regex's literals.
-func exampleOf(matcher, p string) string {
+func ExampleLine(matcher, p string) string {
 	switch matcher {
 	case MatchTemplate:
 		r := strings.NewReplacer("<str>", "'x'", "<path>", "/x", "<hex>", "0x1f", "<size>", "1 GiB",
@@ -351,14 +353,36 @@ func WithSignatures(s *Signatures) Option {
 	}
 }
 
-// CheckPack checks a pack as the embedded ones are checked (a unique id per
-// signature, a known role, a literal, a test line; TestPackSignatures):
-// compiled after the built-in packs, each signature must match its own test
-// lines and none of its not_tests.
-func CheckPack(p Pack) error {
+// ParsePack reads one rule pack as the embedded ones are read: an unknown
+// field is an error.
+func ParsePack(data []byte) (Pack, error) {
+	var p Pack
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("classify: pack: %w", err)
+	}
+	if dec.More() {
+		return p, errors.New("classify: pack: more than one JSON value")
+	}
+	return p, nil
+}
+
+// PackTest says which test lines of a signature match it (Tests) and
+// which of its not_tests lines do (NotTests, which must not).
+type PackTest struct {
+	Tests    []bool
+	NotTests []bool
+}
+
+// TestPack compiles p after the built-in packs, as the embedded packs are
+// compiled (a unique id per signature, a known role, a literal, a test
+// line), and matches each of its signatures against its own test and
+// not_tests lines (TestPackSignatures), by signature id.
+func TestPack(p Pack) (map[string]PackTest, error) {
 	packs, err := Packs()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	first := 0
 	for _, b := range packs {
@@ -366,23 +390,45 @@ func CheckPack(p Pack) error {
 	}
 	rs, err := compilePacks(append(packs, clonePack(p)))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var errs []error
+	out := map[string]PackTest{}
 	for i := first; i < len(rs.sigs); i++ {
 		g := rs.sigs[i]
 		server := ""
 		if len(g.Servers) > 0 {
 			server = g.Servers[0]
 		}
+		var t PackTest
 		for _, line := range g.Tests {
-			if !rs.matches(int32(i), line, server) {
-				errs = append(errs, fmt.Errorf("classify: signature %s: test line does not match: %q", g.ID, line))
-			}
+			t.Tests = append(t.Tests, rs.matches(int32(i), line, server))
 		}
 		for _, line := range g.NotTests {
-			if rs.matches(int32(i), line, server) {
-				errs = append(errs, fmt.Errorf("classify: signature %s: not_test line matches: %q", g.ID, line))
+			t.NotTests = append(t.NotTests, rs.matches(int32(i), line, server))
+		}
+		out[g.ID] = t
+	}
+	return out, nil
+}
+
+// CheckPack checks a pack as the embedded ones are checked (TestPack):
+// every test line must match its signature and no not_tests line.
+func CheckPack(p Pack) error {
+	res, err := TestPack(p)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, g := range p.Signatures {
+		t := res[g.ID]
+		for i, ok := range t.Tests {
+			if !ok {
+				errs = append(errs, fmt.Errorf("classify: signature %s: test line does not match: %q", g.ID, g.Tests[i]))
+			}
+		}
+		for i, bad := range t.NotTests {
+			if bad {
+				errs = append(errs, fmt.Errorf("classify: signature %s: not_test line matches: %q", g.ID, g.NotTests[i]))
 			}
 		}
 	}

@@ -277,3 +277,43 @@ func TestTaughtSignatureMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestTaughtSignaturesAsAPack: taught signatures in their pack form pass
+// the checks of the built-in pack loader (TestPackSignatures's), with the
+// lines they were taught from as tests; a test line that does not match
+// fails them.
+func TestTaughtSignaturesAsAPack(t *testing.T) {
+	t.Parallel()
+	p := classify.Pack{Family: classify.TaughtPack}
+	for i, u := range acmeSignatures {
+		u.Tests = []string{acmeLog[[]int{1, 3, 4, 5, 7}[i]]}
+		u.Servers = []string{"acme-infer"}
+		g, err := u.Signature()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Signatures = append(p.Signatures, g)
+	}
+	if err := classify.CheckPack(p); err != nil {
+		t.Fatalf("the taught pack fails the loader's checks: %v", err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := classify.ParsePack(b)
+	if err != nil || classify.CheckPack(back) != nil || !jsonEqual(back, p) {
+		t.Fatalf("the pack's JSON does not read back: %v", err)
+	}
+	if _, err := classify.ParsePack([]byte(`{"family":"x","signatures":[],"extra":1}`)); err == nil {
+		t.Error("an unknown field was accepted")
+	}
+	p.Signatures[2].Tests = []string{"[acme] engine up: accepting requests, 3 of 4"}
+	if err := classify.CheckPack(p); err == nil || !strings.Contains(err.Error(), "taught.3") {
+		t.Errorf("a test line that does not match: %v", err)
+	}
+	p.Signatures[2].ID = p.Signatures[1].ID
+	if err := classify.CheckPack(p); err == nil {
+		t.Error("a duplicate id was accepted")
+	}
+}

@@ -53,6 +53,7 @@ var routeNeeds = map[string]string{
 	"POST /api/v1/launches/:key/pin":        "review", "POST /api/v1/launches/:key/unpin": "review",
 	"GET /api/v1/rules": "read", "POST /api/v1/rules": "review", "PATCH /api/v1/rules/:id": "review",
 	"GET /api/v1/signatures": "read", "POST /api/v1/signatures": "review", "PATCH /api/v1/signatures/:id": "review",
+	"GET /api/v1/signatures/pack": "read", "POST /api/v1/signatures/pack": "review",
 	"GET /api/v1/tokens": "admin", "POST /api/v1/tokens": "admin", "DELETE /api/v1/tokens/:id": "admin",
 
 	"GET /incidents": "read", "GET /incidents/new": "read", "POST /incidents": "review", "GET /incidents/:id": "read",

@@ -38,7 +38,9 @@ type buildError struct {
 	err error
 }
 
-func (e *buildError) Error() string { return "building cmd/launchwatch: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "building cmd/launchwatch: " + e.err.Error() + "\n" + e.out
+}
 
 // wait runs `launchwatch wait key` against the test server and returns its
 // exit code and output.
