@@ -24,7 +24,7 @@ func (h *handler) apiSignaturePackExport(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="`+classify.TaughtPack+`.json"`)
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSONCharsetUTF8, append(b, '\n'))
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, append(b, '\n'))
 }
 
 // apiSignaturePackImport answers POST /api/v1/signatures/pack with a rule
