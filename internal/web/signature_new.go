@@ -113,6 +113,9 @@ func meaningOf(l store.Line) string {
 // signaturePreviewProps backtests the draft; an invalid draft gives its
 // errors instead of a preview.
 func (h *handler) signaturePreviewProps(c echo.Context, d review.SignatureDraft) (*views.SignaturePreviewProps, map[string]string, error) {
+	if d.Reason == "" {
+		d.Reason = "a preview" // asked for before saving; the save asks for the reason
+	}
 	if err := d.Validate(); err != nil {
 		var invalid *review.InvalidError
 		if errors.As(err, &invalid) {
