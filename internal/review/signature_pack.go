@@ -84,6 +84,9 @@ func ExportPack(ctx context.Context, st *store.Store) (classify.Pack, error) {
 	return p, nil
 }
 
+// maxImport bounds the signatures one import backtests and saves.
+const maxImport = 100
+
 // ImportOptions say who imports a pack, and the scope of its signatures
 // that name no server (the pack format has no label scope): all launches
 // when Scope is "".
@@ -102,8 +105,12 @@ type ImportOptions struct {
 // saves them all in one transaction, or none.
 func ImportPack(ctx context.Context, st *store.Store, pipe *pipeline.Pipeline, p classify.Pack, o ImportOptions, bo pipeline.BacktestOptions) ([]int64, error) {
 	f := map[string]string{}
-	if len(p.Signatures) == 0 {
+	switch {
+	case len(p.Signatures) == 0:
 		f["signatures"] = "the pack has no signature"
+	case len(p.Signatures) > maxImport:
+		f["signatures"] = fmt.Sprintf("a pack imports at most %d signatures at once", maxImport)
+		return nil, &InvalidError{Fields: f}
 	}
 	if err := classify.CheckPack(p); err != nil {
 		f["pack"] = strings.ReplaceAll(err.Error(), "classify: ", "")
