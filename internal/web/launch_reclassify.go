@@ -27,8 +27,10 @@ func (h *handler) apiLaunchReclassify(c echo.Context) error {
 		return err
 	}
 	var req reclassifyRequest
-	if err := decodeTextJSON(c, &req); err != nil {
-		return err
+	if c.Request().ContentLength != 0 { // no body at all: apply, as {} does
+		if err := decodeTextJSON(c, &req); err != nil {
+			return err
+		}
 	}
 	diff, err := h.pipe.Reclassify(c.Request().Context(), key, pipeline.ReclassifyOptions{Preview: req.Preview,
 		Actor: actorName(c), MayDropConfirmed: principalOf(c).level == auth.Admin})

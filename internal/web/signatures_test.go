@@ -488,6 +488,9 @@ func TestReclassify(t *testing.T) {
 			t.Errorf("admin %+v", d)
 		}
 		b.reclassify("nope", webtest.AdminToken, true, 404)
+		if r := b.do("POST", "/api/v1/launches/acme-2/reclassify", "", nil); r.status != 200 {
+			t.Errorf("no body (apply): %d %s", r.status, r.body)
+		}
 		if r := b.do("POST", "/api/v1/launches/acme-2/reclassify", "application/json", []byte(`{"preview":"yes"}`)); r.status != 400 {
 			t.Errorf("bad body: %d", r.status)
 		}
