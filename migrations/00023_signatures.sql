@@ -15,7 +15,7 @@ CREATE TABLE signatures (
     scope_value    text        NOT NULL DEFAULT '',
     reason         text        NOT NULL CHECK (reason <> ''),
     author         text        NOT NULL,
-    from_launch_id bigint REFERENCES launches (id) ON DELETE SET NULL,
+    from_launch_id bigint, -- as rules.from_launch_id: no foreign key, a deleted launch leaves no link
     from_seq       bigint,
     -- lines it matched (the backtest's, the taught line): the tests of the
     -- pack export, at most a few
