@@ -69,6 +69,18 @@ func TestSignaturesPage(t *testing.T) {
 		!strings.Contains(string(r.body), "pattern") {
 		t.Errorf("a preview of a bad regex: %d %s", r.status, r.body)
 	}
+	// Log text and what people typed are rendered escaped everywhere.
+	b.postText("/api/v1/launches/xss-1/lines?server=acme-serve", "<script>alert(1)</script> acme-serve up <b>now</b>\n")
+	b.apiJSON("POST", "/api/v1/signatures", webtest.AdminToken, signatureBody(map[string]any{"meaning": "ready",
+		"matcher": "substring", "pattern": "<script>alert(1)</script> acme", "scope": "server", "scope_value": "acme-serve",
+		"reason": "<img src=x onerror=alert(2)>", "from_launch": "xss-1", "from_seq": 1}), 201)
+	for _, path := range []string{"/signatures", "/signatures/new?launch=xss-1&seq=1&preview=1", "/launches/xss-1"} {
+		r := b.do("GET", path, "", nil)
+		if body := string(r.body); r.status != 200 || strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") ||
+			strings.Contains(body, "<b>now") {
+			t.Errorf("%s renders log text or a reason unescaped (%d)", path, r.status)
+		}
+	}
 	// The launch page offers Reclassify; its preview and apply.
 	doc = b.page("/launches/acme-3/reclassify", 200)
 	if testid(doc, "reclassify-from").Text() != "loading" || testid(doc, "reclassify-to").Text() != "loading" {
