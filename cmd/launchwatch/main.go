@@ -26,6 +26,7 @@ var commands = map[string]command{
 	"eval":   {summary: "score the classifier (or a grep baseline) on a labeled corpus", run: runEval},
 	"ship":   {summary: "ship a log file to a launch, following it like tail -F", run: runShip},
 	"run":    {summary: "run a server process, ship its output, report its exit and health", run: runRun},
+	reclass:  reclassifyCommand,
 	"wait":   {summary: "wait until a launch is ready or dead; the exit code says which", run: runWait},
 }
 

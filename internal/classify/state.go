@@ -106,15 +106,24 @@ type prevLine struct {
 
 // New returns the state of a launch that has seen no lines. server is the
 // server family (sglang, vllm, tgi, trtllm, lmdeploy, ollama ...) if known,
-// else "": the family is then detected from the lines.
-func New(server string) *State {
+// else "": the family is then detected from the lines. Options add taught
+// signatures (WithSignatures).
+func New(server string, opts ...Option) *State {
 	server = strings.ToLower(strings.TrimSpace(server))
-	return &State{d: stateData{Server: server, Fixed: server != "", NextID: 1}, rs: defaultRules()}
+	s := &State{d: stateData{Server: server, Fixed: server != "", NextID: 1}, rs: defaultRules()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
-// Restore rebuilds a State saved with MarshalBinary.
-func Restore(data []byte) (*State, error) {
+// Restore rebuilds a State saved with MarshalBinary, with the options it
+// was made with (the state keeps no taught signature).
+func Restore(data []byte, opts ...Option) (*State, error) {
 	s := &State{rs: defaultRules()}
+	for _, o := range opts {
+		o(s)
+	}
 	if err := json.Unmarshal(data, &s.d); err != nil {
 		return nil, fmt.Errorf("classify: restore state: %w", err)
 	}

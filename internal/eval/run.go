@@ -134,6 +134,12 @@ func Feed(lines []string, server string, next BatchFunc, roundTrip bool) (Run, e
 	return feed(lines, server, next, roundTrip, false)
 }
 
+// FeedWith is Feed with classifier options (taught signatures), given to
+// the state at its start and at every restore.
+func FeedWith(lines []string, server string, next BatchFunc, roundTrip bool, opts ...classify.Option) (Run, error) {
+	return feed(lines, server, next, roundTrip, false, opts...)
+}
+
 // Replay is Feed as a client of the server sees it that reads the launch
 // after every batch (../shared/tools/score_api.py, `eval --url`): when a
 // batch leaves a fatal alarm unsettled, the server's answer has no status,
@@ -143,8 +149,8 @@ func Replay(lines []string, server string, next BatchFunc) (Run, error) {
 	return feed(lines, server, next, true, true)
 }
 
-func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) (Run, error) {
-	r := replay{st: classify.New(server), verdicts: make([]classify.LineVerdict, len(lines)),
+func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool, opts ...classify.Option) (Run, error) {
+	r := replay{st: classify.New(server, opts...), verdicts: make([]classify.LineVerdict, len(lines)),
 		alarms: map[int]classify.Alarm{}, phases: map[string]classify.Phase{}, config: map[string]string{}}
 	var statuses []string
 	for i := 0; i < len(lines); {
@@ -162,7 +168,7 @@ func feed(lines []string, server string, next BatchFunc, roundTrip, asked bool) 
 			if err != nil {
 				return Run{}, err
 			}
-			if r.st, err = classify.Restore(b); err != nil {
+			if r.st, err = classify.Restore(b, opts...); err != nil {
 				return Run{}, err
 			}
 		}

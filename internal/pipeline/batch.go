@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -29,6 +30,11 @@ type batch struct {
 	clock       store.LaunchClock
 	idle        bool // the settler settles the launch (classify.SettleIdle)
 	piece       int  // about how many lines a COPY is handed at a time (stream.go)
+	// cache compiles the taught signatures (signatures.go); taught are
+	// those of the launch's scope, read by loadSignatures.
+	cache  *sigCache
+	log    *slog.Logger
+	taught taught
 }
 
 // apply classifies and writes the fresh lines (sorted by seq, none stored
@@ -37,6 +43,9 @@ func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs launchid.A
 	server := b.launch.GivenServer()
 	if server == "" {
 		server = attrs.Server
+	}
+	if err := b.loadSignatures(ctx, server, attrs.Labels); err != nil {
+		return err
 	}
 	state, usable := b.restoreState(server)
 	times, err := b.clockTimes(ctx, fresh, attrs.TZ)
@@ -120,6 +129,9 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 	if err := b.applyRules(ctx, server, alarms); err != nil {
 		return err
 	}
+	if err := b.countHits(ctx, state.Server(), fresh, b.received); err != nil {
+		return err
+	}
 	return b.saveLaunch(ctx, fresh, attrs, state, res)
 }
 
@@ -128,12 +140,12 @@ func (b *batch) store(ctx context.Context, server string, state *classify.State,
 // by an older classifier); apply then rebuilds from the stored lines.
 func (b *batch) restoreState(server string) (*classify.State, bool) {
 	if len(b.launch.ClassifierState) > 0 {
-		state, err := classify.Restore(b.launch.ClassifierState)
+		state, err := classify.Restore(b.launch.ClassifierState, b.taught.opts()...)
 		if err == nil {
 			return state, true
 		}
 	}
-	return classify.New(server), false
+	return classify.New(server, b.taught.opts()...), false
 }
 
 // classifierLines appends the classifier's view of lines to out (a
@@ -219,7 +231,7 @@ func (b *batch) saveLaunch(ctx context.Context, fresh []decode.Line, attrs launc
 		ID: b.launch.ID, Attrs: attrs, Config: res.Config, AddedLines: int64(len(fresh)),
 		Phase: sum.Phase, PhaseDone: sum.PhaseDone, PhaseTotal: sum.PhaseTotal,
 		LastSeq: b.launch.LastSeq, ClassifierState: saved, SettleAt: b.settleAt, PendingRuns: sum.PendingRuns > 0,
-		Clock: b.clock, Endpoints: sum.Endpoints,
+		Clock: b.clock, Endpoints: sum.Endpoints, JudgedBy: Classifier(), SignatureIDs: b.taught.ids,
 	}
 	if attrs.Server == "" && b.launch.GivenServer() == "" {
 		// Shipped without a server: the family the lines show is the

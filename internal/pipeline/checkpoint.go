@@ -61,7 +61,7 @@ func mergeFindings(all *classify.Result, r classify.Result) {
 // the batch stores.
 func (b *batch) refeed(ctx context.Context, server string, saved *classify.State, fresh []decode.Line, scratch bool) (*classify.State, classify.Result, error) {
 	id := b.launch.ID
-	state := classify.New(server)
+	state := classify.New(server, b.taught.opts()...)
 	from := int64(0)
 	var later []store.Checkpoint
 	if !scratch {
@@ -71,7 +71,7 @@ func (b *batch) refeed(ctx context.Context, server string, saved *classify.State
 		}
 		later = after
 		if cp != nil {
-			if st, err := classify.Restore(cp.State); err == nil {
+			if st, err := classify.Restore(cp.State, b.taught.opts()...); err == nil {
 				state, from = st, cp.Seq
 			} else {
 				later = nil // an older classifier's: reclassify from the first line

@@ -124,7 +124,7 @@ func (p *Pipeline) Exit(ctx context.Context, key string, code *int, signal strin
 		if l.LastSeq > 0 {
 			// The process ended: no line can change its events any more,
 			// so they settle now rather than at the deadline.
-			b := batch{tx: tx, launch: l, received: at, settleAfter: p.settleAfter, clock: l.Clock}
+			b := batch{tx: tx, launch: l, received: at, settleAfter: p.settleAfter, clock: l.Clock, cache: p.sigs, log: p.log}
 			if err := b.settle(ctx, classify.SettleExit); err != nil {
 				return err
 			}

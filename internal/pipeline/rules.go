@@ -16,19 +16,11 @@ func (b *batch) applyRules(ctx context.Context, server string, alarms []classify
 	if len(alarms) == 0 {
 		return nil
 	}
-	rules, err := b.tx.RulesInForce(ctx)
-	if err != nil || len(rules) == 0 {
+	rs, err := b.rulesInForce(ctx)
+	if err != nil || rs == nil {
 		return err
 	}
-	crs := make([]classify.Rule, 0, len(rules))
-	now := time.Now()
-	for i := range rules {
-		if rules[i].InForce(now) {
-			crs = append(crs, rules[i].Classify())
-		}
-	}
-	rs, _ := classify.CompileRules(crs) // invalid rules were refused when saved; any left never match
-	labels := b.launch.Labels           // read with the launch's row lock
+	labels := b.launch.Labels // read with the launch's row lock
 	type hit struct {
 		rule  int64
 		alarm int
@@ -48,4 +40,22 @@ func (b *batch) applyRules(ctx context.Context, server string, alarms []classify
 		}
 	}
 	return nil
+}
+
+// rulesInForce compiles the suppression rules in force now, nil when there
+// is none.
+func (b *batch) rulesInForce(ctx context.Context) (*classify.RuleSet, error) {
+	rules, err := b.tx.RulesInForce(ctx)
+	if err != nil || len(rules) == 0 {
+		return nil, err
+	}
+	crs := make([]classify.Rule, 0, len(rules))
+	now := time.Now()
+	for i := range rules {
+		if rules[i].InForce(now) {
+			crs = append(crs, rules[i].Classify())
+		}
+	}
+	rs, _ := classify.CompileRules(crs) // invalid rules were refused when saved; any left never match
+	return rs, nil
 }

@@ -68,6 +68,9 @@ func (b *batch) settleState(ctx context.Context, state *classify.State, mode cla
 // lock: the classifier state is restored, settled as mode says, and its
 // result applied exactly as a batch's (alarms, rules, status, state).
 func (b *batch) settle(ctx context.Context, mode classify.SettleMode) error {
+	if err := b.loadSignatures(ctx, b.launch.Server, nil); err != nil {
+		return err
+	}
 	state, usable := b.restoreState(b.launch.GivenServer())
 	var res classify.Result
 	if !usable || state.LastSeq() != b.launch.LastSeq {
@@ -119,7 +122,7 @@ func (p *Pipeline) settleLaunch(ctx context.Context, id int64, key string, mode 
 			cm = classify.SettleStreamEnd
 		}
 		b := batch{tx: tx, launch: l, received: p.now().UTC(), settleAfter: p.settleAfter, clock: l.Clock,
-			idle: cm == classify.SettleIdle}
+			idle: cm == classify.SettleIdle, cache: p.sigs, log: p.log}
 		if err := b.settle(ctx, cm); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 )
 
@@ -79,7 +80,7 @@ func (d *Decision) Validate() error {
 
 // Subject names an alarm in the audit log.
 func Subject(launchKey string, no int) string {
-	return SubjectPrefix(launchKey) + strconv.Itoa(no)
+	return pipeline.AlarmSubject(launchKey, no) // a reclassification audits alarms too
 }
 
 // SubjectPrefix starts the audit subject of every alarm of a launch.

@@ -71,19 +71,8 @@ func (d *RuleDraft) Validate() error {
 	} else if why := blindReason(d.Matcher, d.Pattern); why != "" {
 		f["pattern"] = why
 	}
-	switch d.Scope {
-	case "all":
-		d.ScopeValue = ""
-	case "server":
-		if !launchid.ServerPattern.MatchString(d.ScopeValue) {
-			f["scope"] = "name the server kind, such as sglang or vllm"
-		}
-	case "label":
-		if k, v, ok := strings.Cut(d.ScopeValue, "="); !ok || k == "" || v == "" || len(d.ScopeValue) > 200 {
-			f["scope"] = "give the label as name=value"
-		}
-	default:
-		f["scope"] = "choose all launches, a server kind or a label"
+	if why := checkScope(d.Scope, &d.ScopeValue); why != "" {
+		f["scope"] = why
 	}
 	if d.Reason == "" {
 		f["reason"] = "a rule needs a reason: why are these alarms false?"
@@ -112,6 +101,36 @@ func (d *RuleDraft) Validate() error {
 		return &InvalidError{Fields: f}
 	}
 	return nil
+}
+
+// checkScope says what is wrong with a scope (all launches, a server kind
+// or a label as name=value), "" if nothing; a scope of all launches has no
+// value.
+func checkScope(scope string, value *string) string {
+	switch scope {
+	case "all":
+		*value = ""
+	case "server":
+		if !launchid.ServerPattern.MatchString(*value) {
+			return "name the server kind, such as sglang or vllm"
+		}
+	case "label":
+		if k, v, ok := strings.Cut(*value, "="); !ok || k == "" || v == "" || len(*value) > 200 {
+			return "give the label as name=value"
+		}
+	default:
+		return "choose all launches, a server kind or a label"
+	}
+	return ""
+}
+
+// checkAuthor says what is wrong with the name of who makes a change, ""
+// if nothing.
+func checkAuthor(name string) string {
+	if name == "" || utf8.RuneCountInString(name) > 80 || strings.ContainsAny(name, "\x00\n\r") {
+		return "enter your name (at most 80 characters): every change records its author"
+	}
+	return ""
 }
 
 func (d *RuleDraft) rule(now time.Time) store.Rule {

@@ -52,6 +52,12 @@ type Launch struct {
 	// ServerDetected: Server is the family the classifier detected, not
 	// one a shipper gave (migrations/00023).
 	ServerDetected bool
+	// JudgedBy names the classifier that judged the launch last, and
+	// SignatureIDs the taught signatures in its scope then; ReclassifiedAt
+	// is when it was last reclassified on request (migrations/00024).
+	JudgedBy       string
+	SignatureIDs   []int64
+	ReclassifiedAt *time.Time
 }
 
 // EnsureLaunch returns the id of the launch with key, creating it with attrs
@@ -94,14 +100,15 @@ const launchColumns = `
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open'),
 	(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.fatal AND a.state IN ('open', 'confirmed')),
-	l.settle_at, l.pending_runs, l.endpoints, l.server_detected`
+	l.settle_at, l.pending_runs, l.endpoints, l.server_detected, l.judged_by, l.signature_ids, l.reclassified_at`
 
 // dest is where a row of launchColumns scans into, in order.
 func (l *Launch) dest() []any {
 	return []any{&l.ID, &l.Key, &l.Name, &l.Server, &l.Host, &l.Labels, &l.Config, &l.Status, &l.Phase,
 		&l.PhaseDone, &l.PhaseTotal, &l.LineCount, &l.LastSeq, &l.FirstLineAt, &l.LastLineAt, &l.ReadyAt,
 		&l.ReadySeq, &l.ExitCode, &l.ExitSignal, &l.EndedAt, &l.LastHeartbeatAt, &l.CreatedAt, &l.UpdatedAt,
-		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &l.ServerDetected}
+		&l.Alarms, &l.OpenAlarms, &l.FatalAlarms, &l.SettleAt, &l.PendingRuns, &l.Endpoints, &l.ServerDetected,
+		&l.JudgedBy, &l.SignatureIDs, &l.ReclassifiedAt}
 }
 
 func scanLaunch(row pgx.Row) (*Launch, error) {
@@ -182,13 +189,23 @@ func (s *Store) Clock(ctx context.Context, launchID int64) (LaunchClock, error) 
 
 // LockLaunch locks the launch row until the transaction ends and returns it.
 func (t *Tx) LockLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
+	return t.readLaunch(ctx, id, " FOR UPDATE")
+}
+
+// ReadLaunch is LockLaunch without the lock, for a transaction that only
+// reads (a backtest).
+func (t *Tx) ReadLaunch(ctx context.Context, id int64) (*LaunchForUpdate, error) {
+	return t.readLaunch(ctx, id, "")
+}
+
+func (t *Tx) readLaunch(ctx context.Context, id int64, lock string) (*LaunchForUpdate, error) {
 	var l LaunchForUpdate
 	var clockOffset, compacted int64
 	err := t.tx.QueryRow(ctx, `
 		SELECT id, server, server_detected, last_seq, classifier_state, ready_at, ready_seq, GREATEST(last_line_at, last_heartbeat_at),
 			exit_code, exit_signal, exit_requested, labels, settle_at,
 			pending_runs, status, clock_offset, clock_source, clock_tz, clock_samples, clock_logged, compacted_through
-		FROM launches WHERE id = $1 FOR UPDATE`, id).
+		FROM launches WHERE id = $1`+lock, id).
 		Scan(&l.ID, &l.Server, &l.ServerDetected, &l.LastSeq, &l.ClassifierState, &l.ReadyAt, &l.ReadySeq, &l.LastHeard, &l.ExitCode, &l.ExitSignal, &l.ExitRequested,
 			&l.Labels, &l.SettleAt, &l.PendingRuns, &l.Status, &clockOffset, &l.Clock.Source, &l.Clock.TZ, &l.Clock.Samples,
 			&l.Clock.Logged, &compacted)
@@ -234,6 +251,10 @@ type LaunchUpdate struct {
 	// (Attrs.Server is empty), is written as the launch's server, marked
 	// detected: the family the classifier detected ("" when it knows none).
 	DetectedServer *string
+	// JudgedBy and SignatureIDs: the classifier and the taught signatures
+	// that judged the batch ("" keeps the stored ones).
+	JudgedBy     string
+	SignatureIDs []int64
 }
 
 // SaveLaunch writes the state of a launch after a batch.
@@ -253,6 +274,10 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 	if endpoints == nil {
 		endpoints = []string{}
 	}
+	sigIDs := u.SignatureIDs
+	if sigIDs == nil {
+		sigIDs = []int64{}
+	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE launches SET
 			name = CASE WHEN $2 <> '' THEN $2 ELSE name END,
@@ -271,11 +296,15 @@ func (t *Tx) SaveLaunch(ctx context.Context, u LaunchUpdate) error {
 			classifier_state = $17,
 			settle_at = $18, pending_runs = $19,
 			clock_offset = $20, clock_source = $21, clock_tz = $22, clock_samples = $23, clock_logged = $24,
-			endpoints = $26, updated_at = now()
+			endpoints = $26,
+			judged_by = CASE WHEN $28 <> '' THEN $28 ELSE judged_by END,
+			signature_ids = CASE WHEN $28 <> '' THEN $29 ELSE signature_ids END,
+			updated_at = now()
 		WHERE id = $1`,
 		u.ID, u.Attrs.Name, u.Attrs.Server, u.Attrs.Host, labels, config, u.Status, u.Phase, u.PhaseDone,
 		u.PhaseTotal, u.AddedLines, u.LastSeq, u.FirstLineAt, u.LastLineAt, u.ReadyAt, u.ReadySeq, u.ClassifierState, u.SettleAt, u.PendingRuns,
-		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints, u.DetectedServer)
+		int64(u.Clock.Offset), u.Clock.Source, u.Clock.TZ, samples, u.Clock.Logged, u.ClearReady, endpoints, u.DetectedServer,
+		u.JudgedBy, sigIDs)
 	if err != nil {
 		return fmt.Errorf("store: save launch: %w", err)
 	}

@@ -1,9 +1,12 @@
 package views
 
 import (
-	"launchwatch/internal/timefmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
+
+	"launchwatch/internal/timefmt"
 )
 
 // Duration formats d the way an engineer reads a launch: 33.8s, 4m12s, 2h05m.
@@ -22,3 +25,5 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -32,6 +32,9 @@ var routeNeeds = map[string]string{
 	"GET /rules": "read", "GET /rules/new": "review", "GET /rules/preview": "review", "POST /rules": "review",
 	"POST /rules/:id/toggle": "review", "GET /rules/:id/edit": "review", "POST /rules/:id": "review",
 	"GET /review": "read", "POST /review/decide": "review", "GET /compare": "read",
+	"GET /signatures": "read", "GET /signatures/new": "review", "GET /signatures/preview": "review",
+	"POST /signatures": "review", "POST /signatures/:id/toggle": "review", "GET /launches/:key/reclassify": "review",
+	"POST /launches/:key/reclassify": "review",
 
 	"GET /admin/users": "admin", "POST /admin/users": "admin", "POST /admin/users/:id": "admin",
 	"GET /admin/tokens": "admin", "POST /admin/tokens": "admin", "POST /admin/tokens/:id/revoke": "admin",
@@ -47,8 +50,11 @@ var routeNeeds = map[string]string{
 	"GET /api/v1/launches/:key": "status", "GET /api/v1/launches/:key/live": "status", "GET /api/v1/live": "read",
 	"GET /api/v1/launches/:key/seqs":                 "status",
 	"POST /api/v1/launches/:key/alarms/:no/decision": "review", "DELETE /api/v1/launches/:key": "admin",
-	"POST /api/v1/launches/:key/pin": "review", "POST /api/v1/launches/:key/unpin": "review",
+	"POST /api/v1/launches/:key/reclassify": "review",
+	"POST /api/v1/launches/:key/pin":        "review", "POST /api/v1/launches/:key/unpin": "review",
 	"GET /api/v1/rules": "read", "POST /api/v1/rules": "review", "PATCH /api/v1/rules/:id": "review",
+	"GET /api/v1/signatures": "read", "POST /api/v1/signatures": "review", "PATCH /api/v1/signatures/:id": "review",
+	"GET /api/v1/signatures/pack": "read", "POST /api/v1/signatures/pack": "review",
 	"GET /api/v1/tokens": "admin", "POST /api/v1/tokens": "admin", "DELETE /api/v1/tokens/:id": "admin",
 
 	"GET /incidents": "read", "GET /incidents/new": "read", "POST /incidents": "review", "GET /incidents/:id": "read",

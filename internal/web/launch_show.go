@@ -50,6 +50,17 @@ type launchJSON struct {
 	ClockOffset float64 `json:"clock_offset"`
 	ClockSource string  `json:"clock_source"`
 	ClockTZ     string  `json:"clock_tz,omitempty"`
+	// JudgedBy is what judged the launch last: the classifier and the
+	// taught signatures in its scope then; ReclassifiedAt is when it was
+	// last reclassified on request.
+	JudgedBy       judgedByJSON `json:"judged_by"`
+	ReclassifiedAt *time.Time   `json:"reclassified_at,omitempty"`
+}
+
+// judgedByJSON names a launch's judges.
+type judgedByJSON struct {
+	Classifier string  `json:"classifier"`
+	Signatures []int64 `json:"signatures"`
 }
 
 // suppressedFatalJSON is a fatal-looking alarm suppressed by a rule.
@@ -136,6 +147,11 @@ func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) la
 		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
 		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
 			Ready: l.ReadyAt, Ended: l.EndedAt, LastHeartbeat: l.LastHeartbeatAt},
+		JudgedBy:       judgedByJSON{Classifier: l.JudgedBy, Signatures: l.SignatureIDs},
+		ReclassifiedAt: l.ReclassifiedAt,
+	}
+	if j.JudgedBy.Signatures == nil {
+		j.JudgedBy.Signatures = []int64{}
 	}
 	if l.PhaseTotal > 0 {
 		j.Progress = &progressJSON{Done: l.PhaseDone, Total: l.PhaseTotal}

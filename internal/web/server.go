@@ -68,6 +68,12 @@ type Config struct {
 	// create a minute, per process (launch_limit.go); more get 429. 0 means
 	// DefaultMaxNewLaunchesPerMinute, a negative number no limit.
 	MaxNewLaunchesPerMinute int
+	// BacktestBudget and BacktestLimit bound a signature's preview: the
+	// most recent BacktestLimit launches in its scope, read for at most
+	// BacktestBudget; 0 means pipeline.DefaultBacktestBudget and
+	// DefaultBacktestLimit.
+	BacktestBudget time.Duration
+	BacktestLimit  int
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -248,6 +254,13 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.addForm("POST", "/rules/:id/toggle", auth.Review, h.ruleToggle)
 	r.add("GET", "/rules/:id/edit", auth.Review, h.ruleEdit)
 	r.addForm("POST", "/rules/:id", auth.Review, h.ruleUpdate)
+	r.add("GET", "/signatures", auth.Read, h.signaturesIndex)
+	r.add("GET", "/signatures/new", auth.Review, h.signatureNew)
+	r.add("GET", "/signatures/preview", auth.Review, h.signaturePreview)
+	r.addForm("POST", "/signatures", auth.Review, h.signatureCreate)
+	r.addForm("POST", "/signatures/:id/toggle", auth.Review, h.signatureToggle)
+	r.add("GET", "/launches/:key/reclassify", auth.Review, h.reclassifyShow)
+	r.addForm("POST", "/launches/:key/reclassify", auth.Review, h.reclassifyApply)
 	r.add("GET", "/review", auth.Read, h.reviewIndex)
 	r.addForm("POST", "/review/decide", auth.Review, h.reviewDecide)
 	r.add("GET", "/compare", auth.Read, h.compareShow)
@@ -283,9 +296,15 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.add("POST", "/api/v1/launches/:key/unpin", auth.Review, h.launchPinAPI(false))
 	r.add("GET", "/api/v1/live", auth.Read, h.launchesLive)
 	r.add("POST", "/api/v1/launches/:key/alarms/:no/decision", auth.Review, h.apiDecision)
+	r.add("POST", "/api/v1/launches/:key/reclassify", auth.Review, h.apiLaunchReclassify)
 	r.add("GET", "/api/v1/rules", auth.Read, h.apiRulesList)
 	r.add("POST", "/api/v1/rules", auth.Review, h.apiRuleCreate)
 	r.add("PATCH", "/api/v1/rules/:id", auth.Review, h.apiRuleUpdate)
+	r.add("GET", "/api/v1/signatures", auth.Read, h.apiSignaturesList)
+	r.add("POST", "/api/v1/signatures", auth.Review, h.apiSignatureCreate)
+	r.add("PATCH", "/api/v1/signatures/:id", auth.Review, h.apiSignatureUpdate)
+	r.add("GET", "/api/v1/signatures/pack", auth.Read, h.apiSignaturePackExport)
+	r.add("POST", "/api/v1/signatures/pack", auth.Review, h.apiSignaturePackImport)
 	r.add("GET", "/api/v1/tokens", auth.Admin, h.apiTokensList)
 	r.add("POST", "/api/v1/tokens", auth.Admin, h.apiTokenCreate)
 	r.add("DELETE", "/api/v1/tokens/:id", auth.Admin, h.apiTokenRevoke)

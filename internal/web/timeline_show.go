@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,6 +25,14 @@ func (h *handler) timelineShow(c echo.Context) error {
 	key, err := launchKey(c)
 	if err != nil {
 		return err
+	}
+	if t := c.QueryParam("teach"); t != "" {
+		// A log line's "Teach…" link: the teach form, prefilled from it.
+		seq, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || seq < 1 {
+			return badParam("teach %q is not a line number", t)
+		}
+		return c.Redirect(http.StatusSeeOther, "/signatures/new?launch="+url.QueryEscape(key)+"&seq="+strconv.FormatInt(seq, 10))
 	}
 	lq, err := parseLogQuery(c.QueryParams())
 	status := http.StatusOK
@@ -102,6 +112,9 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 		return views.LaunchProps{}, err
 	}
 	p.Pinned, p.PinnedBy = pin.Pinned, pin.By
+	if p.Judgement, err = h.judgementProps(c, l); err != nil {
+		return views.LaunchProps{}, err
+	}
 	p.Log = logProps(l, d.lines, lq)
 	p.Log.Alarms, p.Log.MoreAlarms = logAlarms(l.Key, d.alarms)
 	// Silence is a judgement about the present, made at read time like the API does.
