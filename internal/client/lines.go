@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"launchwatch/internal/api"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,20 +23,12 @@ func (c *Client) PostText(ctx context.Context, key string, attrs url.Values, fir
 	return ack, err
 }
 
-// StoredLine is one stored line of a launch with its verdict.
-type StoredLine struct {
-	Seq   int64  `json:"seq"`
-	Kind  string `json:"kind"`
-	Level string `json:"level"`
-	Alarm *int   `json:"alarm"` // the alarm the line belongs to, nil if none
-	Text  string `json:"text"`
-}
-
-// LinesPage is one page of a launch's stored lines.
-type LinesPage struct {
-	Lines     []StoredLine `json:"lines"`
-	NextAfter *int64       `json:"next_after"` // nil when the page reached the last line
-}
+type (
+	// StoredLine is one stored line of a launch with its verdict.
+	StoredLine = api.Line
+	// LinesPage is one page of a launch's stored lines.
+	LinesPage = api.LinesPage
+)
 
 // Lines reads up to limit stored lines of a launch after seq after.
 func (c *Client) Lines(ctx context.Context, key string, after int64, limit int) (LinesPage, error) {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"launchwatch/internal/api"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,15 +14,7 @@ import (
 )
 
 // LiveMessage is one message of a launch's live stream.
-type LiveMessage struct {
-	Type   string  `json:"type"` // launch, lines or absent
-	Launch *Launch `json:"launch"`
-	Lines  []struct {
-		Seq  int64  `json:"seq"`
-		Kind string `json:"kind"`
-		Text string `json:"text"`
-	} `json:"lines"`
-}
+type LiveMessage = api.LiveMessage
 
 // liveIdle is how long a stream may carry nothing, not even the server's
 // pings (every 15 s), before it is taken for dead.

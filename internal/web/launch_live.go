@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"launchwatch/internal/api"
 	"log/slog"
 	"math"
 	"time"
@@ -22,13 +23,6 @@ const (
 	liveStatusEvery = 5 * time.Second // re-check the status so silence shows without any event
 	livePageLines   = 1000
 )
-
-// liveMessage is one message pushed to a live client.
-type liveMessage struct {
-	Type   string      `json:"type"` // "launch", "lines" or "absent"
-	Launch *launchJSON `json:"launch,omitempty"`
-	Lines  []lineJSON  `json:"lines,omitempty"`
-}
 
 // launchLive streams a launch over a websocket:
 // GET /api/v1/launches/{key}/live?after=SEQ. The client gets the launch's
@@ -94,7 +88,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 	if errors.Is(err, store.ErrNotFound) {
 		if !s.absent {
 			s.absent = true
-			return s.sock.send(liveMessage{Type: "absent"})
+			return s.sock.send(api.LiveMessage{Type: "absent"})
 		}
 		return nil
 	}
@@ -110,7 +104,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 		if len(lines) == 0 {
 			break
 		}
-		if err := s.sock.send(liveMessage{Type: "lines", Lines: toLineJSON(lines)}); err != nil {
+		if err := s.sock.send(api.LiveMessage{Type: "lines", Lines: toLineJSON(lines)}); err != nil {
 			return err
 		}
 		s.seq = lines[len(lines)-1].Seq
@@ -127,7 +121,7 @@ func (s *launchStream) sync(ctx context.Context) error {
 		return nil
 	}
 	s.lastSent = state
-	return s.sock.send(liveMessage{Type: "launch", Launch: &j})
+	return s.sock.send(api.LiveMessage{Type: "launch", Launch: &j})
 }
 
 // close says goodbye: a client that was dropped (slow, or the server is

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"launchwatch/internal/api"
 	"net/http"
 	"time"
 
@@ -11,150 +12,33 @@ import (
 	"launchwatch/internal/store"
 )
 
-// launchJSON is the API shape of a launch.
-type launchJSON struct {
-	Key    string `json:"key"`
-	Name   string `json:"name"`
-	Server string `json:"server"`
-	// ServerDetected: the launch was shipped without a server, and Server
-	// is the family the classifier detected in its lines.
-	ServerDetected bool              `json:"server_detected"`
-	Host           string            `json:"host"`
-	Labels         map[string]string `json:"labels"`
-	Status         string            `json:"status"`
-	// Settling is set while a fatal alarm waits to settle (at most the
-	// settle bound after the last line): status is not a verdict yet.
-	Settling bool          `json:"settling,omitempty"`
-	Phase    string        `json:"phase"`
-	Progress *progressJSON `json:"progress,omitempty"`
-	Counts   countsJSON    `json:"counts"`
-	Times    timesJSON     `json:"times"`
-	LastSeq  int64         `json:"last_seq"`
-	ReadySeq *int64        `json:"ready_seq,omitempty"`
-	// Endpoints are the addresses the server announced it listens on
-	// ("http://0.0.0.0:8000"), in the order first seen; [] when none.
-	Endpoints []string          `json:"endpoints"`
-	ExitCode  *int              `json:"exit_code,omitempty"`
-	Signal    *string           `json:"exit_signal,omitempty"`
-	Config    map[string]string `json:"config"`
-	Alarms    []alarmJSON       `json:"alarms"`
-	// SuppressedFatal lists the fatal-looking alarms a suppression rule
-	// hides: a rule cannot make a crash disappear without a trace.
-	SuppressedFatal []suppressedFatalJSON `json:"suppressed_fatal"`
-	LinesPath       string                `json:"lines_url"`
-	// ClockOffset is what was added to the log's own times to put them on
-	// the launch clock, in seconds (-7200 for a host writing UTC+2 without
-	// an offset); ClockSource says where it came from: "estimated" from
-	// lines received live, "tz" from the shipper's --tz (ClockTZ), or ""
-	// when nothing was measured (a backfilled log keeps its own times).
-	ClockOffset float64 `json:"clock_offset"`
-	ClockSource string  `json:"clock_source"`
-	ClockTZ     string  `json:"clock_tz,omitempty"`
-	// JudgedBy is what judged the launch last: the classifier and the
-	// taught signatures in its scope then; ReclassifiedAt is when it was
-	// last reclassified on request.
-	JudgedBy       judgedByJSON `json:"judged_by"`
-	ReclassifiedAt *time.Time   `json:"reclassified_at,omitempty"`
-}
-
-// judgedByJSON names a launch's judges.
-type judgedByJSON struct {
-	Classifier string  `json:"classifier"`
-	Signatures []int64 `json:"signatures"`
-}
-
-// suppressedFatalJSON is a fatal-looking alarm suppressed by a rule.
-type suppressedFatalJSON struct {
-	No       int    `json:"no"`
-	RuleID   int64  `json:"rule_id"`
-	Headline string `json:"headline"`
-	Settled  bool   `json:"settled"`
-}
-
-// alarmJSON is the API shape of an alarm.
-type alarmJSON struct {
-	No          int    `json:"no"`
-	Kind        string `json:"kind"`
-	Fatal       bool   `json:"fatal"`
-	State       string `json:"state"`
-	Headline    string `json:"headline"`
-	HeadlineSeq int64  `json:"headline_seq"`
-	FirstSeq    int64  `json:"first_seq"`
-	LastSeq     int64  `json:"last_seq"`
-	Ranks       int    `json:"ranks"`
-	Fingerprint string `json:"fingerprint"`
-	// Settled: the event can no longer change; a fatal alarm counts for
-	// the status only once settled (the page shows it as settling).
-	Settled bool `json:"settled"`
-	// Cause is the number of the alarm this one is a consequence of (a
-	// launcher's report of its child, "See root cause above"), null for a
-	// root cause; a consequence is decided with its cause.
-	Cause *int `json:"cause"`
-	// HealthAfterDeath is set on a fatal alarm after which a health probe
-	// still passed: the server's health endpoint answers for a dead engine.
-	HealthAfterDeath *healthAfterDeathJSON `json:"health_after_death,omitempty"`
-}
-
-// healthAfterDeathJSON says when health probes passed after a fatal
-// alarm (the first and the latest such pass) and what answered.
-type healthAfterDeathJSON struct {
-	Since  time.Time `json:"since"`
-	Last   time.Time `json:"last"`
-	Detail string    `json:"detail"`
-}
-
 // healthAfterDeath is the API view of a's passes after its death.
-func healthAfterDeath(a store.Alarm) *healthAfterDeathJSON {
+func healthAfterDeath(a store.Alarm) *api.HealthAfterDeath {
 	if a.HealthOKSince == nil || a.HealthOKLast == nil {
 		return nil
 	}
-	return &healthAfterDeathJSON{Since: *a.HealthOKSince, Last: *a.HealthOKLast, Detail: a.HealthOKDetail}
-}
-
-type progressJSON struct {
-	Done  int `json:"done"`
-	Total int `json:"total"`
-}
-
-type countsJSON struct {
-	Lines       int64 `json:"lines"`
-	Alarms      int   `json:"alarms"`
-	OpenAlarms  int   `json:"open_alarms"`
-	FatalAlarms int   `json:"fatal_alarms"`
-}
-
-// timesJSON are the launch's times. first_line, last_line, ready and ended
-// are on the launch clock, like the timeline and each line's ts; created,
-// updated and last_heartbeat are when the server recorded them.
-type timesJSON struct {
-	Created       time.Time  `json:"created"`
-	Updated       time.Time  `json:"updated"`
-	FirstLine     *time.Time `json:"first_line,omitempty"`
-	LastLine      *time.Time `json:"last_line,omitempty"`
-	Ready         *time.Time `json:"ready,omitempty"`
-	Ended         *time.Time `json:"ended,omitempty"`
-	LastHeartbeat *time.Time `json:"last_heartbeat,omitempty"`
+	return &api.HealthAfterDeath{Since: *a.HealthOKSince, Last: *a.HealthOKLast, Detail: a.HealthOKDetail}
 }
 
 // newLaunchJSON shows l as seen at now: a launch quiet for longer than
 // silentAfter while loading is silent.
-func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) launchJSON {
-	j := launchJSON{
+func newLaunchJSON(l *store.Launch, now time.Time, silentAfter time.Duration) api.Launch {
+	j := api.Launch{
 		Key: l.Key, Name: l.Name, Server: l.Server, ServerDetected: l.ServerDetected, Host: l.Host, Labels: l.Labels,
 		Status: status.Observed(l.Status, l.LastHeard(), now, silentAfter), Settling: l.SettleAt != nil,
 		Phase: l.Phase, LastSeq: l.LastSeq, ReadySeq: l.ReadySeq, ExitCode: l.ExitCode, Signal: l.ExitSignal,
 		Config: l.Config, LinesPath: "/api/v1/launches/" + l.Key + "/lines", Endpoints: l.Endpoints,
-		Counts: countsJSON{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
-		Times: timesJSON{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
+		Counts: api.Counts{Lines: l.LineCount, Alarms: l.Alarms, OpenAlarms: l.OpenAlarms, FatalAlarms: l.FatalAlarms},
+		Times: api.Times{Created: l.CreatedAt, Updated: l.UpdatedAt, FirstLine: l.FirstLineAt, LastLine: l.LastLineAt,
 			Ready: l.ReadyAt, Ended: l.EndedAt, LastHeartbeat: l.LastHeartbeatAt},
-		JudgedBy:       judgedByJSON{Classifier: l.JudgedBy, Signatures: l.SignatureIDs},
+		JudgedBy:       api.JudgedBy{Classifier: l.JudgedBy, Signatures: l.SignatureIDs},
 		ReclassifiedAt: l.ReclassifiedAt,
 	}
 	if j.JudgedBy.Signatures == nil {
 		j.JudgedBy.Signatures = []int64{}
 	}
 	if l.PhaseTotal > 0 {
-		j.Progress = &progressJSON{Done: l.PhaseDone, Total: l.PhaseTotal}
+		j.Progress = &api.Progress{Done: l.PhaseDone, Total: l.PhaseTotal}
 	}
 	if j.Endpoints == nil {
 		j.Endpoints = []string{}
@@ -194,7 +78,7 @@ func (h *handler) launchShow(c echo.Context) error {
 }
 
 // launchView is the API view of l now, with its alarms.
-func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, error) {
+func (h *handler) launchView(ctx context.Context, l *store.Launch) (api.Launch, error) {
 	j := newLaunchJSON(l, h.pipe.Clock().Now(), h.cfg.SilentAfter)
 	if err := h.clockTimes(ctx, l, &j); err != nil {
 		return j, err
@@ -203,16 +87,16 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 	if err != nil {
 		return j, err
 	}
-	j.Alarms = make([]alarmJSON, len(alarms))
+	j.Alarms = make([]api.Alarm, len(alarms))
 	for i, a := range alarms {
-		j.Alarms[i] = alarmJSON{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
+		j.Alarms[i] = api.Alarm{No: a.No, Kind: a.Kind, Fatal: a.Fatal, State: a.State, Headline: a.Headline,
 			HeadlineSeq: a.HeadlineSeq, FirstSeq: a.FirstSeq, LastSeq: a.LastSeq, Ranks: a.Ranks, Fingerprint: a.Fingerprint,
 			Settled: a.Settled, Cause: a.Cause, HealthAfterDeath: healthAfterDeath(a)}
 	}
-	j.SuppressedFatal = []suppressedFatalJSON{}
+	j.SuppressedFatal = []api.SuppressedFatal{}
 	for _, a := range alarms {
 		if a.Fatal && a.State == "suppressed" && a.RuleID != nil {
-			j.SuppressedFatal = append(j.SuppressedFatal, suppressedFatalJSON{No: a.No, RuleID: *a.RuleID,
+			j.SuppressedFatal = append(j.SuppressedFatal, api.SuppressedFatal{No: a.No, RuleID: *a.RuleID,
 				Headline: a.Headline, Settled: a.Settled})
 		}
 	}
@@ -223,7 +107,7 @@ func (h *handler) launchView(ctx context.Context, l *store.Launch) (launchJSON, 
 // lines' and the ready line's own times, and the exit's, which the server
 // recorded when it was reported: on a backfilled log's clock that is not a
 // time of the log, so its last line stands for it.
-func (h *handler) clockTimes(ctx context.Context, l *store.Launch, j *launchJSON) error {
+func (h *handler) clockTimes(ctx context.Context, l *store.Launch, j *api.Launch) error {
 	c, err := h.store.Clock(ctx, l.ID)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"launchwatch/internal/api"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,10 +22,10 @@ const (
 // launchListItemJSON is a launch in the list API: the launch's own shape
 // without its alarms, plus why it ended as it did.
 type launchListItemJSON struct {
-	launchJSON
-	// Alarms hides launchJSON's: the list leaves them to the launch's own
+	api.Launch
+	// Alarms hides api.Launch's: the list leaves them to the launch's own
 	// endpoint.
-	Alarms []alarmJSON `json:"alarms,omitempty"`
+	Alarms []api.Alarm `json:"alarms,omitempty"`
 	Why    string      `json:"why,omitempty"`
 }
 
@@ -79,7 +80,7 @@ func (h *handler) launchesList(c echo.Context) error {
 	}
 	for i := range items {
 		it := &items[i]
-		page.Launches = append(page.Launches, launchListItemJSON{launchJSON: newLaunchJSON(&it.Launch, now, h.cfg.SilentAfter),
+		page.Launches = append(page.Launches, launchListItemJSON{Launch: newLaunchJSON(&it.Launch, now, h.cfg.SilentAfter),
 			Why: launchWhy(it)})
 	}
 	return c.JSON(http.StatusOK, page)
