@@ -27,6 +27,7 @@ import (
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
+	"launchwatch/internal/upkeep"
 	"launchwatch/internal/web"
 )
 
@@ -128,7 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		retaining := make(chan struct{})
 		go func() {
 			defer close(retaining)
-			st.RunRetention(listenCtx, clock.Real{}, cfg.Retention, store.DefaultRetentionEvery, log)
+			upkeep.RunRetention(listenCtx, st, clock.Real{}, cfg.Retention, upkeep.DefaultRetentionEvery, log)
 		}()
 		defer func() { stopListening(); <-retaining }()
 	}
@@ -137,7 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	compacting := make(chan struct{})
 	go func() {
 		defer close(compacting)
-		st.RunCompaction(listenCtx, clock.Real{}, store.CompactEvery, log)
+		upkeep.RunCompaction(listenCtx, st, clock.Real{}, upkeep.CompactEvery, log)
 	}()
 	defer func() { stopListening(); <-compacting }()
 

@@ -4,6 +4,16 @@
 // transaction of the change that causes each, and a delivery worker per
 // web process that routes events to targets and sends them, retried with
 // backoff, each by exactly one process.
+//
+// Where events come from: status changes are written into the outbox
+// (table webhook_events) not by Go code but by the deferred constraint
+// trigger launches_webhook_status, which runs the plpgsql function
+// webhook_launch_status() at the commit of any transaction that changed a
+// launch's status to alarm, crashed or ready (migrations/00017_webhooks.sql),
+// and wakes the workers with NOTIFY launchwatch_webhook. A launch's status
+// changes in several places (ingest, the settler, exit reports, decisions,
+// rules); the trigger sees every one. Silences are found by the worker's
+// scan, since silent is no stored status.
 package notify
 
 import (

@@ -3,20 +3,16 @@ package store
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
-
-	"launchwatch/internal/clock"
 )
 
 // Compaction defaults: a launch with no line for CompactQuietAfter is
 // compacted to its end; a live one up to CompactTail seqs before its last
 // line (its tail is still revised by the classifier and read by live
-// followers), checked every CompactEvery.
+// followers). The worker that runs it is upkeep.RunCompaction.
 const (
 	CompactQuietAfter = time.Minute
 	CompactTail       = 16384
-	CompactEvery      = 30 * time.Second
 )
 
 // CompactOnce compacts the lines of every launch CompactCandidates finds
@@ -68,33 +64,4 @@ func (s *Store) vacuumMoved(ctx context.Context, moved map[int64]int64) error {
 		}
 	}
 	return nil
-}
-
-// RunCompaction compacts lines at rest (CompactOnce) and rewrites the
-// retired partitions it emptied (PackRetiredPartitions) at start and then
-// every `every` on clk until ctx ends. One worker runs in every web
-// process; two at once are harmless (each launch is compacted under its
-// row lock, taken with SKIP LOCKED).
-func (s *Store) RunCompaction(ctx context.Context, clk clock.Clock, every time.Duration, log *slog.Logger) {
-	for {
-		now := clk.Now()
-		n, err := s.CompactOnce(ctx, now.Add(-CompactQuietAfter), CompactTail)
-		var packed []string
-		if err == nil {
-			packed, err = s.PackRetiredPartitions(ctx)
-		}
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Warn("compaction", slog.String("error", err.Error()))
-		case len(packed) > 0:
-			log.Info("compacted lines and rewrote retired line partitions", slog.Int64("lines", n), slog.Any("partitions", packed))
-		case n > 0:
-			log.Debug("compacted lines", slog.Int64("lines", n))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-clk.At(now.Add(every)):
-		}
-	}
 }

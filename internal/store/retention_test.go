@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"launchwatch/internal/clock"
 	"launchwatch/internal/decode"
 	"launchwatch/internal/launchid"
 	"launchwatch/internal/pipeline"
@@ -165,33 +164,6 @@ func TestRetention(t *testing.T) {
 		}
 		if n := b.count(`SELECT count(*) FROM lines`); n != 13 {
 			t.Errorf("%d lines left, want 13 (the deleted launches' lines went with them)", n)
-		}
-	})
-
-	t.Run("WorkerRunsOnItsClock", func(t *testing.T) {
-		t.Parallel()
-		b := newRetentionBundle(t)
-		b.launch("worker-1", 2)
-		clk := clock.NewFake(time.Now())
-		ctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		waiting := clk.Waiting()
-		go func() {
-			defer close(done)
-			b.st.RunRetention(ctx, clk, 24*time.Hour, time.Hour, slog.New(slog.DiscardHandler))
-		}()
-		t.Cleanup(func() { cancel(); <-done })
-		<-waiting // the first pass ran, and kept the fresh launch
-		if !b.exists("worker-1") {
-			t.Fatal("the first pass deleted a fresh launch")
-		}
-		for range 25 { // a day and an hour later, one hourly pass after another
-			waiting = clk.Waiting()
-			clk.Advance(time.Hour)
-			<-waiting
-		}
-		if b.exists("worker-1") {
-			t.Fatal("a launch a day old is still there after the passes of the next day")
 		}
 	})
 }
