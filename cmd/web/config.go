@@ -36,7 +36,7 @@ type config struct {
 	SettleAfter     time.Duration
 	LokiLaunchLabel string
 	PublicURL       string
-	// Accounts and tokens (README "Accounts and tokens").
+	// Accounts and tokens (docs/api.md, "Accounts and tokens").
 	BootstrapToken       string
 	AuthProxyHeader      string
 	AuthProxyTrusted     string

@@ -98,7 +98,7 @@ func Login(p LoginProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" autocomplete=\"username\" required autofocus data-testid=\"login-name\"></label></p><p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required data-testid=\"login-password\"></label></p><p><button type=\"submit\" class=\"confirm\" data-testid=\"login-submit\">Sign in</button></p></form><p class=\"muted\">No account? An admin makes one on <code>/admin/users</code>. Scripts and shippers use API tokens instead (see the README).</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" autocomplete=\"username\" required autofocus data-testid=\"login-name\"></label></p><p><label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required data-testid=\"login-password\"></label></p><p><button type=\"submit\" class=\"confirm\" data-testid=\"login-submit\">Sign in</button></p></form><p class=\"muted\">No account? An admin makes one on <code>/admin/users</code>. Scripts and shippers use API tokens instead (see docs/api.md).</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
