@@ -427,8 +427,9 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
-	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m):
-		// Another process's progress bar or startup line that lands right
+	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m) || m.serving:
+		// Another process's progress bar or startup line, or a request
+		// answered ("Output generated in 4.88 seconds"), that lands right
 		// after the exception: not its message.
 		return ended
 	case ev.Blanks == 0 && (strings.HasPrefix(t, "frame #") || strings.HasPrefix(t, "Exception raised from")):
