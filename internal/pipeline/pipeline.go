@@ -90,6 +90,9 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs store.LaunchAtt
 	if len(lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
 		return Ack{}, decode.TooManyLines()
 	}
+	if err := p.checkBeforeCreate(ctx, key, lines); err != nil {
+		return Ack{}, err
+	}
 	id, err := p.store.EnsureLaunch(ctx, key, attrs)
 	if err != nil {
 		return Ack{}, err
