@@ -47,6 +47,9 @@ type config struct {
 	// (store.ApplyRetention); 0 keeps everything.
 	Retention               time.Duration
 	MaxNewLaunchesPerMinute int64
+	// WebhookAllowPrivate lets webhooks go to loopback, link-local,
+	// private and metadata addresses (notify.RefusedAddr).
+	WebhookAllowPrivate bool
 }
 
 const usageHeader = `Usage: web [flags]
@@ -133,6 +136,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return c, err
 	}
 	fs.Int64Var(&c.MaxNewLaunchesPerMinute, "max-new-launches-per-minute", maxNew, "at most `n` new launches a minute per API token (or person) in each web process; more get 429 with Retry-After; 0 means no limit [LAUNCHWATCH_MAX_NEW_LAUNCHES_PER_MINUTE]")
+	allowPrivate, err := envBool(getenv, "LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE", false)
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", allowPrivate, "let webhook targets be loopback, link-local, private or metadata addresses (127.0.0.1, 10.x, 169.254.169.254, fd00::/8, ...); off, they are refused when saved and when sent [LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

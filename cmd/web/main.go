@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mets := metrics.New(st, hub.Subscribers, log)
 	wcfg := web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
 		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String(), Metrics: mets,
-		MaxNewLaunchesPerMinute: newLaunchLimit(cfg.MaxNewLaunchesPerMinute),
+		MaxNewLaunchesPerMinute: newLaunchLimit(cfg.MaxNewLaunchesPerMinute), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Auth: web.AuthConfig{SessionTTL: cfg.SessionTTL, ProxyHeader: cfg.AuthProxyHeader, ProxyTrusted: trusted,
 			ProxyDefaultRole: cfg.AuthProxyDefaultRole}}
 	if !wcfg.ChecksHosts() {
@@ -179,7 +179,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Webhooks: every process routes and sends; a row lock makes each
 	// delivery one process's.
 	notifier := notify.New(st, notify.Config{PublicURL: baseURL(publicURL, ln.Addr().String()),
-		SilentAfter: cfg.SilentAfter, Log: log, Pool: pool})
+		SilentAfter: cfg.SilentAfter, Log: log, Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate})
 	notifying := make(chan struct{})
 	go func() {
 		defer close(notifying)

@@ -68,6 +68,11 @@ type Config struct {
 	// create a minute, per process (launch_limit.go); more get 429. 0 means
 	// DefaultMaxNewLaunchesPerMinute, a negative number no limit.
 	MaxNewLaunchesPerMinute int
+	// WebhookAllowPrivate is --webhook-allow-private: webhook targets may
+	// be loopback, link-local, private and metadata addresses. Off, such a
+	// target is refused with 422 (notify.CheckDestination), and the
+	// delivery worker refuses to connect to one (notify.NewClient).
+	WebhookAllowPrivate bool
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
