@@ -43,7 +43,7 @@ func TestCheckDestination(t *testing.T) {
 		{"http://169.254.169.254/latest/meta-data/", "link-local"},
 		{"http://[fd00:ec2::254]/", "unique local"},
 		{"http://[::ffff:192.168.0.1]/", "192.168.0.1 is a private address"},
-		{"http://localhost:8080/", "loopback"},    // resolved (or a loopback name that does not)
+		{"http://localhost:8080/", "loopback"},     // resolved (or a loopback name that does not)
 		{"http://a.b.localhost:8080/", "loopback"}, // a loopback name
 		{"https://8.8.8.8/hook", ""},
 	} {

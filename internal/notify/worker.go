@@ -38,7 +38,7 @@ type Config struct {
 	// SilentAfter is --silent-after: a starting or loading launch not heard
 	// from for this long is announced silent. 0 announces no silence.
 	SilentAfter time.Duration
-	Clock clock.Clock // nil: the wall clock
+	Clock       clock.Clock // nil: the wall clock
 	// Client sends the webhooks; nil is NewClient(DefaultTimeout,
 	// AllowPrivate), which refuses loopback, link-local, private and
 	// metadata addresses. A client given here is used as it is.
