@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	osexec "os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -169,4 +174,75 @@ func TestAuditVerifyUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d saying %q\n%s%s", tt.args, code, tt.code, tt.want, out, errOut)
 		}
 	}
+}
+
+// cmd/web on a PostgreSQL of one's own with two roles (--database-url the
+// app role, --database-owner-url the owner): it migrates and grants as the
+// owner, then serves as the app role, which cannot change the audit log,
+// and the log verifies. Both URLs naming one role is refused.
+func TestWebServesWithAnOwnerRole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin := storetest.ServerURL(t, "postgres")
+	role, password := fmt.Sprintf("lw_app_%d", time.Now().UnixNano()), "app-role-password"
+	exec := func(sql string) error {
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, sql)
+		return err
+	}
+	if err := exec(`CREATE ROLE ` + role + ` LOGIN PASSWORD '` + password + `'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // after the database is dropped
+		if err := exec(`DROP ROLE IF EXISTS ` + role); err != nil {
+			t.Logf("drop role: %v", err)
+		}
+	})
+	_, ownerURL := storetest.NewDB(t)
+	appURL := storetest.WithUser(ownerURL, role, password)
+	addr := freeAddr(t)
+	web := startWebProcess(t, addr, appURL, "--database-owner-url", ownerURL)
+	defer web.stop(t)
+	res, err := http.Post("http://"+addr+"/api/v1/launches/two-roles/lines", "text/plain", strings.NewReader("one\ntwo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("ingest as the app role: %d", res.StatusCode)
+	}
+	if code, out, errOut := runCmd("audit", "verify", "--url", "http://"+addr, "--token", webtest.AdminToken); code != 0 || !soundPattern.MatchString(out) {
+		t.Errorf("verify: exit %d\n%s%s", code, out, errOut)
+	}
+	conn, err := pgx.Connect(ctx, appURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pgErr *pgconn.PgError
+	if _, err := conn.Exec(ctx, `ALTER TABLE audit_events DISABLE TRIGGER USER`); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("the app role alters the audit log: %v, want permission denied", err)
+	}
+
+	same := startFailingWeb(t, "--addr", freeAddr(t), "--database-url", ownerURL, "--database-owner-url", ownerURL)
+	if !strings.Contains(same, "both role") {
+		t.Errorf("one role for both URLs: %s", same)
+	}
+}
+
+// startFailingWeb runs cmd/web, which must exit with an error, and returns
+// what it said.
+func startFailingWeb(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := osexec.Command(webBin, args...)
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("cmd/web %q started", args)
+	}
+	return string(out)
 }
