@@ -24,22 +24,22 @@ import (
 // variable; the flag wins. Secrets may come from a file named by the
 // variable's _FILE variant (DATABASE_URL_FILE), as container platforms do.
 type config struct {
-	Addr            string
-	DataDir         string
-	DatabaseURL     string
+	Addr        string
+	DataDir     string
+	DatabaseURL string
 	// DatabaseOwnerURL is the role that owns the schema and migrates it;
 	// DatabaseURL's role then serves requests with only the grants it
 	// needs (store.GrantApp). Empty: DatabaseURL's role does both.
 	DatabaseOwnerURL string
-	MaxBodyBytes    int64
-	LogLevel        string
-	LogFormat       string
-	Migrate         bool
-	ShutdownTimeout time.Duration
-	SilentAfter     time.Duration
-	SettleAfter     time.Duration
-	LokiLaunchLabel string
-	PublicURL       string
+	MaxBodyBytes     int64
+	LogLevel         string
+	LogFormat        string
+	Migrate          bool
+	ShutdownTimeout  time.Duration
+	SilentAfter      time.Duration
+	SettleAfter      time.Duration
+	LokiLaunchLabel  string
+	PublicURL        string
 	// Accounts and tokens (README "Accounts and tokens").
 	BootstrapToken       string
 	AuthProxyHeader      string
