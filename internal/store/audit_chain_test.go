@@ -137,3 +137,43 @@ func TestAuditChainMigrationChainsEarlierRows(t *testing.T) {
 		t.Errorf("%d rows chained, want 6", n)
 	}
 }
+
+// What the delivery log kept of targets' answers before migration 00031
+// goes: the status stays, the body does not; other errors stay as they are.
+func TestMigrationDropsKeptAnswerBodies(t *testing.T) {
+	t.Parallel()
+	pool, _ := storetest.NewDB(t)
+	ctx := context.Background()
+	if err := store.MigrateDownTo(ctx, pool, 30); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`INSERT INTO webhooks (url, format, events, created_by) VALUES ('http://10.0.0.9/', 'json', '{crashed}', 'ada')`,
+		`INSERT INTO webhook_events (kind) VALUES ('test'), ('test')`,
+		`INSERT INTO webhook_deliveries (webhook_id, event_id, kind, body, next_at, created_at, last_status, last_error)
+			VALUES (1, 1, 'test', '{}', now(), now(), 401, 'HTTP 401: <html>internal admin page: password=hunter2'),
+			(1, 2, 'test', '{}', now(), now(), NULL, 'dial tcp 10.0.0.9:80: connect: connection refused')`,
+	} {
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT last_error FROM webhook_deliveries ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if len(got) != 2 || got[0] != "HTTP 401" || got[1] != "dial tcp 10.0.0.9:80: connect: connection refused" {
+		t.Errorf("last errors after the migration: %q", got)
+	}
+}
