@@ -50,7 +50,7 @@ func TestAuditChainMatchesGo(t *testing.T) {
 	ctx := context.Background()
 	tricky := []store.AuditEvent{
 		{Actor: "ada", Action: "rule.create", Subject: "rule:1", Detail: map[string]any{"reason": "línea\n\"two\"\t3:4\n", "n": 1.5e300, "z": []any{nil, true, "x"}}},
-		{Actor: "用户", Action: "alarm.dismiss", Subject: "alarm:k/1", Detail: map[string]any{"b": map[string]any{"y": 1, "a": -0.0}, "a": "\u2028"}},
+		{Actor: "用户", Action: "alarm.dismiss", Subject: "alarm:k/1", Detail: map[string]any{"b": map[string]any{"y": 1, "a": -2.5e-7}, "a": "\u2028"}},
 		{Actor: "2:ab\n", Action: "x", Subject: ""},
 	}
 	for _, e := range tricky {
