@@ -192,14 +192,31 @@ func TestIngestNDJSON(t *testing.T) {
 	t.Run("RetriedBatchIsStoredOnce", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		body := `{"seq": 1, "line": "a"}` + "\n" + `{"seq": 2, "line": "b"}` + "\n" + `{"seq": 2, "line": "b again"}` + "\n"
+		body := `{"seq": 1, "line": "a"}` + "\n" + `{"seq": 2, "line": "b"}` + "\n"
 		first := b.postNDJSON("/api/v1/launches/ndr/lines", body)
-		again := b.postNDJSON("/api/v1/launches/ndr/lines", body)
-		if first.Accepted != 2 || first.Duplicates != 1 || again.Accepted != 0 || again.Duplicates != 3 {
+		again := b.postNDJSON("/api/v1/launches/ndr/lines", body+`{"seq": 3, "line": "c"}`+"\n")
+		if first.Accepted != 2 || first.Duplicates != 0 || again.Accepted != 1 || again.Duplicates != 2 {
 			t.Errorf("first = %+v, again = %+v", first, again)
 		}
-		if got := texts(b.lines("ndr")); !slices.Equal(got, []string{"a", "b"}) {
+		if got := texts(b.lines("ndr")); !slices.Equal(got, []string{"a", "b", "c"}) {
 			t.Errorf("lines = %q", got)
+		}
+	})
+
+	// A seq twice in one batch is no retry but a shipper's bug: the second
+	// line would be dropped unseen. The batch is refused, naming both
+	// lines, and nothing of it is stored, in a launch that exists too.
+	t.Run("RepeatedSeqInABatchIsRefused", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postNDJSON("/api/v1/launches/ndrep/lines", `{"seq": 1, "line": "a"}`+"\n")
+		r := b.do("POST", "/api/v1/launches/ndrep/lines", "application/x-ndjson",
+			[]byte(`{"seq": 2, "line": "b"}`+"\n"+`{"seq": 3, "line": "c"}`+"\n"+`{"seq": 2, "line": "b again"}`+"\n"))
+		if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), `line 3 of the body has the "seq" 2 of line 1`) {
+			t.Errorf("got %d %s, want 400 naming lines 1 and 3", r.status, r.body)
+		}
+		if got := texts(b.lines("ndrep")); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("lines = %q, want the first batch's alone", got)
 		}
 	})
 }
