@@ -21,6 +21,7 @@ type command struct {
 
 // commands maps subcommand names to their implementation.
 var commands = map[string]command{
+	"audit":  {summary: "verify the audit log's hash chain: find a row changed behind the server's back", run: runAudit},
 	"export": {summary: "export decided alarms (JSONL) or reviewed launches as a labeled corpus", run: runExport},
 	"flush":  {summary: "send what run and ship spooled while the server could not be reached", run: runFlush},
 	"eval":   {summary: "score the classifier (or a grep baseline) on a labeled corpus", run: runEval},

@@ -20,7 +20,7 @@ import (
 // and its row lock lets one of them send it.
 func TestWebhookOncePerCrashAcrossWebProcesses(t *testing.T) {
 	t.Parallel()
-	db := webtest.Start(t, web.Config{}) // only for its database
+	db := webtest.Start(t, web.Config{}) // only for its database; the receiver is on 127.0.0.1
 	var mu sync.Mutex
 	got := map[string]int{} // deliveries by launch key
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +44,7 @@ func TestWebhookOncePerCrashAcrossWebProcesses(t *testing.T) {
 	}
 
 	addrs := []string{freeAddr(t), freeAddr(t)}
-	nodes := []*webProc{startWebProcess(t, addrs[0], db.DBURL), startWebProcess(t, addrs[1], db.DBURL)}
+	nodes := []*webProc{startWebProcess(t, addrs[0], db.DBURL, "--webhook-allow-private"), startWebProcess(t, addrs[1], db.DBURL, "--webhook-allow-private")}
 	defer func() {
 		for _, n := range nodes {
 			n.stop(t)
@@ -95,7 +95,7 @@ func TestWebhookOncePerCrashAcrossWebProcesses(t *testing.T) {
 
 	crashAll(0)
 	nodes[1].stop(t)
-	nodes[1] = startWebProcess(t, addrs[1], db.DBURL)
+	nodes[1] = startWebProcess(t, addrs[1], db.DBURL, "--webhook-allow-private")
 	crashAll(1)
 
 	// Every delivery is recorded delivered, after one attempt: no worker

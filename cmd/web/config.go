@@ -24,18 +24,22 @@ import (
 // variable; the flag wins. Secrets may come from a file named by the
 // variable's _FILE variant (DATABASE_URL_FILE), as container platforms do.
 type config struct {
-	Addr            string
-	DataDir         string
-	DatabaseURL     string
-	MaxBodyBytes    int64
-	LogLevel        string
-	LogFormat       string
-	Migrate         bool
-	ShutdownTimeout time.Duration
-	SilentAfter     time.Duration
-	SettleAfter     time.Duration
-	LokiLaunchLabel string
-	PublicURL       string
+	Addr        string
+	DataDir     string
+	DatabaseURL string
+	// DatabaseOwnerURL is the role that owns the schema and migrates it;
+	// DatabaseURL's role then serves requests with only the grants it
+	// needs (store.GrantApp). Empty: DatabaseURL's role does both.
+	DatabaseOwnerURL string
+	MaxBodyBytes     int64
+	LogLevel         string
+	LogFormat        string
+	Migrate          bool
+	ShutdownTimeout  time.Duration
+	SilentAfter      time.Duration
+	SettleAfter      time.Duration
+	LokiLaunchLabel  string
+	PublicURL        string
 	// Accounts and tokens (docs/api.md, "Accounts and tokens").
 	BootstrapToken       string
 	AuthProxyHeader      string
@@ -47,6 +51,9 @@ type config struct {
 	// (store.ApplyRetention); 0 keeps everything.
 	Retention               time.Duration
 	MaxNewLaunchesPerMinute int64
+	// WebhookAllowPrivate lets webhooks go to loopback, link-local,
+	// private and metadata addresses (notify.RefusedAddr).
+	WebhookAllowPrivate bool
 }
 
 const usageHeader = `Usage: web [flags]
@@ -68,7 +75,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, usageHeader)
-		cliflag.PrintDefaults(out, fs, "database-url", "bootstrap-token") // their defaults are secrets
+		cliflag.PrintDefaults(out, fs, "database-url", "database-owner-url", "bootstrap-token") // their defaults are secrets
 	}
 	envOr := func(name, def string) string {
 		if v := getenv(name); v != "" {
@@ -77,6 +84,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return def
 	}
 	dbURL, err := secretEnv(getenv, "DATABASE_URL")
+	if err != nil {
+		return c, err
+	}
+	ownerURL, err := secretEnv(getenv, "DATABASE_OWNER_URL")
 	if err != nil {
 		return c, err
 	}
@@ -111,6 +122,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.StringVar(&c.Addr, "addr", envOr("LAUNCHWATCH_ADDR", "127.0.0.1:8080"), "listen `address` (host:port; port 0 picks a free one) [LAUNCHWATCH_ADDR]")
 	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
 	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
+	fs.StringVar(&c.DatabaseOwnerURL, "database-owner-url", ownerURL, "PostgreSQL connection `URL` of the role that owns the schema: migrations run as it, and it grants the --database-url role only what serving needs (no UPDATE, DELETE or TRUNCATE of the audit log); empty: the --database-url role does both [DATABASE_OWNER_URL or DATABASE_OWNER_URL_FILE]")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", maxBody, "largest ingest request body in `bytes`, after decompression; larger bodies get 413 [LAUNCHWATCH_MAX_BODY_BYTES]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("LAUNCHWATCH_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error [LAUNCHWATCH_LOG_LEVEL]")
 	fs.StringVar(&c.LogFormat, "log-format", envOr("LAUNCHWATCH_LOG_FORMAT", "text"), "log `format`: text or json [LAUNCHWATCH_LOG_FORMAT]")
@@ -133,6 +145,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return c, err
 	}
 	fs.Int64Var(&c.MaxNewLaunchesPerMinute, "max-new-launches-per-minute", maxNew, "at most `n` new launches a minute per API token (or person) in each web process; more get 429 with Retry-After; 0 means no limit [LAUNCHWATCH_MAX_NEW_LAUNCHES_PER_MINUTE]")
+	allowPrivate, err := envBool(getenv, "LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE", false)
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", allowPrivate, "let webhook targets be loopback, link-local, private or metadata addresses (127.0.0.1, 10.x, 169.254.169.254, fd00::/8, ...); off, they are refused when saved and when sent [LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -152,6 +169,9 @@ func (c config) validate() error {
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		errs = append(errs, errors.New("set --database-url or --data-dir"))
+	}
+	if c.DatabaseOwnerURL != "" && c.DatabaseURL == "" {
+		errs = append(errs, errors.New("--database-owner-url needs --database-url (the role that serves requests); the private PostgreSQL makes both roles itself"))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes must be at least 1024, got %d", c.MaxBodyBytes))

@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := newLogger(cfg, stderr)
 
-	dbURL := cfg.DatabaseURL
+	dbURL, ownerURL := cfg.DatabaseURL, cfg.DatabaseOwnerURL
 	if dbURL == "" {
 		pg, err := pgserver.Start(ctx, pgserver.Config{DataDir: cfg.DataDir, Logger: log})
 		if err != nil {
@@ -76,7 +76,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err := store.EnsureDatabase(ctx, pg.ConnString("postgres"), privateDatabase); err != nil {
 			return err
 		}
-		dbURL = pg.ConnString(privateDatabase)
+		// The server does not serve as the superuser: migrations run as
+		// an owner role, requests as an app role that cannot change the
+		// audit log (README "Database roles").
+		if err := store.PrepareRoles(ctx, pg.ConnString(privateDatabase), store.PrivateOwnerRole, store.PrivateAppRole); err != nil {
+			return err
+		}
+		dbURL = pg.ConnStringAs(store.PrivateAppRole, privateDatabase)
+		ownerURL = pg.ConnStringAs(store.PrivateOwnerRole, privateDatabase)
 	}
 
 	poolCfg, err := pgxpool.ParseConfig(dbURL)
@@ -97,10 +104,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := pool.Ping(ctx); err != nil {
 		return fmt.Errorf("connecting to the database: %w", err)
 	}
-	if cfg.Migrate {
-		if err := store.Migrate(ctx, pool, log); err != nil {
-			return err
-		}
+	if err := prepareSchema(ctx, cfg, pool, ownerURL, log); err != nil {
+		return err
 	}
 
 	// Live updates: every process LISTENs, so a line stored through any
@@ -169,7 +174,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mets := metrics.New(st, hub.Subscribers, log)
 	wcfg := web.Config{MaxBodyBytes: cfg.MaxBodyBytes, SilentAfter: cfg.SilentAfter, Hub: hub,
 		LokiLaunchLabel: cfg.LokiLaunchLabel, PublicURL: publicURL, ListenAddr: ln.Addr().String(), Metrics: mets,
-		MaxNewLaunchesPerMinute: newLaunchLimit(cfg.MaxNewLaunchesPerMinute),
+		MaxNewLaunchesPerMinute: newLaunchLimit(cfg.MaxNewLaunchesPerMinute), WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Auth: web.AuthConfig{SessionTTL: cfg.SessionTTL, ProxyHeader: cfg.AuthProxyHeader, ProxyTrusted: trusted,
 			ProxyDefaultRole: cfg.AuthProxyDefaultRole}}
 	if !wcfg.ChecksHosts() {
@@ -180,7 +185,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Webhooks: every process routes and sends; a row lock makes each
 	// delivery one process's.
 	notifier := notify.New(st, notify.Config{PublicURL: baseURL(publicURL, ln.Addr().String()),
-		SilentAfter: cfg.SilentAfter, Log: log, Pool: pool})
+		SilentAfter: cfg.SilentAfter, Log: log, Pool: pool, AllowPrivate: cfg.WebhookAllowPrivate})
 	notifying := make(chan struct{})
 	go func() {
 		defer close(notifying)
@@ -247,4 +252,56 @@ func newLaunchLimit(n int64) int {
 		return -1
 	}
 	return int(min(n, 1<<30))
+}
+
+// prepareSchema migrates the schema (unless --migrate=false) and, with an
+// owner role, as it, and then grants the serving role (pool's) what it
+// needs. Without one the serving role owns the schema, and could change
+// the audit log: that is said at start.
+func prepareSchema(ctx context.Context, cfg config, pool *pgxpool.Pool, ownerURL string, log *slog.Logger) error {
+	if ownerURL == "" {
+		if cfg.Migrate {
+			if err := store.Migrate(ctx, pool, log); err != nil {
+				return err
+			}
+		}
+		if may, err := store.MayChangeAuditLog(ctx, pool); err != nil {
+			return err
+		} else if may {
+			log.Warn("the database role that serves requests owns the audit log and could change it (only its hash chain, launchwatch audit verify, would show an edit): set --database-owner-url (DATABASE_OWNER_URL) to the role that owns the schema, and --database-url to a role of its own (README \"Database roles\")")
+		}
+		return nil
+	}
+	ownerCfg, err := pgxpool.ParseConfig(ownerURL)
+	if err != nil {
+		return fmt.Errorf("database owner URL: %w", err)
+	}
+	ownerCfg.MaxConns = 2
+	store.ConfigurePool(ownerCfg)
+	owner, err := pgxpool.NewWithConfig(ctx, ownerCfg)
+	if err != nil {
+		return fmt.Errorf("database owner URL: %w", err)
+	}
+	defer owner.Close()
+	ownerRole, err := store.CurrentRole(ctx, owner)
+	if err != nil {
+		return fmt.Errorf("connecting to the database as its owner: %w", err)
+	}
+	appRole, err := store.CurrentRole(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if ownerRole == appRole {
+		return fmt.Errorf("--database-url and --database-owner-url are both role %q: requests need a role of their own, which cannot change the audit log", appRole)
+	}
+	if cfg.Migrate {
+		if err := store.Migrate(ctx, owner, log); err != nil {
+			return err
+		}
+	}
+	if err := store.GrantApp(ctx, owner, appRole); err != nil {
+		return err
+	}
+	log.Debug("serving as a role of its own", slog.String("role", appRole), slog.String("owner", ownerRole))
+	return nil
 }

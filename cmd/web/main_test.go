@@ -319,7 +319,8 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	for _, want := range []string{"--addr", "LAUNCHWATCH_ADDR", "127.0.0.1:8080", "--data-dir", "LAUNCHWATCH_DATA_DIR",
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
 		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER",
-		"--public-url", "LAUNCHWATCH_PUBLIC_URL"} {
+		"--public-url", "LAUNCHWATCH_PUBLIC_URL", "--database-owner-url", "DATABASE_OWNER_URL",
+		"--webhook-allow-private", "LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -46,8 +45,8 @@ func Text(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 	if n > MaxBatchLines { // counted before anything is allocated per line
 		return nil, TooManyLines()
 	}
-	if firstSeq > math.MaxInt64-int64(n) {
-		return nil, BadRequest("seq %d is too large for %d lines", firstSeq, n)
+	if firstSeq > MaxSeq-int64(n-1) {
+		return nil, SeqAboveMax(fmt.Sprintf("the seq of the body's last line, %d lines from ?seq=%d,", n, firstSeq))
 	}
 	// One string for the whole body, of which the lines that need no
 	// cleaning are slices: one allocation instead of one a line.
@@ -104,10 +103,12 @@ func (w *ndjsonLine) aliasTS() json.RawMessage {
 
 // NDJSON decodes an application/x-ndjson body: one object per line,
 // {"seq": 12, "line": "...", "ts": "RFC 3339" or unix ns, "stream": "stdout"}.
-// Blank lines are skipped. Either every object has a seq or none has. The
-// first bad object rejects the whole batch with a message naming its line.
+// Blank lines are skipped. Either every object has a seq or none has, and
+// no two have the same. The first bad object rejects the whole batch with
+// a message naming its line (and, for a repeated seq, the line it repeats).
 func NDJSON(body []byte, maxLineBytes int) ([]Line, error) {
 	var lines []Line
+	var seqs seqIndex
 	for n := 1; len(body) > 0; n++ {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
 		body = rest
@@ -125,9 +126,48 @@ func NDJSON(body []byte, maxLineBytes int) ([]Line, error) {
 		if len(lines) == MaxBatchLines {
 			return nil, TooManyLines()
 		}
+		if first := seqs.add(l.Seq, n); first != 0 {
+			return nil, BadRequest("line %d of the body has the \"seq\" %d of line %d: every line of a batch needs its own seq", n, l.Seq, first)
+		}
 		lines = append(lines, l)
 	}
 	return lines, nil
+}
+
+// seqIndex finds a seq that repeats in a batch, by where it was seen (a
+// line of the body, an element of an array). The usual batch's seqs
+// increase, which needs no index: one is made when a seq comes that is not
+// above every seq before it.
+type seqIndex struct {
+	max   int64
+	seqs  []int64 // in order, with where each came
+	where []int
+	seen  map[int64]int
+}
+
+// add records seq, seen at where (0 is no seq: nothing to check), and
+// returns where it was seen before, or 0.
+func (x *seqIndex) add(seq int64, where int) int {
+	if seq == 0 {
+		return 0
+	}
+	if x.seen == nil && seq > x.max {
+		x.max = seq
+		x.seqs, x.where = append(x.seqs, seq), append(x.where, where)
+		return 0
+	}
+	if x.seen == nil {
+		x.seen = make(map[int64]int, len(x.seqs)+1)
+		for i, s := range x.seqs {
+			x.seen[s] = x.where[i]
+		}
+		x.seqs, x.where = nil, nil
+	}
+	if first, ok := x.seen[seq]; ok {
+		return first
+	}
+	x.seen[seq] = where
+	return 0
 }
 
 func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
@@ -150,8 +190,8 @@ func decodeNDJSONLine(raw []byte, maxLineBytes int) (Line, error) {
 	l := Line{Text: cleanLine([]byte(*text), maxLineBytes)}
 	if len(w.Seq) > 0 && string(w.Seq) != "null" {
 		seq, err := strconv.ParseInt(string(w.Seq), 10, 64)
-		if err != nil || seq < 1 {
-			return Line{}, fmt.Errorf(`"seq" must be a positive integer, got %s`, w.Seq)
+		if err != nil || seq < 1 || seq > MaxSeq {
+			return Line{}, fmt.Errorf(`"seq" must be a positive integer up to %s, got %s`, MaxSeqText, w.Seq)
 		}
 		l.Seq = seq
 	}
@@ -213,6 +253,7 @@ func JSON(body []byte, maxLineBytes int) ([]Line, error) {
 		return nil, BadRequest("body is not a JSON array of objects or one object")
 	}
 	var lines []Line
+	var seqs seqIndex
 	for i := 0; dec.More(); i++ {
 		if len(lines) == MaxBatchLines {
 			return nil, TooManyLines()
@@ -227,6 +268,11 @@ func JSON(body []byte, maxLineBytes int) ([]Line, error) {
 		}
 		if len(lines) > 0 && (l.Seq > 0) != (lines[0].Seq > 0) {
 			return nil, BadRequest("element %d of the array: either every object has a \"seq\" or none has", i)
+		}
+		// Elements are counted from 0 in messages; where 0 means "no seq" to
+		// the index, so it is told i+1.
+		if first := seqs.add(l.Seq, i+1); first != 0 {
+			return nil, BadRequest("element %d of the array has the \"seq\" %d of element %d: every line of a batch needs its own seq", i, l.Seq, first-1)
 		}
 		lines = append(lines, l)
 	}

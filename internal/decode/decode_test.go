@@ -163,3 +163,58 @@ func TestDecodersRefuseTooManyLines(t *testing.T) {
 		t.Error("an array followed by more JSON was accepted")
 	}
 }
+
+// TestRepeatedSeqsAreRefused: a seq twice in one batch is a shipper's bug
+// (the second line would be dropped as a duplicate of the first): the batch
+// is refused, naming both places, whatever order the seqs come in; seqs
+// that only come out of order are fine.
+func TestRepeatedSeqsAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, body, want string
+		json             bool
+	}{
+		{"InOrder", `{"seq":1,"line":"a"}` + "\n" + `{"seq":1,"line":"b"}`, `line 2 of the body has the "seq" 1 of line 1`, false},
+		{"OutOfOrder", `{"seq":3,"line":"a"}` + "\n\n" + `{"seq":1,"line":"b"}` + "\n" + `{"seq":2,"line":"c"}` + "\n" + `{"seq":1,"line":"d"}`,
+			`line 5 of the body has the "seq" 1 of line 3`, false},
+		{"AfterAReorder", `{"seq":2,"line":"a"}` + "\n" + `{"seq":1,"line":"b"}` + "\n" + `{"seq":2,"line":"c"}`, `line 3 of the body has the "seq" 2 of line 1`, false},
+		{"JSONArray", `[{"seq":1,"line":"a"},{"seq":2,"line":"b"},{"seq":2,"line":"c"}]`, `element 2 of the array has the "seq" 2 of element 1`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			decodeFn := NDJSON
+			if tt.json {
+				decodeFn = JSON
+			}
+			_, err := decodeFn([]byte(tt.body), DefaultMaxLineBytes)
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Status != http.StatusBadRequest || !strings.Contains(ie.Message, tt.want) {
+				t.Errorf("got %v, want a 400 saying %q", err, tt.want)
+			}
+		})
+	}
+	lines, err := NDJSON([]byte(`{"seq":3,"line":"c"}`+"\n"+`{"seq":1,"line":"a"}`+"\n"+`{"seq":2,"line":"b"}`), DefaultMaxLineBytes)
+	if err != nil || len(lines) != 3 {
+		t.Errorf("seqs out of order: %d lines, %v; want 3 and no error", len(lines), err)
+	}
+}
+
+// TestSeqLimitIsStated: every message about a seq too high states the real
+// limit, 2^53, never int64's.
+func TestSeqLimitIsStated(t *testing.T) {
+	t.Parallel()
+	for _, q := range []string{"abc", "0", "9007199254740993", "9223372036854775807"} {
+		_, err := SeqParam(map[string][]string{"seq": {q}})
+		if err == nil || !strings.Contains(err.Error(), "2^53 (9007199254740992)") || strings.Contains(err.Error(), "9223372036854775807") && q != "9223372036854775807" {
+			t.Errorf("?seq=%s: %v, want the limit 2^53 (9007199254740992)", q, err)
+		}
+	}
+	if n, err := SeqParam(map[string][]string{"seq": {"9007199254740992"}}); err != nil || n != MaxSeq {
+		t.Errorf("?seq=2^53: %d, %v", n, err)
+	}
+	if _, err := Text([]byte("a\nb\n"), MaxSeq, DefaultMaxLineBytes); err == nil || !strings.Contains(err.Error(), "above 2^53 (9007199254740992)") {
+		t.Errorf("two lines from 2^53: %v", err)
+	}
+	if _, err := NDJSON([]byte(`{"seq":9007199254740993,"line":"a"}`), DefaultMaxLineBytes); err == nil || !strings.Contains(err.Error(), "2^53 (9007199254740992)") {
+		t.Errorf("NDJSON seq 2^53+1: %v", err)
+	}
+}

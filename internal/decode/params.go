@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -106,5 +105,26 @@ func IntParam(q url.Values, name string, def, min, max int64) (int64, error) {
 // SeqParam reads the seq of a text batch's first line (?seq=); 0, when
 // absent, numbers the lines after the last stored one.
 func SeqParam(q url.Values) (int64, error) {
-	return IntParam(q, "seq", 0, 1, math.MaxInt64)
+	s := q.Get("seq")
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || n > MaxSeq {
+		return 0, BadRequest("seq must be an integer from 1 to %s, got %q", MaxSeqText, s)
+	}
+	return n, nil
+}
+
+// MaxSeq is the highest seq a line may have: what a JSON number holds
+// exactly (2^53), so every client reads a seq back as it sent it.
+const MaxSeq = 1 << 53
+
+// MaxSeqText is MaxSeq as the error messages state it.
+const MaxSeqText = "2^53 (9007199254740992)"
+
+// SeqAboveMax is the error of a batch whose seqs go above MaxSeq; what
+// names the seq ("seq 9007199254740993", "line 3's seq ...").
+func SeqAboveMax(what string) *InputError {
+	return BadRequest("%s is above %s, the highest seq: number lines from 1 up", what, MaxSeqText)
 }

@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,16 +71,24 @@ func (w *Worker) post(ctx context.Context, d store.WebhookDelivery) (int, error)
 	req.Header.Set("X-Launchwatch-Event", d.Kind)
 	res, err := w.cfg.Client.Do(req)
 	if err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			// Said plainly: the address is the news, not the dial.
+			refused.Host = req.URL.Hostname()
+			return 0, refused
+		}
 		return 0, err
 	}
 	defer res.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 200))
+	// Nothing of the answer is kept: a target that is no webhook receiver
+	// (an internal page, say) must not have its content shown in the
+	// delivery log. A little is read so the connection can be used again.
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 4<<10))
 	if res.StatusCode/100 == 2 {
 		return res.StatusCode, nil
 	}
-	msg := strings.Join(strings.Fields(string(snippet)), " ")
-	if msg != "" {
-		return res.StatusCode, fmt.Errorf("HTTP %d: %s", res.StatusCode, msg)
+	if res.StatusCode/100 == 3 {
+		return res.StatusCode, fmt.Errorf("HTTP %d: redirects are not followed", res.StatusCode)
 	}
 	return res.StatusCode, fmt.Errorf("HTTP %d", res.StatusCode)
 }

@@ -48,9 +48,15 @@ type Config struct {
 	// SilentAfter is --silent-after: a starting or loading launch not heard
 	// from for this long is announced silent. 0 announces no silence.
 	SilentAfter time.Duration
-	Clock       clock.Clock  // nil: the wall clock
-	Client      *http.Client // nil: a client with DefaultTimeout
-	Log         *slog.Logger
+	Clock       clock.Clock // nil: the wall clock
+	// Client sends the webhooks; nil is NewClient(DefaultTimeout,
+	// AllowPrivate), which refuses loopback, link-local, private and
+	// metadata addresses. A client given here is used as it is.
+	Client *http.Client
+	// AllowPrivate is --webhook-allow-private: the default client sends to
+	// any address.
+	AllowPrivate bool
+	Log          *slog.Logger
 	// Poll bounds how long the worker waits without a wake; 0 is DefaultPoll.
 	Poll time.Duration
 	// Pool, when set, is LISTENed on for events other processes queue, so
@@ -78,7 +84,7 @@ func New(st *store.Store, cfg Config) *Worker {
 		cfg.Clock = clock.Real{}
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: DefaultTimeout}
+		cfg.Client = NewClient(DefaultTimeout, cfg.AllowPrivate)
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

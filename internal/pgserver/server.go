@@ -114,6 +114,14 @@ func (s *Server) ConnString(dbname string) string {
 		" dbname=" + quoteConnValue(dbname) + " sslmode=disable"
 }
 
+// ConnStringAs is ConnString connecting as role user (the socket's trust
+// authentication lets any role of the cluster log in: the socket directory
+// is the server user's, or root's, alone).
+func (s *Server) ConnStringAs(user, dbname string) string {
+	return "host=" + quoteConnValue(s.sockDir) + " port=5432 user=" + quoteConnValue(user) +
+		" dbname=" + quoteConnValue(dbname) + " sslmode=disable"
+}
+
 // quoteConnValue quotes a keyword/value connection string value the way libpq parses it, so a data
 // dir with a space still works.
 func quoteConnValue(v string) string {

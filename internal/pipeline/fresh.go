@@ -3,6 +3,8 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -135,19 +137,38 @@ func lineKeys(lines []decode.Line) []store.LineKey {
 // leaves a gap that every later batch would fill by reclassifying the whole
 // launch, and one near 2^63 makes every unnumbered batch overflow: both are
 // a shipper's bug, refused with a 400 that says so rather than stored.
-const (
-	maxSeqJump = 1_000_000
-	maxSeq     = 1 << 53 // what a JSON number holds exactly
-)
+const maxSeqJump = 1_000_000
 
-// checkSeqRange refuses a batch whose highest seq is above maxSeq or more
-// than maxSeqJump beyond the launch's last stored seq.
+// checkSeqRange refuses a batch whose highest seq is above decode.MaxSeq
+// or more than maxSeqJump beyond the launch's last stored seq.
 func checkSeqRange(last, highest int64) error {
 	switch {
-	case highest > maxSeq:
-		return decode.BadRequest("seq %d is above 2^53: numbers lines from 1 up", highest)
+	case highest > decode.MaxSeq:
+		return decode.SeqAboveMax(fmt.Sprintf("seq %d", highest))
 	case highest-last > maxSeqJump:
 		return decode.BadRequest("seq %d is more than %d beyond the launch's last line (%d): send the lines in between first, or number them from %d", highest, maxSeqJump, last, last+1)
 	}
 	return nil
+}
+
+// checkBeforeCreate refuses, before the launch is created, a batch that
+// would be refused once it is: a refused batch creates nothing. Its seqs
+// are checked against the launch's last line, 0 for a launch that does
+// not exist yet (only a batch that reaches past maxSeqJump asks which).
+func (p *Pipeline) checkBeforeCreate(ctx context.Context, key string, lines []decode.Line) error {
+	var highest int64
+	for _, l := range lines {
+		highest = max(highest, l.Seq)
+	}
+	if highest <= maxSeqJump {
+		return nil
+	}
+	if highest > decode.MaxSeq {
+		return checkSeqRange(0, highest)
+	}
+	_, err := p.store.LaunchByKey(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return checkSeqRange(0, highest)
+	}
+	return err // an existing launch is checked under its lock
 }

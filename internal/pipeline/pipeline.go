@@ -105,11 +105,18 @@ func (p *Pipeline) Ingest(ctx context.Context, key string, attrs launchid.Attrs,
 // are locked in the order of their ids, so two requests over the same
 // launches cannot deadlock. Acks are in the order of batches.
 func (p *Pipeline) IngestAll(ctx context.Context, batches []decode.Batch) ([]Ack, error) {
-	ids := make([]int64, len(batches))
-	for i, b := range batches {
+	for _, b := range batches {
 		if len(b.Lines) > decode.MaxBatchLines { // the decoders refuse earlier; this holds for every protocol
 			return nil, decode.TooManyLines()
 		}
+		// A batch refused for its seqs creates nothing, not even its
+		// launch, and neither does the request it came in.
+		if err := p.checkBeforeCreate(ctx, b.Key, b.Lines); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int64, len(batches))
+	for i, b := range batches {
 		id, err := p.store.EnsureLaunch(ctx, b.Key, b.Attrs)
 		if err != nil {
 			return nil, err

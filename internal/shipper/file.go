@@ -16,6 +16,13 @@ import (
 // inode, so only the content tells a file written again from the old one.
 const headMax = 4096
 
+// tailMax is how many bytes before the acknowledged offset fingerprint the
+// content too: a log written again from the same first bytes (a server's
+// banner and configuration dump are the same at every start) differs
+// further on, and where the old content was acknowledged to is where
+// resuming reads from.
+const tailMax = 4096
+
 // openFile is the file being read: one content (a generation of the file),
 // read from its start.
 type openFile struct {
@@ -144,9 +151,22 @@ func headSum(head []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// tailSum is the fingerprint of the up to tailMax bytes of f that end at
+// offset, and how many bytes it covers; false if they cannot be read
+// (the file is shorter now).
+func tailSum(f *os.File, offset int64) (string, int, bool) {
+	n := min(offset, tailMax)
+	buf := make([]byte, n)
+	if got, err := f.ReadAt(buf, offset-n); int64(got) != n && err != nil {
+		return "", 0, false
+	}
+	return headSum(buf), int(n), true
+}
+
 // holds reports whether file is the content the state is about: same
-// device and inode, the same first bytes, and at least the acknowledged
-// length. It returns the head read, for the reader to go on with.
+// device and inode, the same first bytes, at least the acknowledged
+// length, and the same bytes before the acknowledged offset. It returns
+// the head read, for the reader to go on with.
 func (s State) holds(of *openFile) ([]byte, bool) {
 	if s.Ino == 0 || of.dev != s.Dev || of.ino != s.Ino {
 		return nil, false
@@ -158,6 +178,11 @@ func (s State) holds(of *openFile) ([]byte, bool) {
 	head := readHead(of.f, s.HeadLen)
 	if len(head) != s.HeadLen || s.HeadLen > 0 && headSum(head) != s.Head {
 		return nil, false
+	}
+	if s.TailLen > 0 {
+		if sum, n, ok := tailSum(of.f, s.Offset); !ok || n != s.TailLen || sum != s.Tail {
+			return nil, false
+		}
 	}
 	return head, true
 }

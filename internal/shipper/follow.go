@@ -116,6 +116,7 @@ func Follow(ctx context.Context, c *client.Client, cfg FollowConfig) (Result, er
 		defer stop.Stop()
 	}
 	sendErr := <-sent
+	f.closeFile()
 	f.mu.Lock()
 	res := f.res
 	res.LastSeq = f.state.Seq
@@ -197,6 +198,7 @@ type follower struct {
 	mu       sync.Mutex
 	state    State       // acknowledged progress in the content being read
 	head     []byte      // that content's first bytes, for the state's fingerprint
+	file     *os.File    // that content's file, for the fingerprint before the offset (track)
 	inflight []linePlace // lines queued, oldest first
 	saveErr  error
 	res      Result
@@ -233,7 +235,35 @@ func (f *follower) acked(seq int64, lines int, ack client.Ack) {
 func (f *follower) record(p linePlace) {
 	f.state.Seq, f.state.Offset = p.seq, p.end
 	f.state.Head, f.state.HeadLen = headSum(f.head), len(f.head)
+	f.state.Tail, f.state.TailLen = "", 0
+	if f.file != nil && p.end > 0 {
+		// The bytes the lines just acknowledged end with, read again from
+		// the file: the reader has them no more. (Truncated meanwhile, the
+		// reader finds out and starts a new content, whose state replaces
+		// this one.)
+		if sum, n, ok := tailSum(f.file, p.end); ok {
+			f.state.Tail, f.state.TailLen = sum, n
+		}
+	}
 	f.save()
+}
+
+// track makes file the one the content the state is about is read from,
+// and closes the one before: the follower moves to a new content only once
+// every line of the old one is acknowledged, so nothing is recorded of it
+// any more. Call with f.mu held.
+func (f *follower) track(file *os.File) {
+	if f.file != nil && f.file != file {
+		f.file.Close()
+	}
+	f.file = file
+}
+
+// closeFile closes the file being read, once no acknowledgement can come.
+func (f *follower) closeFile() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.track(nil)
 }
 
 func (f *follower) save() {
@@ -252,8 +282,10 @@ func (f *follower) begin(of *openFile, base int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.head = nil
+	f.track(of.f)
 	f.state.Dev, f.state.Ino, f.state.Base = of.dev, of.ino, base
 	f.state.Head, f.state.HeadLen, f.state.Offset, f.state.Seq = "", 0, 0, base
+	f.state.Tail, f.state.TailLen = "", 0
 	f.save()
 }
 
@@ -281,7 +313,9 @@ func (f *follower) read(ctx context.Context) error {
 	if err != nil || of == nil {
 		return err
 	}
-	defer func() { of.f.Close() }()
+	// of's file is the follower's (track) from here: Follow closes it once
+	// the sender is done, as the acknowledgements of its last lines may
+	// come after the reading stopped.
 	buf := make([]byte, 256<<10)
 	for {
 		if f.suspect.Swap(false) {
@@ -389,8 +423,7 @@ func (f *follower) next(ctx context.Context, of *openFile, next *os.File, seq in
 			next.Close()
 			return seq, err
 		}
-		of.f.Close()
-		*of = *nof
+		*of = *nof // the old file is closed by begin (track)
 	} else {
 		if _, err := of.f.Seek(0, io.SeekStart); err != nil {
 			return seq, err

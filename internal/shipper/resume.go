@@ -69,6 +69,7 @@ func (f *follower) start(ctx context.Context) (*openFile, int64, error) {
 	cur.head = head
 	f.mu.Lock()
 	f.head = head
+	f.track(cur.f) // the content the state is about, resumed
 	f.mu.Unlock()
 	if lacks := client.Missing(runs, st.Base+1, st.Seq); known && len(lacks) > 0 {
 		// The server lacks acknowledged lines (a reset server, a database
@@ -83,8 +84,7 @@ func (f *follower) start(ctx context.Context) (*openFile, int64, error) {
 		return cur, st.Base, nil
 	}
 	if _, err := cur.f.Seek(st.Offset, io.SeekStart); err != nil {
-		cur.f.Close()
-		return nil, 0, err
+		return nil, 0, err // the file is closed with the follower's (track)
 	}
 	cur.offset = st.Offset
 	return cur, st.Seq, nil

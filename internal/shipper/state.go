@@ -9,8 +9,9 @@ import (
 
 // State is what `launchwatch ship` remembers between runs about one server,
 // launch and file: which content it is reading (by device and inode, since
-// rotation reuses the name, and by a fingerprint of its first bytes, since
-// truncation keeps the inode), where that content's numbering starts, how
+// rotation reuses the name, and by fingerprints of its first bytes and of
+// the bytes before the acknowledged offset, since truncation keeps the
+// inode), where that content's numbering starts, how
 // far into it the server has acknowledged, and the seq of the last
 // acknowledged line. Every seq after Seq belongs to that content: a new one
 // (rotation, truncation) is only started once the old one is acknowledged.
@@ -24,6 +25,13 @@ type State struct {
 	// 4 KiB): a file truncated and written again has other first bytes.
 	Head    string `json:"head,omitempty"`
 	HeadLen int    `json:"head_len,omitempty"`
+	// Tail is the hex SHA-256 of the TailLen bytes (up to 4 KiB) that end
+	// at Offset: a file truncated and written again with the same first
+	// bytes (a banner, a configuration dump) mostly has other bytes there.
+	// Empty in state files written before it was kept: then only the head
+	// is compared.
+	Tail    string `json:"tail,omitempty"`
+	TailLen int    `json:"tail_len,omitempty"`
 	Base    int64  `json:"base"`   // seq before the content's first line
 	Offset  int64  `json:"offset"` // bytes of the content acknowledged
 	Seq     int64  `json:"seq"`    // last acknowledged seq

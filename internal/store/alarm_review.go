@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -103,17 +104,47 @@ type AuditEvent struct {
 }
 
 // AddAudit records an audit event in the transaction of the change itself,
-// so there is never a change without its record.
+// so there is never a change without its record. The row is written when
+// the transaction's work is done, just before it commits (flushAudit):
+// chaining a row holds the audit chain's lock to the end of its
+// transaction (migration 00030), and a transaction that waited for any
+// other lock while it held that one could deadlock with another that holds
+// that lock and waits to chain its own row.
 func (t *Tx) AddAudit(ctx context.Context, e AuditEvent) error {
 	detail := e.Detail
 	if detail == nil {
 		detail = map[string]any{}
 	}
-	_, err := t.tx.Exec(ctx, `INSERT INTO audit_events (actor, action, subject, detail) VALUES ($1, $2, $3, $4)`,
-		e.Actor, e.Action, e.Subject, detail)
+	raw, err := json.Marshal(detail) // now: the caller may change its map after
 	if err != nil {
 		return fmt.Errorf("store: add audit event: %w", err)
 	}
+	t.audits = append(t.audits, pendingAudit{actor: e.Actor, action: e.Action, subject: e.Subject, detail: string(raw)})
+	return nil
+}
+
+// pendingAudit is an audit event waiting for its transaction's end.
+type pendingAudit struct{ actor, action, subject, detail string }
+
+// flushAudit writes the transaction's audit events, in the order they were
+// added, as the transaction's last statement.
+func (t *Tx) flushAudit(ctx context.Context) error {
+	if len(t.audits) == 0 {
+		return nil
+	}
+	cols := make([][]string, 4)
+	for _, a := range t.audits {
+		cols[0], cols[1] = append(cols[0], a.actor), append(cols[1], a.action)
+		cols[2], cols[3] = append(cols[2], a.subject), append(cols[3], a.detail)
+	}
+	_, err := t.tx.Exec(ctx, `INSERT INTO audit_events (actor, action, subject, detail)
+		SELECT actor, action, subject, detail::jsonb
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS e(actor, action, subject, detail, n)
+		ORDER BY n`, cols[0], cols[1], cols[2], cols[3])
+	if err != nil {
+		return fmt.Errorf("store: add audit events: %w", err)
+	}
+	t.audits = nil
 	return nil
 }
 

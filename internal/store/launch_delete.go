@@ -47,7 +47,10 @@ func (s *Store) DeleteLaunch(ctx context.Context, key, actor string) (DeletedLau
 			Detail: map[string]any{"launch": d.Key, "id": d.ID, "server": d.Server, "lines": d.Lines}}); err != nil {
 			return err
 		}
-		return tx.Notify(ctx, key)
+		if err := tx.Notify(ctx, key); err != nil {
+			return err
+		}
+		return tx.flushAudit(ctx)
 	})
 	return d, err
 }

@@ -61,3 +61,18 @@ func MigrateDownAll(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	return nil
 }
+
+// MigrateDownTo reverts the migrations after version. It exists for
+// migration tests (a migration's work on rows written before it) and is
+// never called by the server.
+func MigrateDownTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
+	p, closeDB, err := newMigrator(pool)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if _, err := p.DownTo(ctx, version); err != nil {
+		return fmt.Errorf("store: migrate down to %d: %w", version, err)
+	}
+	return nil
+}

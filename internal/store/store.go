@@ -46,6 +46,8 @@ type Tx struct {
 	// transaction locked (LockLaunch): no block lies at or beyond it, so
 	// ThawLines needs no statement for lines there.
 	compacted map[int64]int64
+	// audits are the audit events to write just before commit (AddAudit).
+	audits []pendingAudit
 }
 
 // WithTx runs fn in a transaction, committing when fn returns nil and
@@ -76,7 +78,12 @@ func (s *Store) WithTx(ctx context.Context, fn func(*Tx) error) error {
 		statementTimeout).Scan(&xid, nil); err != nil {
 		return unavailableIf(fmt.Errorf("store: begin: %w", err))
 	}
-	if err := fn(&Tx{tx: tx}); err != nil {
+	stx := &Tx{tx: tx}
+	err = fn(stx)
+	if err == nil {
+		err = stx.flushAudit(ctx)
+	}
+	if err != nil {
 		if tx.Conn().IsClosed() {
 			// The connection broke under fn: whatever the statement, the
 			// transaction is gone and the database is at fault.

@@ -38,7 +38,7 @@ var routeNeeds = map[string]string{
 
 	"GET /admin/users": "admin", "POST /admin/users": "admin", "POST /admin/users/:id": "admin",
 	"GET /admin/tokens": "admin", "POST /admin/tokens": "admin", "POST /admin/tokens/:id/revoke": "admin",
-	"GET /audit":          "admin",
+	"GET /audit": "admin", "GET /api/v1/audit/chain": "admin",
 	"GET /admin/webhooks": "admin", "POST /admin/webhooks": "admin", "POST /admin/webhooks/:id/test": "admin",
 	"POST /admin/webhooks/:id/delete": "admin", "GET /api/v1/webhooks": "admin", "POST /api/v1/webhooks": "admin",
 	"DELETE /api/v1/webhooks/:id": "admin", "POST /api/v1/webhooks/:id/test": "admin",

@@ -65,6 +65,14 @@ func (h *handler) ingestRoute(protocol string, fn ingestFunc) echo.HandlerFunc {
 }
 
 func (h *handler) serveIngest(c echo.Context, rec *ingestRecord, fn ingestFunc) error {
+	// One credential holds at most its share of the body slots
+	// (ingest_credential.go), asked first so that a credential past it
+	// takes no slot of the others even for a moment.
+	release, err := h.credSlots.take(credentialKey(principalOf(c)))
+	if err != nil {
+		return err
+	}
+	defer release()
 	select {
 	case h.bodySlots <- struct{}{}:
 	default:
@@ -91,11 +99,12 @@ func (h *handler) serveIngest(c echo.Context, rec *ingestRecord, fn ingestFunc) 
 		}
 		<-h.bodySlots // the body is read: its place goes to the next reader
 		reading = false
+		release()
 		ctx, cancel := h.databaseDeadline(req.Context())
 		stop = func() { cancel(); <-h.ingestSlots }
 		return ctx, nil
 	}
-	err := fn(c, rec)
+	err = fn(c, rec)
 	if stop != nil {
 		stop()
 	}

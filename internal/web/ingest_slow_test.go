@@ -56,9 +56,14 @@ func TestSlowUploadsLeaveShippersServed(t *testing.T) {
 	for i := range uploads {
 		uploads[i].conn, uploads[i].br = slowUpload(t, b.url, i)
 	}
-	// Every slow upload is inside its handler, reading its body.
+	// Every slow upload is inside its handler, reading its body. (They are
+	// the admin token's: 64 is as many as one credential may send at once,
+	// TestOneCredentialCannotHoldEveryBodySlot; the other shipper has a
+	// token of its own.)
+	shipper := b.srv.NewToken(t, "ingest")
 	for i := range 5 {
-		r := b.do("POST", fmt.Sprintf("/api/v1/launches/served/lines?seq=%d", i+1), "text/plain", fmt.Appendf(nil, "served line %d\n", i+1))
+		r := b.do("POST", fmt.Sprintf("/api/v1/launches/served/lines?seq=%d", i+1), "text/plain", fmt.Appendf(nil, "served line %d\n", i+1),
+			"Authorization", "Bearer "+shipper)
 		if r.status != http.StatusOK {
 			t.Fatalf("a shipper beside %d slow uploads: %d %s, want 200", slow, r.status, r.body)
 		}
@@ -82,5 +87,121 @@ func TestSlowUploadsLeaveShippersServed(t *testing.T) {
 	}
 	if v := b.metricValue(`launchwatch_ingest_rejections_total{protocol="native",reason="slow"}`); v != slow {
 		t.Errorf("slow rejections: %v, want %d", v, slow)
+	}
+}
+
+// startBody opens a connection and sends the headers of an ingest post
+// with token, asking whether to send its body (100-continue), and returns
+// the connection and the server's first answer: 100 once the handler reads
+// the body (it holds a body slot), or the final status when it refused the
+// post without reading it.
+func startBody(t *testing.T, baseURL, token, key string) (net.Conn, *bufio.Reader, int) {
+	t.Helper()
+	addr := strings.TrimPrefix(baseURL, "http://")
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /api/v1/launches/%s/lines HTTP/1.1\r\nHost: %s\r\nContent-Type: text/plain\r\n"+
+		"Authorization: Bearer %s\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n", key, addr, token)
+	br := bufio.NewReader(conn)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck // a failed read says more
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("%s: no answer to the headers: %v", key, err)
+	}
+	if res.StatusCode != http.StatusContinue {
+		res.Body.Close()
+	}
+	return conn, br, res.StatusCode
+}
+
+// TestOneCredentialCannotHoldEveryBodySlot: a token that opens more slow
+// bodies than there are body slots (16 here) holds only its share of them
+// (4); its other bodies are 429 before a byte of them is read, other
+// shippers are served meanwhile, and a slot its slow body gives back is
+// its again.
+func TestOneCredentialCannotHoldEveryBodySlot(t *testing.T) {
+	t.Parallel()
+	// 4 ingest slots make 16 body slots; a long grace keeps the slow
+	// bodies in them for the whole test.
+	b := setupWith(t, web.Config{MaxConcurrentIngest: 4, MaxIngestBodiesPerCredential: 4, IngestBodyGrace: time.Minute, IngestBodyMinRate: 1 << 20})
+	greedy := b.srv.NewToken(t, "ingest")
+	var held []net.Conn
+	refused := 0
+	for i := range 20 {
+		conn, _, status := startBody(t, b.url, greedy, fmt.Sprintf("greedy-%d", i))
+		switch status {
+		case http.StatusContinue:
+			held = append(held, conn)
+		case http.StatusTooManyRequests:
+			refused++
+		default:
+			t.Fatalf("slow body %d: %d, want 100 or 429", i, status)
+		}
+	}
+	if len(held) != 4 || refused != 16 {
+		t.Fatalf("one token holds %d body slots (%d refused), want 4 (16 refused)", len(held), refused)
+	}
+	// The others' shippers, with tokens of their own, are served.
+	other := b.srv.NewToken(t, "ingest")
+	for i := range 40 {
+		r := b.do("POST", fmt.Sprintf("/api/v1/launches/other/lines?seq=%d", i+1), "text/plain", fmt.Appendf(nil, "line %d\n", i+1),
+			"Authorization", "Bearer "+other)
+		if r.status != http.StatusOK {
+			t.Fatalf("another shipper's post %d beside a greedy token: %d %s, want 200", i, r.status, r.body)
+		}
+	}
+	// Another token may be slow too, in slots of its own share.
+	for i := range 4 {
+		if _, _, status := startBody(t, b.url, webtest.AdminToken, fmt.Sprintf("admin-%d", i)); status != http.StatusContinue {
+			t.Fatalf("another token's slow body %d beside a greedy token: %d, want 100", i, status)
+		}
+	}
+	// A slow body that goes gives its slot back to its token.
+	held[0].Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, _, status := startBody(t, b.url, greedy, "greedy-again")
+		if status == http.StatusContinue {
+			break
+		}
+		conn.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the token's slot did not come back: %d", status)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the server, with a deadline
+	}
+}
+
+// TestTricklingBodyIsTimedOut: a body that keeps arriving, but slower than
+// the minimum rate once its grace is over, is answered 408 (the slot it
+// held goes back), however steadily its bytes come.
+func TestTricklingBodyIsTimedOut(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, web.Config{IngestBodyGrace: time.Second, IngestBodyMinRate: 1 << 10})
+	conn, br := slowUpload(t, b.url, 1)
+	done := make(chan struct{})
+	go func() { // 20 bytes a second, far below 1 KiB/s
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			if _, err := conn.Write([]byte("x")); err != nil {
+				return
+			}
+		}
+	}()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second)) //nolint:errcheck // a failed read says more
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	res.Body.Close()
+	conn.Close()
+	<-done
+	if res.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("a trickling body: %d, want 408", res.StatusCode)
 	}
 }

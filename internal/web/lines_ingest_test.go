@@ -192,14 +192,31 @@ func TestIngestNDJSON(t *testing.T) {
 	t.Run("RetriedBatchIsStoredOnce", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		body := `{"seq": 1, "line": "a"}` + "\n" + `{"seq": 2, "line": "b"}` + "\n" + `{"seq": 2, "line": "b again"}` + "\n"
+		body := `{"seq": 1, "line": "a"}` + "\n" + `{"seq": 2, "line": "b"}` + "\n"
 		first := b.postNDJSON("/api/v1/launches/ndr/lines", body)
-		again := b.postNDJSON("/api/v1/launches/ndr/lines", body)
-		if first.Accepted != 2 || first.Duplicates != 1 || again.Accepted != 0 || again.Duplicates != 3 {
+		again := b.postNDJSON("/api/v1/launches/ndr/lines", body+`{"seq": 3, "line": "c"}`+"\n")
+		if first.Accepted != 2 || first.Duplicates != 0 || again.Accepted != 1 || again.Duplicates != 2 {
 			t.Errorf("first = %+v, again = %+v", first, again)
 		}
-		if got := texts(b.lines("ndr")); !slices.Equal(got, []string{"a", "b"}) {
+		if got := texts(b.lines("ndr")); !slices.Equal(got, []string{"a", "b", "c"}) {
 			t.Errorf("lines = %q", got)
+		}
+	})
+
+	// A seq twice in one batch is no retry but a shipper's bug: the second
+	// line would be dropped unseen. The batch is refused, naming both
+	// lines, and nothing of it is stored, in a launch that exists too.
+	t.Run("RepeatedSeqInABatchIsRefused", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.postNDJSON("/api/v1/launches/ndrep/lines", `{"seq": 1, "line": "a"}`+"\n")
+		r := b.do("POST", "/api/v1/launches/ndrep/lines", "application/x-ndjson",
+			[]byte(`{"seq": 2, "line": "b"}`+"\n"+`{"seq": 3, "line": "c"}`+"\n"+`{"seq": 2, "line": "b again"}`+"\n"))
+		if r.status != http.StatusBadRequest || !strings.Contains(errorMessage(t, r), `line 3 of the body has the "seq" 2 of line 1`) {
+			t.Errorf("got %d %s, want 400 naming lines 1 and 3", r.status, r.body)
+		}
+		if got := texts(b.lines("ndrep")); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("lines = %q, want the first batch's alone", got)
 		}
 	})
 }
@@ -233,7 +250,14 @@ func TestIngestRejectsBadInput(t *testing.T) {
 		{"NDJSONWithSeqParam", "/api/v1/launches/k/lines?seq=3", "application/x-ndjson", []byte(`{"line":"a"}`), nil, 400, "NDJSON objects carry their own"},
 		{"BadSeqParam", "/api/v1/launches/k/lines?seq=abc", "text/plain", []byte("a"), nil, 400, "seq must be an integer"},
 		{"ZeroSeqParam", "/api/v1/launches/k/lines?seq=0", "text/plain", []byte("a"), nil, 400, "seq must be an integer from 1"},
-		{"SeqOverflow", "/api/v1/launches/k/lines?seq=9223372036854775807", "text/plain", []byte("a\nb"), nil, 400, "too large"},
+		{"SeqOverflow", "/api/v1/launches/k/lines?seq=9223372036854775807", "text/plain", []byte("a\nb"), nil, 400, "from 1 to 2^53 (9007199254740992)"},
+		{"SeqPastTheLimit", "/api/v1/launches/k/lines?seq=9007199254740992", "text/plain", []byte("a\nb"), nil, 400, "above 2^53 (9007199254740992)"},
+		{"NDJSONRepeatedSeq", "/api/v1/launches/k/lines", "application/x-ndjson",
+			[]byte(`{"seq":1,"line":"a"}` + "\n" + `{"seq":2,"line":"b"}` + "\n" + `{"seq":1,"line":"c"}` + "\n"), nil, 400, `line 3 of the body has the "seq" 1 of line 1`},
+		{"JSONRepeatedSeq", "/api/v1/launches/k/lines", "application/json",
+			[]byte(`[{"seq":5,"line":"a"},{"seq":4,"line":"b"},{"seq":5,"line":"c"}]`), nil, 400, `element 2 of the array has the "seq" 5 of element 0`},
+		{"NDJSONFarSeqOfANewLaunch", "/api/v1/launches/k/lines", "application/x-ndjson", []byte(`{"seq":1000001,"line":"a"}` + "\n"), nil, 400, "more than 1000000 beyond the launch's last line (0)"},
+		{"TextFarSeqOfANewLaunch", "/api/v1/launches/k/lines?seq=2000000", "text/plain", []byte("a\n"), nil, 400, "more than 1000000 beyond the launch's last line (0)"},
 		{"TooManyLabels", "/api/v1/launches/k/lines?" + manyLabels(33), "text/plain", []byte("a"), nil, 400, "at most 32 labels"},
 		{"BadKey", "/api/v1/launches/bad%20key/lines", "text/plain", []byte("a"), nil, 400, "launch key"},
 		{"KeyTooLong", "/api/v1/launches/" + strings.Repeat("k", 201) + "/lines", "text/plain", []byte("a"), nil, 400, "launch key"},
@@ -267,12 +291,15 @@ func TestIngestRejectsBadInput(t *testing.T) {
 	// reclassifying the launch, and one near 2^63 would make every
 	// unnumbered batch overflow: both are refused, and nothing is stored.
 	t.Run("FarSeqsAreRefused", func(t *testing.T) {
-		for _, tc := range []struct{ ctype, query, body, want string }{
-			{"text/plain", "?seq=9223372036854775806", "last\n", "above 2^53"},
-			{"application/x-ndjson", "", `{"seq": 9223372036854775807, "line": "x"}` + "\n", "above 2^53"},
-			{"text/plain", "?seq=1000002", "far\n", "more than 1000000 beyond the launch's last line (1)"},
+		for _, tc := range []struct {
+			ctype, query, body, want string
+			exists                   bool
+		}{
+			{"text/plain", "?seq=9223372036854775806", "last\n", "from 1 to 2^53 (9007199254740992)", false},
+			{"application/x-ndjson", "", `{"seq": 9223372036854775807, "line": "x"}` + "\n", "up to 2^53 (9007199254740992)", false},
+			{"text/plain", "?seq=1000002", "far\n", "more than 1000000 beyond the launch's last line (1)", true},
 		} {
-			if tc.want != "above 2^53" {
+			if tc.exists {
 				b.postText("/api/v1/launches/edge/lines?seq=1", "first\n")
 			}
 			r := b.do("POST", "/api/v1/launches/edge/lines"+tc.query, tc.ctype, []byte(tc.body))

@@ -60,6 +60,11 @@ type Config struct {
 	// DefaultIngestBodyGrace and DefaultIngestBodyMinRate.
 	IngestBodyGrace   time.Duration
 	IngestBodyMinRate int64
+	// MaxIngestBodiesPerCredential is how many ingest bodies one API token
+	// (or person) may be sending at once; more are answered 429 before
+	// their body is read (ingest_credential.go). 0 means a quarter of the
+	// body slots (bodyReadersPerSlot × MaxConcurrentIngest: 64 of 256).
+	MaxIngestBodiesPerCredential int
 	// DatabaseProbeAfter is how long ingest waits on the database before
 	// it asks whether the database answers at all (ingest_route.go); 0
 	// means DefaultDatabaseProbeAfter.
@@ -74,6 +79,11 @@ type Config struct {
 	// DefaultBacktestLimit.
 	BacktestBudget time.Duration
 	BacktestLimit  int
+	// WebhookAllowPrivate is --webhook-allow-private: webhook targets may
+	// be loopback, link-local, private and metadata addresses. Off, such a
+	// target is refused with 422 (notify.CheckDestination), and the
+	// delivery worker refuses to connect to one (notify.NewClient).
+	WebhookAllowPrivate bool
 }
 
 // ChecksHosts reports whether a server with cfg checks the Host header;
@@ -96,8 +106,9 @@ type handler struct {
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
-	bodySlots   chan struct{} // ingest bodies being read (ingest_route.go)
-	gaps        *gapCache     // the timeline's gaps of unchanged launches (gap_cache.go)
+	bodySlots   chan struct{}    // ingest bodies being read (ingest_route.go)
+	credSlots   *credentialSlots // of which each credential holds at most a share (ingest_credential.go)
+	gaps        *gapCache        // the timeline's gaps of unchanged launches (gap_cache.go)
 	// hosts and crossOrigin are the server's notion of its own origin
 	// (origin.go).
 	hosts       hostPolicy
@@ -208,6 +219,10 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	}
 	h.ingestSlots = make(chan struct{}, cfg.MaxConcurrentIngest)
 	h.bodySlots = make(chan struct{}, bodyReadersPerSlot*cfg.MaxConcurrentIngest)
+	if cfg.MaxIngestBodiesPerCredential <= 0 {
+		cfg.MaxIngestBodiesPerCredential = defaultIngestBodiesPerCredential(cap(h.bodySlots))
+	}
+	h.credSlots = newCredentialSlots(cfg.MaxIngestBodiesPerCredential)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
 	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}
@@ -272,6 +287,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.addForm("POST", "/admin/tokens", auth.Admin, h.tokenCreateForm)
 	r.addForm("POST", "/admin/tokens/:id/revoke", auth.Admin, h.tokenRevokeForm)
 	r.add("GET", "/audit", auth.Admin, h.auditIndex)
+	r.add("GET", "/api/v1/audit/chain", auth.Admin, h.apiAuditChain)
 	r.add("GET", "/admin/webhooks", auth.Admin, h.webhooksIndex)
 	r.addForm("POST", "/admin/webhooks", auth.Admin, h.webhookCreateForm)
 	r.addForm("POST", "/admin/webhooks/:id/test", auth.Admin, h.webhookTestForm)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -37,6 +38,11 @@ func toWebhookJSON(w store.Webhook, st store.WebhookStats) webhookJSON {
 func (h *handler) createWebhook(c echo.Context, t notify.Target) (store.Webhook, map[string]string, error) {
 	if errs := t.Validate(); errs != nil {
 		return store.Webhook{}, errs, nil
+	}
+	if !h.cfg.WebhookAllowPrivate {
+		if msg := notify.CheckDestination(c.Request().Context(), net.DefaultResolver, t.URL); msg != "" {
+			return store.Webhook{}, map[string]string{"url": msg}, nil
+		}
 	}
 	w, err := h.store.CreateWebhook(c.Request().Context(), store.Webhook{URL: t.URL, Format: t.Format, Events: t.Events,
 		Server: t.Server, Label: t.Label, CreatedBy: actorName(c), CreatedAt: h.now()})

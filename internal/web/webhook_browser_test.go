@@ -11,7 +11,7 @@ import (
 // test", and the receiver's answer shows in the target's log.
 func TestBrowserWebhookSendTest(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setupWith(t, allowPrivateHooks) // the receiver is on 127.0.0.1
 	rcv := newHookReceiver(t)
 	b.postText("/api/v1/launches/browser-hook-1/lines", "INFO engine: up\n")
 	tab := newBrowser(t)

@@ -16,7 +16,12 @@ import (
 
 	"launchwatch/internal/notify"
 	"launchwatch/internal/store"
+	"launchwatch/internal/web"
 )
+
+// allowPrivateHooks is a server with --webhook-allow-private, for tests
+// whose receiver is a local httptest server.
+var allowPrivateHooks = web.Config{WebhookAllowPrivate: true}
 
 // hookReceiver is a real HTTP endpoint recording the bodies it is sent.
 type hookReceiver struct {
@@ -61,7 +66,7 @@ func (b *testBundle) deliver() {
 
 func TestWebhookAPI(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setupWith(t, allowPrivateHooks) // the receiver is on 127.0.0.1
 	rcv := newHookReceiver(t)
 	b.postText("/api/v1/launches/api-hook-1/lines", "INFO engine: up\n")
 
@@ -159,7 +164,7 @@ func TestWebhookAPI(t *testing.T) {
 // in its log, refuses a bad URL with the form kept, and deletes it.
 func TestWebhooksAdminPage(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setupWith(t, allowPrivateHooks) // the receiver is on 127.0.0.1
 	rcv := newHookReceiver(t)
 	res := b.postForm("/admin/webhooks", url.Values{"url": {"gopher://hooks.example.com/"}, "format": {"slack"}, "events": {"crashed"}}, false)
 	if res.StatusCode != http.StatusUnprocessableEntity {
@@ -196,5 +201,50 @@ func TestWebhooksAdminPage(t *testing.T) {
 	}
 	if doc := b.page("/admin/webhooks", http.StatusOK); testid(doc, "webhook").Length() != 0 {
 		t.Errorf("deleted webhook still shown")
+	}
+}
+
+// By default a webhook cannot make the server a probe of its own network:
+// a target on a loopback, link-local (cloud metadata), private or shared
+// address, or a name that resolves to one, is refused with a 422 that says
+// why, by the API and by the admin page, and nothing is stored.
+func TestWebhookToPrivateAddressIs422(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rcv := newHookReceiver(t) // a real receiver on 127.0.0.1
+	for _, target := range []string{
+		rcv.srv.URL + "/in",
+		"http://[::1]:8080/in",
+		"http://169.254.169.254/latest/meta-data/",
+		"http://[fd00:ec2::254]/latest/meta-data/",
+		"http://10.0.0.7:9093/api/v2/alerts",
+		"http://192.168.1.20/",
+		"http://172.20.0.5/",
+		"http://100.100.100.200/latest/meta-data/",
+		"http://[::ffff:127.0.0.1]:8080/",
+		"http://localhost:" + strings.TrimPrefix(rcv.srv.URL, "http://127.0.0.1:") + "/in",
+	} {
+		r := b.do("POST", "/api/v1/webhooks", "application/json", []byte(`{"url":"`+target+`","format":"json","events":["crashed"]}`))
+		var ans struct{ Fields map[string]string }
+		if err := json.Unmarshal(r.body, &ans); r.status != http.StatusUnprocessableEntity || err != nil ||
+			!strings.Contains(ans.Fields["url"], "--webhook-allow-private") {
+			t.Errorf("%s: %d %s, want 422 saying the address is refused", target, r.status, r.body)
+		}
+	}
+	r := b.do("POST", "/api/v1/webhooks", "application/json", []byte(`{"url":"`+rcv.srv.URL+`/in","format":"json","events":["crashed"]}`))
+	if !strings.Contains(string(r.body), "127.0.0.1 is a loopback address") {
+		t.Errorf("the refusal does not say why: %s", r.body)
+	}
+	res := b.postForm("/admin/webhooks", url.Values{"url": {rcv.srv.URL}, "format": {"json"}, "events": {"crashed"}}, false)
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "loopback address") {
+		t.Errorf("the admin form: %d, want 422 saying loopback", res.StatusCode)
+	}
+	if r := b.do("GET", "/api/v1/webhooks", "", nil); !strings.Contains(string(r.body), `"webhooks":[]`) {
+		t.Errorf("a refused webhook was stored: %s", r.body)
+	}
+	// A public address (not resolved: the literal is the address) is fine.
+	if r := b.do("POST", "/api/v1/webhooks", "application/json", []byte(`{"url":"https://203.0.114.9/hook","format":"json","events":["crashed"]}`)); r.status != http.StatusCreated {
+		t.Errorf("a public address: %d %s, want 201", r.status, r.body)
 	}
 }

@@ -221,6 +221,20 @@ func WithDatabase(connString, name string) string {
 	return connString + " dbname=" + name
 }
 
+// WithUser returns connString connecting as user with password instead
+// (a role a test made), in URL or keyword form.
+func WithUser(connString, user, password string) string {
+	if strings.HasPrefix(connString, "postgres://") || strings.HasPrefix(connString, "postgresql://") {
+		u, err := url.Parse(connString)
+		if err == nil {
+			u.User = url.UserPassword(user, password)
+			return u.String()
+		}
+	}
+	// In keyword form a later key overrides an earlier one.
+	return connString + " user=" + user + " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(password) + "'"
+}
+
 func redact(connString string) string {
 	if u, err := url.Parse(connString); err == nil && u.User != nil {
 		u.User = url.User(u.User.Username())
