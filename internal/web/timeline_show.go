@@ -107,6 +107,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), h.now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
+	p.Verdict = d.verdict(p.Status)
 	return p, nil
 }
 
