@@ -73,9 +73,11 @@ otelcol:
 screenshot: postgres chromium
 	LAUNCHWATCH_SCREENSHOT=$(CURDIR)/docs/timeline.png $(GO) test -count=1 -run 'TestBrowser/ConfirmAlarmMakesLaunchCrashed' ./internal/web/
 
-## generate: regenerate the templ views (internal/views/*_templ.go, committed)
+## generate: regenerate the templ views (internal/views/*_templ.go) and the log text's 256-colour
+## classes (static/term256.css), both committed
 generate:
 	$(GO) tool templ generate -path internal/views
+	$(GO) run ./scripts/term256css > static/term256.css
 
 clean:
 	rm -rf bin

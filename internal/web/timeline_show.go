@@ -108,6 +108,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	p.Status = status.Observed(l.Status, l.LastHeard(), h.now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
 	p.Verdict = d.verdict(p.Status)
+	p.VolumeURL = volumeURL(key, lq.zoom)
 	return p, nil
 }
 
