@@ -93,7 +93,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	}
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
-		p.PreviousKey = prev
+		p.PreviousKey, p.PreviousBy = prev.Key, prev.By
 	case !errors.Is(err, store.ErrNotFound):
 		return views.LaunchProps{}, err
 	}
