@@ -52,11 +52,22 @@ type TimelineProps struct {
 	// ZoomBase is the page URL the drag on the axis (static/timeline.js)
 	// adds ?from=&to= to.
 	ZoomBase string
+	// ReadyLabel and ExitLabel place the words beside the first ready
+	// line and the exit line where they cross no other label (nil: they
+	// fit nowhere, the lines' titles say it).
+	ReadyLabel, ExitLabel *PlacedLabel
+}
+
+// PlacedLabel is where a label is drawn.
+type PlacedLabel struct {
+	X, Y   string
+	Anchor string
 }
 
 // TimelineRow is one phase kind.
 type TimelineRow struct {
 	Name      string
+	Label     string // the row's name as drawn, cut to the room left of the plot
 	Instances int // how many instances of the kind the launch has
 	Segments  []TimelineSegment
 }
@@ -74,6 +85,10 @@ type TimelineSegment struct {
 	Href        string
 	Label       string // drawn beside or inside the bar; "" when there is no room
 	Title       string
+	// LabelX, LabelAnchor and Inside place Label (placeLabels).
+	LabelX      string
+	LabelAnchor string
+	Inside      bool
 }
 
 // TimelineMark is a point on the timeline (ready, exit, a restart).
