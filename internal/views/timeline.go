@@ -68,7 +68,7 @@ type PlacedLabel struct {
 type TimelineRow struct {
 	Name      string
 	Label     string // the row's name as drawn, cut to the room left of the plot
-	Instances int // how many instances of the kind the launch has
+	Instances int    // how many instances of the kind the launch has
 	Segments  []TimelineSegment
 }
 
