@@ -209,28 +209,10 @@ func (p TimelineProps) seconds(t time.Time) string {
 
 func fmt1(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
-// labelAt places a bar's label after the bar, or inside its end when the
-// bar reaches the right edge.
-func (p TimelineProps) labelAt(t time.Time) (x, anchor string) {
-	if end := p.xf(t); end > tlWidth-tlRight-140 {
-		return fmt1(end - 4), "end"
-	} else {
-		return fmt1(end + 4), "start"
-	}
-}
-
-func (p TimelineProps) labelX(t time.Time) string { x, _ := p.labelAt(t); return x }
-
-func (p TimelineProps) labelAnchor(t time.Time) string { _, a := p.labelAt(t); return a }
-
 // insideLabel reports whether segment s's label is drawn inside its bar
 // (a numbered segment among others) rather than after it.
 func (p TimelineProps) insideLabel(r TimelineRow, s TimelineSegment) bool {
 	return len(r.Segments) > 1 && !s.Running
-}
-
-func (p TimelineProps) midX(s TimelineSegment) string {
-	return fmt1((p.xf(s.Begin) + p.xf(s.End)) / 2)
 }
 
 func rowLabel(r TimelineRow) string {
