@@ -155,10 +155,42 @@ func TestOnePagePerFatalEvent(t *testing.T) {
 	if len(got) != 2 || got[0].event != "alarm" || got[1].event != "alarm" || got[0].body["key"] == got[1].body["key"] {
 		t.Errorf("json receiver for a dismissed alarm and a new one: %+v, want two pages with their own keys", got)
 	}
+
+	// Its second alarm dismissed too, then a third traceback that the exit
+	// report settles and records as a crash in one transaction: a new fatal
+	// event (its alarm never announced), not an update of a dismissed page.
+	l, err = b.st.LaunchByKey(b.ctx, "demo-again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alarms, err := b.st.Alarms(b.ctx, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := review.Decide(b.ctx, b.st, review.Decision{LaunchKey: "demo-again", AlarmNo: alarms[len(alarms)-1].No,
+		Verdict: review.Dismiss, Actor: "ada", Reason: "a drill"}); err != nil {
+		t.Fatal(err)
+	}
+	last := []decode.Line{
+		{Seq: 11, Text: "Traceback (most recent call last):"},
+		{Seq: 12, Text: `  File "/opt/engine/boot.py", line 17, in start`},
+		{Seq: 13, Text: "RuntimeError: widget pool exhausted on device 3"},
+	}
+	if _, err := b.pipe.Ingest(b.ctx, "demo-again", store.LaunchAttrs{Server: "sglang"}, last); err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	if _, err := b.pipe.Exit(b.ctx, "demo-again", &one, "", false); err != nil {
+		t.Fatal(err)
+	}
+	work()
+	if got := rcv["json"].deliveries()[5:]; len(got) != 1 || got[0].event != "crashed" || got[0].body["updates"] != nil {
+		t.Errorf("json receiver for a crash after dismissed alarms: %+v, want a page", got)
+	}
 	for _, f := range formats {
 		pages, _ := pagesAndUpdates(rcv[f].deliveries(), f)
-		if len(pages) != 4 {
-			t.Errorf("%s receiver: %d pages for 4 fatal events", f, len(pages))
+		if len(pages) != 5 {
+			t.Errorf("%s receiver: %d pages for 5 fatal events", f, len(pages))
 		}
 	}
 }

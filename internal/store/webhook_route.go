@@ -156,6 +156,20 @@ func (t *Tx) pageUpdated(ctx context.Context, launchID int64, ev WebhookEvent) (
 	case routed == nil:
 		return nil, false, nil
 	}
+	if ev.Kind == "crashed" {
+		// The crash is the paged alarm's only if the fatal alarm that paged
+		// still stands: an alarm dismissed since, and a new traceback that
+		// settles and crashes in one transaction (its alarm never
+		// announced), is a new fatal event.
+		var standing bool
+		if err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM alarms WHERE launch_id = $1 AND fatal AND NOT withdrawn
+			AND state IN ('open', 'confirmed') AND created_at <= $2)`, launchID, u.At).Scan(&standing); err != nil {
+			return nil, false, fmt.Errorf("store: webhook page updated: %w", err)
+		}
+		if !standing {
+			return nil, true, nil
+		}
+	}
 	return &u, true, nil
 }
 
