@@ -694,7 +694,7 @@ func incidentLaunches(p IncidentProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(p.Launches) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<table class=\"list\" data-testid=\"incident-launches\"><thead><tr><th>Launch</th><th>Status</th><th>Server</th><th>Host</th><th>Start to ready / end</th><th>Why</th><th>Added</th><th></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<table class=\"list\" data-testid=\"incident-launches\"><thead><tr><th>Launch</th><th>Status</th><th>Server</th><th>Host</th><th>Start to ready / end (launch clock)</th><th>Why</th><th>Added</th><th></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -58,6 +58,16 @@ func TestBrowserOneClockPerView(t *testing.T) {
 	if err != nil || label != "Started (UTC, launch clock)" {
 		t.Errorf("the start's label %q (%v)", label, err)
 	}
+	if got := svgText(t, tab, `[data-testid="timeline-clock"]`); got != "launch clock" {
+		t.Errorf("the timeline's axis says %q of its clock", got)
+	}
+	if got := textOf(t, tab, `[data-testid="time-to-ready"]`); got != "—" {
+		t.Errorf("time to ready %q", got)
+	}
+	ttr, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid="time-to-ready"]').previousElementSibling.innerText`))
+	if err != nil || ttr != "Time to ready (launch clock)" {
+		t.Errorf("the time to ready's label %q (%v)", ttr, err)
+	}
 	if got := textOf(t, tab, `[data-testid="verdict-when"]`); !strings.Contains(got, old.Format("2006-01-02")+" 10:01:30 UTC") || !strings.HasSuffix(got, "(launch clock)") {
 		t.Errorf("the verdict says %q", got)
 	}
