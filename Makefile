@@ -72,13 +72,18 @@ clients:
 otelcol:
 	@GO=$(GO) ./scripts/ensure-otelcol.sh
 
-## screenshot: regenerate docs/timeline.png (a launch timeline for the README) in headless Chromium
+## screenshot: regenerate the README's pictures (docs/*.png) in headless Chromium, each taken by the
+## browser test that shows what it pictures (web_test's readmeShot)
 screenshot: postgres chromium
-	LAUNCHWATCH_SCREENSHOT=$(CURDIR)/docs/timeline.png $(GO) test -count=1 -run 'TestBrowser/ConfirmAlarmMakesLaunchCrashed' ./internal/web/
+	LAUNCHWATCH_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '$(SCREENSHOT_TESTS)' ./internal/web/
 
-## generate: regenerate the templ views (internal/views/*_templ.go, committed)
+SCREENSHOT_TESTS = ^(TestBrowser|TestBrowserIncident|TestBrowserLaunchVerdict|TestBrowserViewerControls|TestBrowserLogReading|TestBrowserCompareEvents|TestBrowserOneClockPerView|TestBrowserTimelineLabels)$$/^ConfirmAlarmMakesLaunchCrashed$$
+
+## generate: regenerate the templ views (internal/views/*_templ.go) and the log text's 256-colour
+## classes (static/term256.css), both committed
 generate:
 	$(GO) tool templ generate -path internal/views
+	$(GO) run ./scripts/term256css > static/term256.css
 
 clean:
 	rm -rf bin

@@ -370,7 +370,7 @@ func (r *runner) finish(deadline time.Time, q *shipper.Queue, sent <-chan error,
 		case err := <-sent:
 			delivered, why, waiting = err == nil, err, false
 		case <-notice.C:
-			fmt.Fprintf(r.stderr, "launchwatch run: still shipping the last lines to the server (at most %s after the process ended; Ctrl-C to stop now)\n", r.drain)
+			fmt.Fprintf(r.stderr, "launchwatch run: still shipping the last lines to the server (at most %s after the process ended, on this machine's clock; Ctrl-C to stop now)\n", r.drain)
 		case <-sigs:
 			why, waiting = errors.New("interrupted"), false
 		case <-ctx.Done():

@@ -128,7 +128,7 @@ func (w *waiter) run(ctx context.Context, stderr io.Writer) int {
 		if unreachableSince.IsZero() {
 			unreachableSince = time.Now()
 		} else if time.Since(unreachableSince) > w.giveUp {
-			fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s for %s: %v\n",
+			fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s for %s (this machine's clock): %v\n",
 				w.c.BaseURL(), w.giveUp, lastErr)
 			return w.unreachable()
 		}
@@ -147,10 +147,10 @@ func (w *waiter) lost(ctx context.Context, stderr io.Writer, answered bool, sinc
 		return 130 // interrupted (Ctrl-C): nothing was decided, as a shell reports it
 	}
 	if !answered {
-		fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s: no answer within --timeout %s (%v)\n",
+		fmt.Fprintf(stderr, "launchwatch wait: cannot reach the Launchwatch server at %s: no answer within --timeout %s (this machine's clock) (%v)\n",
 			w.c.BaseURL(), time.Since(w.start).Round(time.Second), err)
 	} else {
-		fmt.Fprintf(stderr, "launchwatch wait: lost the Launchwatch server at %s %s before the timeout (%v); last seen: %s\n",
+		fmt.Fprintf(stderr, "launchwatch wait: lost the Launchwatch server at %s %s before the timeout (this machine's clock) (%v); last seen: %s\n",
 			w.c.BaseURL(), time.Since(since).Round(time.Second), err, w.lastSeen())
 	}
 	return w.unreachable()
@@ -279,7 +279,7 @@ func (w *waiter) timedOut(ctx context.Context, stderr io.Writer) int {
 		if w.tty && w.lastLine != "" {
 			fmt.Fprintln(w.out)
 		}
-		fmt.Fprintf(w.out, "TIMEOUT %s: still %s after %s\n", w.key, last, time.Since(w.start).Round(time.Second))
+		fmt.Fprintf(w.out, "TIMEOUT %s: still %s after waiting %s (this machine's clock)\n", w.key, last, time.Since(w.start).Round(time.Second))
 		w.printSuppressed(w.lastStatus)
 	}
 	return waitTimeout

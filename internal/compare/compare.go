@@ -60,6 +60,17 @@ type Entry struct {
 	// Headline: an open or confirmed alarm quotes the line; it leads its
 	// tier, before the traceback lines around it.
 	Headline bool
+	// Alarm is the alarm whose event the entry stands for (0: a kind of
+	// line outside every alarm). An event is one entry however many of its
+	// lines are new: Sample is its headline (or, when the headline is in
+	// the other launch too, its first new line), Members the other new
+	// kinds of line of its event (a traceback's frames), Count all their
+	// lines.
+	Alarm   int
+	Members []Entry
+	// Known: the event's headline is in the other launch too; only some of
+	// its lines are new.
+	Known bool
 }
 
 // Comparison is what is new in B and what is gone from A.
@@ -130,6 +141,9 @@ func NewIn(x store.TemplateSummary, heads []store.AlarmHeadline, y store.Templat
 		case h.Fatal:
 			tier = Critical
 		}
+		if h.State != "" && h.State != "open" && h.State != "confirmed" {
+			continue // a dismissed alarm's headline does not lead
+		}
 		e, ok := byHash[hash]
 		if !ok {
 			// Dropped from the summary by its cap: the headline itself
@@ -143,12 +157,79 @@ func NewIn(x store.TemplateSummary, heads []store.AlarmHeadline, y store.Templat
 	for _, e := range byHash {
 		out = append(out, *e)
 	}
-	slices.SortFunc(out, func(a, b Entry) int {
-		return cmp.Or(cmp.Compare(a.Tier, b.Tier), boolFirst(a.Headline, b.Headline),
-			cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Template, b.Template))
-	})
+	out = byEvent(out, heads, inY)
+	slices.SortFunc(out, rank)
 	if noise.Templates > 0 {
 		out = append(out, noise)
+	}
+	return out
+}
+
+// rank orders entries: by tier (the root cause first), within a tier alarm
+// headlines first, then by first occurrence.
+func rank(a, b Entry) int {
+	return cmp.Or(cmp.Compare(a.Tier, b.Tier), boolFirst(a.Headline, b.Headline),
+		cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Template, b.Template))
+}
+
+// byEvent folds the entries whose first line lies in an alarm's event
+// (between its first and last line) into one entry per event: its
+// headline's entry when the headline is new, else its first new line's,
+// holding the others as Members. An alarm's range may hold a line of
+// another rank interleaved with its event; that line is folded with it.
+func byEvent(entries []Entry, heads []store.AlarmHeadline, inOther map[int64]bool) []Entry {
+	events := slices.Clone(heads)
+	for i := range events {
+		if events[i].FirstSeq == 0 && events[i].LastSeq == 0 {
+			events[i].FirstSeq, events[i].LastSeq = events[i].Seq, events[i].Seq
+		}
+	}
+	// The innermost event holds a line: the one that began last.
+	slices.SortFunc(events, func(a, b store.AlarmHeadline) int { return cmp.Compare(b.FirstSeq, a.FirstSeq) })
+	groups := map[int][]Entry{}
+	var out []Entry
+	for _, e := range entries {
+		no := 0
+		for _, a := range events {
+			if e.FirstSeq >= a.FirstSeq && e.FirstSeq <= a.LastSeq {
+				no = a.No
+				break
+			}
+		}
+		if no == 0 {
+			out = append(out, e)
+			continue
+		}
+		groups[no] = append(groups[no], e)
+	}
+	for _, a := range events {
+		members, ok := groups[a.No]
+		if !ok {
+			continue
+		}
+		delete(groups, a.No)
+		tmpl, _ := classify.LineTemplate(a.Text)
+		hash := store.TemplateHash(tmpl)
+		slices.SortFunc(members, func(x, y Entry) int { return cmp.Compare(x.FirstSeq, y.FirstSeq) })
+		lead := slices.IndexFunc(members, func(m Entry) bool { return m.Headline && store.TemplateHash(m.Template) == hash })
+		var head Entry
+		if lead >= 0 {
+			head = members[lead]
+			members = slices.Delete(members, lead, lead+1)
+		} else {
+			// The headline is in the other launch too (or not a kind of
+			// line it keeps): the event's first new line leads it.
+			head, members = members[0], members[1:]
+			head.Known = inOther[hash]
+		}
+		head.Alarm = a.No
+		for _, m := range members {
+			head.Tier = min(head.Tier, m.Tier)
+			head.Count += m.Count
+			head.Headline = head.Headline || m.Headline
+		}
+		head.Members = members
+		out = append(out, head)
 	}
 	return out
 }

@@ -112,3 +112,60 @@ func TestNewInHeadlineLeadsItsTier(t *testing.T) {
 		t.Errorf("entries %+v, want the alarm's headline first", got)
 	}
 }
+
+// TestNewInOneEntryPerEvent: a traceback's frames are not an entry each —
+// they are one entry, its headline's, holding them; a dismissed alarm's
+// event is folded too but does not lead, and an event whose headline the
+// other launch has too is led by its first new line and says so.
+func TestNewInOneEntryPerEvent(t *testing.T) {
+	t.Parallel()
+	var lines []store.LineTemplate
+	lines = append(lines, store.LineTemplate{Sample: "Scheduler hit an exception: Traceback (most recent call last):", FirstSeq: 10, Severity: store.SeverityError})
+	for i := range 60 {
+		lines = append(lines, store.LineTemplate{Sample: "  File \"/sgl/srt/mod.py\", line 9, in step_" + string(rune('a'+i%26)) + string(rune('a'+i/26)),
+			FirstSeq: int64(11 + i), Severity: store.SeverityError})
+	}
+	lines = append(lines,
+		store.LineTemplate{Sample: "torch.OutOfMemoryError: CUDA out of memory.", FirstSeq: 71, Severity: store.SeverityError},
+		store.LineTemplate{Sample: "WARNING slow tokenizer", FirstSeq: 80, Severity: store.SeverityWarning},
+		store.LineTemplate{Sample: "Exception in probe: Traceback (most recent call last):", FirstSeq: 90, Severity: store.SeverityError},
+		store.LineTemplate{Sample: "RuntimeError: probe unavailable", FirstSeq: 92, Severity: store.SeverityError},
+		store.LineTemplate{Sample: "  File \"/sgl/srt/retry.py\", line 3, in retry", FirstSeq: 101, Severity: store.SeverityError},
+	)
+	b := summary(lines...)
+	a := summary(store.LineTemplate{Sample: "ValueError: bad batch", FirstSeq: 5, Severity: store.SeverityError})
+	heads := []store.AlarmHeadline{
+		{No: 1, Fatal: true, Seq: 71, FirstSeq: 10, LastSeq: 71, Text: "torch.OutOfMemoryError: CUDA out of memory.", State: "open"},
+		{No: 2, Seq: 92, FirstSeq: 90, LastSeq: 92, Text: "RuntimeError: probe unavailable", State: "dismissed"},
+		{No: 3, Seq: 102, FirstSeq: 100, LastSeq: 102, Text: "ValueError: bad batch", State: "open"},
+	}
+	got := compare.NewIn(b, heads, a)
+	type row struct {
+		tier    compare.Tier
+		sample  string
+		alarm   int
+		members int
+		known   bool
+	}
+	var rows []row
+	for _, e := range got {
+		rows = append(rows, row{e.Tier, e.Sample, e.Alarm, len(e.Members), e.Known})
+	}
+	want := []row{
+		{compare.RootCause, "torch.OutOfMemoryError: CUDA out of memory.", 1, 61, false},
+		{compare.Error, "Exception in probe: Traceback (most recent call last):", 2, 1, false},
+		{compare.Error, "  File \"/sgl/srt/retry.py\", line 3, in retry", 3, 0, true},
+		{compare.Warning, "WARNING slow tokenizer", 0, 0, false},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("entries %+v, want %+v", rows, want)
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("entry %d: %+v, want %+v", i, rows[i], want[i])
+		}
+	}
+	if e := got[0]; e.Count != 62 || e.Members[0].FirstSeq != 10 || e.Members[60].FirstSeq != 70 {
+		t.Errorf("the OOM's event: %d lines, members from %d to %d; want 62 lines from 10 to 70", e.Count, e.Members[0].FirstSeq, e.Members[60].FirstSeq)
+	}
+}

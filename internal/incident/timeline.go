@@ -65,7 +65,7 @@ func (l *Launch) entries() []Entry {
 	for _, p := range l.Phases {
 		text := "phase " + p.Name + " began"
 		if p.End != nil {
-			text = "phase " + p.Name + " (" + timefmt.Duration(p.End.Sub(p.Begin)) + ")"
+			text = "phase " + p.Name + " (" + timefmt.Duration(p.End.Sub(p.Begin)) + " on the launch clock)"
 		}
 		out = append(out, Entry{At: p.Begin, LaunchKey: key, Kind: "phase", Text: text, Seq: p.BeginSeq})
 	}

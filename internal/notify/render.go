@@ -49,6 +49,10 @@ type genericJSON struct {
 	ExitSignal *string           `json:"exit_signal,omitempty"`
 	Incident   *IncidentRef      `json:"incident,omitempty"`
 	At         time.Time         `json:"at"`
+	// Key is the same in a fatal event's page and its updates; Updates
+	// says which page a message updates.
+	Key     string   `json:"key,omitempty"`
+	Updates *PageRef `json:"updates,omitempty"`
 }
 
 func genericPayload(m Message) genericJSON {
@@ -61,7 +65,7 @@ func genericPayload(m Message) genericJSON {
 	}
 	return genericJSON{Event: m.Event, Action: m.Action, Summary: m.Summary, Launch: m.Launch, Launches: nonNil(m.Launches),
 		URL: url, Name: m.Name, Server: m.Server, Host: m.Host, Labels: m.Labels, Status: m.Status, Headline: m.Headline,
-		ExitCode: m.ExitCode, ExitSignal: m.Signal, Incident: m.Incident, At: m.At}
+		ExitCode: m.ExitCode, ExitSignal: m.Signal, Incident: m.Incident, At: m.At, Key: m.Key, Updates: m.Update}
 }
 
 func nonNil(s []string) []string {
@@ -76,6 +80,14 @@ func nonNil(s []string) []string {
 func slackText(m Message) string {
 	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
 	var b strings.Builder
+	// An incoming webhook cannot edit the message it posted: an update is
+	// a short message that says which one it updates.
+	switch {
+	case m.Update != nil && m.Event == "ready":
+		b.WriteString("✅ Resolved: ")
+	case m.Update != nil:
+		b.WriteString("↳ Update: ")
+	}
 	b.WriteString(esc(m.Summary))
 	if m.LaunchURL != "" {
 		fmt.Fprintf(&b, "\n<%s|Launch %s>", m.LaunchURL, esc(m.Launch))
@@ -128,14 +140,27 @@ var alertNames = map[string]string{"alarm": "LaunchFatalAlarm", "crashed": "Laun
 var alertSeverities = map[string]string{"alarm": "critical", "crashed": "critical", "ready": "info",
 	"silent": "warning", "test": "info"}
 
+// alertmanagerPayload is m as Alertmanager sends it. A fatal event is one
+// alert whatever happens to it: its page and its updates have the same
+// labels (the page's alertname and severity, and episode, the event that
+// paged), so the same fingerprint and group key; an update fires the
+// alert again with the news in its annotations (status: crashed), a
+// recovery resolves it.
 func alertmanagerPayload(m Message) amPayload {
 	labels := map[string]string{}
 	for k, v := range m.Labels { // the launch's labels, as Prometheus label names
 		labels[promName(k)] = v
 	}
-	labels["alertname"] = alertNames[m.Event]
+	event := m.Event
+	if m.Update != nil {
+		event = m.Update.Event
+	}
+	labels["alertname"] = alertNames[event]
 	labels["launch"] = m.Launch
-	labels["severity"] = alertSeverities[m.Event]
+	labels["severity"] = alertSeverities[event]
+	if _, episode, ok := strings.Cut(m.Key, "/fatal/"); ok {
+		labels["episode"] = episode
+	}
 	for k, v := range map[string]string{"server": m.Server, "host": m.Host} {
 		if v != "" {
 			labels[k] = v
@@ -145,9 +170,19 @@ func alertmanagerPayload(m Message) amPayload {
 	if m.Headline != "" {
 		ann["description"] = m.Headline
 	}
+	if m.Status != "" {
+		ann["status"] = m.Status
+	}
 	url := m.LaunchURL
 	status := "firing"
 	endsAt := time.Time{} // Alertmanager's zero time: the alert has not ended
+	startsAt := m.At
+	if u := m.Update; u != nil {
+		startsAt = u.At
+		if m.Event == "ready" {
+			status, endsAt = "resolved", m.At
+		}
+	}
 	if in := m.Incident; in != nil {
 		labels["incident"] = strconv.FormatInt(in.ID, 10)
 		labels["severity"] = in.Severity
@@ -161,7 +196,7 @@ func alertmanagerPayload(m Message) amPayload {
 	if url == "" {
 		url = m.BaseURL + "/"
 	}
-	alert := amAlert{Status: status, Labels: labels, Annotations: ann, StartsAt: m.At, EndsAt: endsAt,
+	alert := amAlert{Status: status, Labels: labels, Annotations: ann, StartsAt: startsAt, EndsAt: endsAt,
 		GeneratorURL: url, Fingerprint: fingerprint(labels)}
 	return amPayload{Version: "4", GroupKey: `{}:{alertname="` + labels["alertname"] + `", launch="` + m.Launch + `"}`,
 		Status: status, Receiver: "launchwatch", GroupLabels: map[string]string{"alertname": labels["alertname"], "launch": m.Launch},

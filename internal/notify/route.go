@@ -19,11 +19,19 @@ var Formats = []string{"json", "alertmanager", "slack"}
 
 // route chooses the targets of ev among hooks and renders each one's
 // payload. A test event goes to its own target alone, whatever it asks for.
+// A receiver is paged at most once per fatal event: a crash or a recovery
+// that follows a launch's alarm goes to the targets the alarm paged as an
+// update of that page (whatever events they ask for: their page must not
+// stay wrong), and to the others, that asked for it, as a page of its own.
 func (w *Worker) route(hooks []store.Webhook, ev store.WebhookEvent) ([]store.NewDelivery, error) {
 	var out []store.NewDelivery
-	m := w.message(ev)
+	page, update := w.message(ev, false), w.message(ev, true)
 	for _, h := range hooks {
-		if !Matches(h, ev) {
+		m := page
+		switch {
+		case ev.Updates != nil && slices.Contains(ev.Updates.Webhooks, h.ID):
+			m = update
+		case !Matches(h, ev):
 			continue
 		}
 		body, err := Render(h.Format, m)
@@ -71,7 +79,14 @@ func launchMatches(h store.Webhook, l store.EventLaunch) bool {
 
 // Message is an event told in words and links, before a format shapes it.
 type Message struct {
-	Event     string // alarm, crashed, ready, silent, incident, test
+	Event string // alarm, crashed, ready, silent, incident, test
+	// Key names the fatal event a page and its updates are about
+	// ("launch/KEY/fatal/ID", ID the event that paged), "" for other
+	// events: receivers that deduplicate (PagerDuty's dedup_key) use it.
+	Key string
+	// Update is the page this message updates (nil: it pages): the
+	// alarm a crash confirms or a recovery resolves.
+	Update    *PageRef
 	Action    string // an incident's: opened or resolved
 	Summary   string // one line that says it all
 	Launch    string // the launch key (an incident's first launch)
@@ -90,6 +105,12 @@ type Message struct {
 	BaseURL   string
 }
 
+// PageRef is the page an update is of.
+type PageRef struct {
+	Event string    `json:"event"` // its event: alarm
+	At    time.Time `json:"at"`    // when it was raised
+}
+
 // IncidentRef is the incident of an incident event.
 type IncidentRef struct {
 	ID       int64  `json:"id"`
@@ -99,10 +120,17 @@ type IncidentRef struct {
 	URL      string `json:"url"`
 }
 
-// message tells ev.
-func (w *Worker) message(ev store.WebhookEvent) Message {
+// message tells ev, as the update of the page it follows when update.
+func (w *Worker) message(ev store.WebhookEvent, update bool) Message {
 	m := Message{Event: ev.Kind, At: ev.At.UTC(), BaseURL: w.cfg.PublicURL}
 	if l := ev.Launch; l != nil {
+		switch {
+		case update && ev.Updates != nil:
+			m.Update = &PageRef{Event: ev.Updates.Kind, At: ev.Updates.At.UTC()}
+			m.Key = "launch/" + l.Key + "/fatal/" + strconv.FormatInt(ev.Updates.EventID, 10)
+		case ev.Kind == "alarm" || ev.Kind == "crashed":
+			m.Key = "launch/" + l.Key + "/fatal/" + strconv.FormatInt(ev.ID, 10)
+		}
 		m.Launch, m.Launches, m.LaunchURL = l.Key, []string{l.Key}, w.launchURL(l.Key)
 		m.Name, m.Server, m.Host, m.Labels, m.Headline = l.Name, l.Server, l.Host, l.Labels, l.Headline
 		m.ExitCode, m.Signal = l.ExitCode, l.ExitSignal
@@ -121,6 +149,13 @@ func (w *Worker) message(ev store.WebhookEvent) Message {
 		}
 	}
 	m.Summary = summary(m, ev)
+	if u := m.Update; u != nil {
+		if m.Event == "ready" {
+			m.Summary += ": its fatal alarm of " + u.At.Format("15:04:05") + " UTC is resolved"
+		} else {
+			m.Summary += " (an update of its fatal alarm of " + u.At.Format("15:04:05") + " UTC)"
+		}
+	}
 	return m
 }
 

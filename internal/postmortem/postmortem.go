@@ -101,7 +101,7 @@ func (w *writer) summary() views.DocSection {
 		if at := w.v.StatusAt("resolved"); at != nil && w.v.Incident.Status == "resolved" {
 			end, what = *at, "resolved after "
 		}
-		facts = append(facts, []views.DocText{views.DocPlain(what + views.Duration(end.Sub(open)))})
+		facts = append(facts, []views.DocText{views.DocPlain(what + views.Duration(end.Sub(open)) + " (server clock)")})
 	}
 	if len(facts) > 0 {
 		s.Blocks = append(s.Blocks, views.DocBlock{List: facts})
@@ -147,7 +147,7 @@ func (w *writer) impact() views.DocSection {
 		it := []views.DocText{w.launchLink(l.Key), views.DocPlain(" (" + l.Server + " on " + l.Host + "): "),
 			views.DocStrong(l.Status)}
 		if !l.First.IsZero() {
-			it = append(it, views.DocPlain(", started "+utc(l.First)+" UTC, "+views.Duration(d)+" from start "+what))
+			it = append(it, views.DocPlain(", started "+utc(l.First)+" UTC, "+views.Duration(d)+" from start "+what+" (launch clock)"))
 		}
 		if l.ExitCode != nil || l.ExitSignal != nil {
 			it = append(it, views.DocPlain(", "+incident.ExitText(l.ExitCode, l.ExitSignal)))

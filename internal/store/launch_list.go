@@ -47,7 +47,11 @@ var LaunchSorts = map[string]string{
 	"status": "l.status",
 	"server": "l.server",
 	"host":   "l.host",
-	"start":  "COALESCE(" + firstLineTS + ", l.created_at)",
+	// When the launch's first line arrived, on the server's clock: the
+	// list's one clock ("start" is its old name; a log's own start, on
+	// its launch clock, may be months before it was shipped).
+	"received": "l.created_at",
+	"start":    "l.created_at",
 	// Launches that never became ready sort after those that did, either way.
 	"ready":  readyLineTS + " - " + firstLineTS,
 	"alarms": "(SELECT count(*) FROM alarms a WHERE a.launch_id = l.id AND NOT a.withdrawn AND a.state = 'open')",

@@ -121,6 +121,9 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	if dump := readAll(t, st, rows); strings.Count(dump, "\n") < 2000 || strings.Contains(dump, "window contains: 0 lines") {
 		t.Fatalf("the reads compared hold too little:\n%s", dump)
 	}
+	if dump := readAll(t, st, rows); !strings.Contains(dump, fmt.Sprintf("by 30s: %d lines", len(first))) {
+		t.Fatalf("the line volume does not count each of the %d lines once:\n%s", len(first), dump)
+	}
 	compact()
 	var stored, kept int
 	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM line_blocks WHERE launch_id = $1), (SELECT count(*) FROM lines WHERE launch_id = $1)`,
@@ -238,6 +241,22 @@ func readAll(t *testing.T, st *store.Store, id int64) string {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "span %s %s\n", first.UTC(), last.UTC())
+	// The line-volume histogram, over the whole span and over a part of it.
+	for _, w := range []struct {
+		from  time.Time
+		width time.Duration
+		n     int
+	}{{first, 30 * time.Second, int(last.Sub(first)/(30*time.Second)) + 1}, {first.Add(400 * time.Second), 7 * time.Second, 30}} {
+		vol, err := st.LineVolume(ctx, id, w.from, w.width, w.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines int64
+		for _, v := range vol {
+			lines += v.Lines
+		}
+		fmt.Fprintf(&b, "volume from %s by %s: %d lines %v\n", w.from.UTC(), w.width, lines, vol)
+	}
 	for _, after := range []int64{0, 64, 500} {
 		runs, err := st.SeqRuns(ctx, id, after, 20)
 		if err != nil {

@@ -58,14 +58,22 @@ type TemplateSummary struct {
 	Evicted int64
 }
 
-// AlarmHeadline is the line an alarm's headline quotes, for ranking
-// comparisons: a fatal alarm's headline is the error to read first.
+// AlarmHeadline is an alarm for ranking and grouping comparisons: the
+// line its headline quotes (a fatal alarm's headline is the error to read
+// first) and the range of its event's lines (a traceback's frames are one
+// event, not one entry each).
 type AlarmHeadline struct {
 	No    int
 	Fatal bool
 	Cause *int // the alarm this one is a consequence of; nil for a root cause
 	Seq   int64
 	Text  string // the whole stored line
+	// FirstSeq and LastSeq bound the event's lines (0 when unknown: the
+	// headline's line alone).
+	FirstSeq, LastSeq int64
+	// State is open, confirmed, dismissed or suppressed: only open and
+	// confirmed alarms lead a comparison.
+	State string
 }
 
 // TemplateHash is the stable 64-bit hash line_templates keys a template by.
@@ -409,20 +417,22 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 	return evicted, nil
 }
 
-// AlarmHeadlines returns the lines quoted by the open and confirmed alarms
-// of a launch (at most 200, in order): what a comparison puts first.
+// AlarmHeadlines returns the alarms of a launch that were not withdrawn, with
+// the lines their headlines quote and their events' ranges: the open and
+// confirmed ones first (what a comparison puts first), then the others
+// (whose events it folds all the same), at most 400, each part in order.
 func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text
+		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text, a.first_seq, a.last_seq, a.state
 		FROM alarms a CROSS JOIN LATERAL (`+lineRead{launch: "a.launch_id", lo: "a.headline_seq", hi: "a.headline_seq", cols: []string{"text"}}.sql()+`) l
-		WHERE a.launch_id = $1 AND NOT a.withdrawn AND a.state IN ('open', 'confirmed')
-		ORDER BY a.alarm_no LIMIT 200`, launchID)
+		WHERE a.launch_id = $1 AND NOT a.withdrawn
+		ORDER BY a.state NOT IN ('open', 'confirmed'), a.alarm_no LIMIT 400`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: alarm headlines: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AlarmHeadline, error) {
 		var a AlarmHeadline
-		err := row.Scan(&a.No, &a.Fatal, &a.Cause, &a.Seq, &a.Text)
+		err := row.Scan(&a.No, &a.Fatal, &a.Cause, &a.Seq, &a.Text, &a.FirstSeq, &a.LastSeq, &a.State)
 		return a, err
 	})
 	if err != nil {

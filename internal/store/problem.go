@@ -32,9 +32,11 @@ type Problem struct {
 // TrendDays is how many days a problem's trend covers.
 const TrendDays = 14
 
-// seenAt is when an alarm happened: its line's own time, or when it was
-// stored when the line had none.
-const seenAt = `COALESCE(a.occurred_at, a.created_at)`
+// seenAt is when Launchwatch first stored an alarm, on the server's clock:
+// the problems' one clock. A trend counts days back from now, so it must
+// not read a backfilled log's own times (months old: "quiet" for a problem
+// shipped today); the alarm's time on its launch's clock is on its launch.
+const seenAt = `a.created_at`
 
 const problemColumns = `a.fingerprint, min(a.kind), min(a.template), (array_agg(a.headline ORDER BY ` + seenAt + ` DESC))[1],
 	bool_or(a.fatal), count(*), count(DISTINCT a.launch_id),

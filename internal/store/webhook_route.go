@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,6 +19,20 @@ type WebhookEvent struct {
 	WebhookID *int64         // a test event's one target
 	Launch    *EventLaunch   // the launch of a launch event (and of a test event, when there is one)
 	Incident  *EventIncident // the incident of an incident event
+	// Updates is the page this event updates, nil for an event that pages
+	// on its own: a crash or a recovery that follows a launch's alarm (its
+	// detail's "from" is alarm) is the same fatal event told again, so the
+	// targets the alarm was sent to get an update of it, not a new page.
+	Updates *WebhookUpdate
+}
+
+// WebhookUpdate is the page an event updates: the launch's alarm event and
+// the targets it was delivered to.
+type WebhookUpdate struct {
+	EventID  int64
+	Kind     string // the page's event kind: alarm
+	At       time.Time
+	Webhooks []int64
 }
 
 // EventLaunch is a launch as a notification tells it.
@@ -82,6 +97,13 @@ func (s *Store) RouteWebhookEvents(ctx context.Context, now time.Time, limit int
 				if ev.Launch, err = tx.eventLaunch(ctx, *c.launchID); err != nil {
 					return err
 				}
+				var ready bool
+				if ev.Updates, ready, err = tx.pageUpdated(ctx, *c.launchID, ev); err != nil {
+					return err
+				}
+				if !ready {
+					continue // its page is being routed by another process: next time
+				}
 			}
 			if c.incidentID != nil {
 				if ev.Incident, err = tx.eventIncident(ctx, *c.incidentID); err != nil {
@@ -107,6 +129,48 @@ func (s *Store) RouteWebhookEvents(ctx context.Context, now time.Time, limit int
 		return nil
 	})
 	return n, err
+}
+
+// pageUpdated finds the page ev updates: for a crash or a recovery from
+// alarm, the launch's last alarm event before it, with the targets it was
+// routed to. ready is false while that alarm event is not routed yet (in
+// another web process's batch): ev waits for it, so no target is paged
+// twice for want of knowing it was paged once.
+func (t *Tx) pageUpdated(ctx context.Context, launchID int64, ev WebhookEvent) (*WebhookUpdate, bool, error) {
+	if from, _ := ev.Detail["from"].(string); from != "alarm" || (ev.Kind != "crashed" && ev.Kind != "ready") {
+		return nil, true, nil
+	}
+	u := WebhookUpdate{Kind: "alarm"}
+	var routed *time.Time
+	err := t.tx.QueryRow(ctx, `
+		SELECT e.id, e.at, e.routed_at,
+			coalesce((SELECT array_agg(d.webhook_id ORDER BY d.webhook_id) FROM webhook_deliveries d WHERE d.event_id = e.id), '{}')
+		FROM webhook_events e
+		WHERE e.launch_id = $1 AND e.kind = 'alarm' AND e.id < $2
+		ORDER BY e.id DESC LIMIT 1`, launchID, ev.ID).Scan(&u.EventID, &u.At, &routed, &u.Webhooks)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, true, nil // the alarm was never announced (no target then)
+	case err != nil:
+		return nil, false, fmt.Errorf("store: webhook page updated: %w", err)
+	case routed == nil:
+		return nil, false, nil
+	}
+	if ev.Kind == "crashed" {
+		// The crash is the paged alarm's only if the fatal alarm that paged
+		// still stands: an alarm dismissed since, and a new traceback that
+		// settles and crashes in one transaction (its alarm never
+		// announced), is a new fatal event.
+		var standing bool
+		if err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM alarms WHERE launch_id = $1 AND fatal AND NOT withdrawn
+			AND state IN ('open', 'confirmed') AND created_at <= $2)`, launchID, u.At).Scan(&standing); err != nil {
+			return nil, false, fmt.Errorf("store: webhook page updated: %w", err)
+		}
+		if !standing {
+			return nil, true, nil
+		}
+	}
+	return &u, true, nil
 }
 
 func wrapErr(what string, err error) error {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"time"
 )
 
@@ -12,6 +13,9 @@ import (
 type IncidentTimelineProps struct {
 	From, To time.Time
 	Lanes    []ITLane
+	// sc is the axis laid out (layout): its stretches and breaks; nil
+	// draws From–To to one scale.
+	sc *itScale
 }
 
 // ITLane is one row of the incident timeline.
@@ -43,6 +47,12 @@ type ITMark struct {
 	Title string
 	Label string // shown beside status marks
 	Href  string
+	// Shown is the label as laid out (layout): consecutive status marks
+	// too close for a label each share one ("mitigated → resolved"); ""
+	// when none fits (the title keeps it). ShownX and ShownAnchor place it.
+	Shown       string
+	ShownX      string
+	ShownAnchor string
 }
 
 // Geometry of the incident timeline's SVG, in its own units.
@@ -63,6 +73,9 @@ func (p IncidentTimelineProps) span() float64 {
 }
 
 func (p IncidentTimelineProps) xf(t time.Time) float64 {
+	if p.sc != nil {
+		return p.sc.xf(t)
+	}
 	f := t.Sub(p.From).Seconds() / p.span()
 	return itLeft + min(max(f, 0), 1)*(itWidth-itLeft-itRight)
 }
@@ -95,70 +108,102 @@ func (p IncidentTimelineProps) triangle(t time.Time, i int) string {
 	return fmt1(x-6) + "," + fmt1(y) + " " + fmt1(x+6) + "," + fmt1(y) + " " + fmt1(x) + "," + fmt1(y+10)
 }
 
-// labelX and labelAnchor put a status label after its mark, or before it
-// near the right edge, where it would be cut.
-func (p IncidentTimelineProps) labelX(t time.Time) string {
-	if p.nearRight(t) {
-		return fmt1(p.xf(t) - 4)
-	}
-	return fmt1(p.xf(t) + 4)
-}
-
-func (p IncidentTimelineProps) labelAnchor(t time.Time) string {
-	if p.nearRight(t) {
-		return "end"
-	}
-	return "start"
-}
-
-func (p IncidentTimelineProps) nearRight(t time.Time) bool { return p.xf(t) > itWidth-itRight-90 }
-
 // fits reports whether a bar is wide enough for its label inside.
 func (p IncidentTimelineProps) fits(b ITBar) bool {
-	return p.xf(b.To)-p.xf(b.From) > float64(7*len([]rune(b.Label))+6)
+	return p.xf(b.To)-p.xf(b.From) > textWidth(b.Label, 10)+6
 }
 
 // ITTick is a labelled time on the axis.
 type ITTick struct {
-	X     string
-	Label string
+	X      string
+	Label  string
+	Anchor string
 }
 
-var itSteps = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second,
-	30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
-	30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
-	48 * time.Hour, 7 * 24 * time.Hour}
-
-// Ticks are round UTC times along the axis, at most about eight.
+// Ticks are round UTC times along the axis, as many as fit (itScale.ticks).
 func (p IncidentTimelineProps) Ticks() []ITTick {
-	span := p.To.Sub(p.From)
-	step := itSteps[len(itSteps)-1]
-	for _, s := range itSteps {
-		if span/s <= 8 {
-			step = s
+	sc := p.sc
+	if sc == nil {
+		sc = p.newScale()
+	}
+	ticks, _ := sc.ticks(float64(p.plotBottom() + 18))
+	return ticks
+}
+
+// Breaks are the axis's breaks.
+func (p IncidentTimelineProps) Breaks() []ITBreak {
+	if p.sc == nil {
+		return nil
+	}
+	return p.sc.breaks
+}
+
+// layout lays the timeline out before it is drawn: the axis's stretches
+// and breaks, and the status labels, placed so that none overlaps another
+// or a lane's label.
+func (p IncidentTimelineProps) layout() IncidentTimelineProps {
+	p.sc = p.newScale()
+	lanes := make([]ITLane, len(p.Lanes))
+	for i, l := range p.Lanes {
+		l.Marks = slices.Clone(l.Marks)
+		lanes[i] = l
+	}
+	p.Lanes = lanes
+	for i := range p.Lanes {
+		p.placeStatusLabels(i)
+	}
+	return p
+}
+
+// placeStatusLabels places lane i's status labels left to right: a label
+// after its mark, or before it; consecutive marks closer than a label
+// share one ("investigating → mitigated → resolved"), or, when that does
+// not fit either, show the last status alone; what fits nowhere is left
+// to the marks' titles.
+func (p IncidentTimelineProps) placeStatusLabels(i int) {
+	l := &p.Lanes[i]
+	y := float64(p.mid(i) + 4)
+	placed := boxes{{0, itLeft, y - 20, y + 20}} // the lane's label
+	var idx []int
+	for k, m := range l.Marks {
+		if m.Kind == "status" && m.Label != "" {
+			idx = append(idx, k)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return l.Marks[a].At.Compare(l.Marks[b].At) })
+	for g := 0; g < len(idx); {
+		first := &l.Marks[idx[g]]
+		text, end := first.Label, g+1
+		for end < len(idx) && p.xf(l.Marks[idx[end]].At) < p.xf(first.At)+textWidth(text, itStatusPx)+8 {
+			text += " → " + l.Marks[idx[end]].Label
+			end++
+		}
+		last := &l.Marks[idx[end-1]]
+		try := []struct {
+			m      *ITMark
+			text   string
+			x      float64
+			anchor string
+		}{
+			{first, text, p.xf(first.At) + 4, "start"},
+			{last, text, p.xf(last.At) - 4, "end"},
+			{last, last.Label, p.xf(last.At) + 4, "start"},
+			{last, last.Label, p.xf(last.At) - 4, "end"},
+		}
+		for _, c := range try {
+			b := labelBox(c.text, c.x, y, itStatusPx, c.anchor)
+			if b.x0 < itLeft || b.x1 > itWidth || !placed.free(b) {
+				continue
+			}
+			placed = append(placed, b)
+			c.m.Shown, c.m.ShownX, c.m.ShownAnchor = c.text, fmt1(c.x), c.anchor
 			break
 		}
+		g = end
 	}
-	layout := "15:04:05"
-	if step >= time.Minute {
-		layout = "15:04"
-	}
-	if step >= 24*time.Hour || p.From.UTC().YearDay() != p.To.UTC().YearDay() {
-		layout = "01-02 " + layout
-	}
-	var out []ITTick
-	for t := p.From.UTC().Truncate(step); !t.After(p.To); t = t.Add(step) {
-		if t.Before(p.From) {
-			continue
-		}
-		out = append(out, ITTick{X: p.x(t), Label: t.Format(layout)})
-	}
-	return out
 }
 
+// laneLabel is a lane's label, cut to the room left of the axis.
 func laneLabel(l ITLane) string {
-	if r := []rune(l.Label); len(r) > 24 {
-		return string(r[:23]) + "…"
-	}
-	return l.Label
+	return clipText(l.Label, itLeft-10, 11)
 }

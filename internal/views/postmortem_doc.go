@@ -2,6 +2,7 @@ package views
 
 import (
 	"strings"
+	"unicode"
 )
 
 // PostmortemDoc is a post-mortem as a document: sections of paragraphs,
@@ -55,11 +56,14 @@ func DocLink(s, href string) DocText     { return DocText{Text: s, Href: href} }
 func DocCodeLink(s, href string) DocText { return DocText{Text: s, Code: true, Href: href} }
 
 // PostmortemMarkdown renders the document as Markdown (CommonMark with
-// GitHub's task lists). Log text goes into code spans and fences long
-// enough that nothing inside can end them.
+// GitHub's task lists), as plain text: every text is what a terminal shows
+// of it (mdText: colours and other escape sequences gone, a progress bar's
+// last redraw), without control characters, so the document pastes into
+// any editor. Log text goes into code spans and fences long enough that
+// nothing inside can end them.
 func PostmortemMarkdown(d PostmortemDoc) string {
 	var b strings.Builder
-	b.WriteString("# " + oneLine(d.Title) + "\n\n")
+	b.WriteString("# " + oneLine(mdText(d.Title)) + "\n\n")
 	if len(d.Meta) > 0 {
 		b.WriteString(mdInlines(d.Meta, "") + "\n\n")
 	}
@@ -93,9 +97,30 @@ func mdBlock(b *strings.Builder, bl DocBlock) {
 		}
 		b.WriteString("\n")
 	default:
-		fence := strings.Repeat("`", max(3, longestRun(bl.Code, '`')+1))
-		b.WriteString(fence + "text\n" + strings.TrimRight(bl.Code, "\n") + "\n" + fence + "\n\n")
+		code := mdText(bl.Code)
+		fence := strings.Repeat("`", max(3, longestRun(code, '`')+1))
+		b.WriteString(fence + "text\n" + strings.TrimRight(code, "\n") + "\n" + fence + "\n\n")
 	}
+}
+
+// mdText is text as plain text: each line as a terminal shows it (Plain:
+// SGR colours, cursor moves, links dropped; "\r" redraws resolved), then
+// every control character but the line break and the tab removed (BEL,
+// a stray ESC, the C1 controls, DEL).
+func mdText(s string) string {
+	if strings.ContainsAny(s, termSpecial) {
+		lines := strings.Split(s, "\n")
+		for i, ln := range lines {
+			lines[i] = Plain(ln)
+		}
+		s = strings.Join(lines, "\n")
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 // mdInlines renders inlines; a line break inside plain text continues
@@ -104,10 +129,11 @@ func mdInlines(in []DocText, indent string) string {
 	var b strings.Builder
 	for _, x := range in {
 		var s string
+		text := mdText(x.Text)
 		if x.Code {
-			s = codeSpan(oneLine(x.Text))
+			s = codeSpan(oneLine(text))
 		} else {
-			s = strings.ReplaceAll(strings.TrimRight(x.Text, "\n"), "\n", "\n"+indent)
+			s = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+indent)
 		}
 		if x.Strong {
 			s = "**" + s + "**"

@@ -12,10 +12,11 @@ import (
 )
 
 // Log text is what a server wrote to its terminal: SGR colours
-// ("\x1b[1;36m"), and progress bars that redraw one line with "\r". Term
-// renders it as the terminal showed it, with Buildkite's terminal-to-html:
-// colours become <span class="term-fg36"> (styled in static/app.css), a
-// line of "\r" redraws shows its last state, and the text is HTML-escaped
+// ("\x1b[1;36m"; 256-colour and truecolour ones too, see term256.go), and
+// progress bars that redraw one line with "\r". Term renders it as the
+// terminal showed it, with Buildkite's terminal-to-html: colours become
+// <span class="term-fg36"> (styled in static/app.css and static/term256.css),
+// a line of "\r" redraws shows its last state, and the text is HTML-escaped
 // by the library (it writes every rune through its own escaper). Plain is
 // the same text without styles, for attributes, titles and the list.
 
@@ -40,6 +41,7 @@ func termScreen(text string) *terminal.Screen {
 	// Some shippers replace ESC with its visible symbol; read it as ESC.
 	text = strings.ReplaceAll(text, "\u241b[", "\x1b[")
 	text = oscOrAPC.ReplaceAllString(text, "")
+	text = paletteSGR(text)
 	cols := max(160, utf8.RuneCountInString(text)+1)
 	s, err := terminal.NewScreen(terminal.WithSize(cols, 100))
 	if err != nil {
@@ -73,10 +75,15 @@ func Plain(text string) string {
 	return controls.Replace(termScreen(text).AsPlainText())
 }
 
-// Term writes text as TermHTML.
+// Term writes text as TermHTML, with the hits of the search the context
+// carries (WithHits) marked.
 func Term(text string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		_, err := io.WriteString(w, TermHTML(text))
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		out := TermHTML(text)
+		if re, _ := ctx.Value(hitsKey{}).(*regexp.Regexp); re != nil {
+			out = MarkHits(out, re)
+		}
+		_, err := io.WriteString(w, out)
 		return err
 	})
 }

@@ -1,6 +1,8 @@
 package views_test
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,6 +42,59 @@ func TestPlain(t *testing.T) {
 	} {
 		if got := views.Plain(in); got != want {
 			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTermHTMLPalette(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"\x1b[38;5;208mwarn\x1b[0m":             `<span class="term-fgx208">warn</span>`,
+		"\x1b[38:5:208mwarn\x1b[0m":             `<span class="term-fgx208">warn</span>`,
+		"\x1b[48;5;17;38;5;231mx\x1b[0m":        `<span class="term-fgx231 term-bgx17">x</span>`,
+		"\x1b[38;2;255;135;0morange\x1b[0m":     `<span class="term-fgx208">orange</span>`,
+		"\x1b[38:2::255:135:0morange\x1b[0m":    `<span class="term-fgx208">orange</span>`,
+		"\x1b[1;38;2;0;0;0;48;2;255;255;255mbw": `<span class="term-fgx16 term-bgx231 term-fg1">bw</span>`,
+		"\x1b[38;2;300;0;0mclamped\x1b[0m":      `<span class="term-fgx196">clamped</span>`,
+		"\x1b[38;2;1mcut":                       "cut",
+	} {
+		if got := views.TermHTML(in); got != want {
+			t.Errorf("TermHTML(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTerm256CSSIsCurrent(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../static/term256.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != views.Term256CSS() {
+		t.Error("static/term256.css is not what views.Term256CSS writes: run make generate")
+	}
+	for _, class := range []string{".term-fgx208 { color: #ff8700; }", ".term-bgx17 { background: #00005f; color: #fff; }", ".term-fgx1 { color: #cf222e; }"} {
+		if !strings.Contains(string(data), class) {
+			t.Errorf("term256.css lacks %q", class)
+		}
+	}
+}
+
+func TestMarkHits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, pattern, want string }{
+		{"CUDA out of memory", "(?i)OUT OF", `CUDA <mark class="hit">out of</mark> memory`},
+		{"a < b & c", `<|&`, `a <mark class="hit">&lt;</mark> b <mark class="hit">&amp;</mark> c`},
+		{"\x1b[31mERR\x1b[0mOR: x", "ERROR", `<span class="term-fg31"><mark class="hit">ERR</mark></span><mark class="hit">OR</mark>: x`},
+		{"path /a/b", "/a", `path <mark class="hit">/a</mark>/b`},
+		{"\x1b[1mpath /a/b", "/a", `<span class="term-fg1">path <mark class="hit">&#47;a</mark>&#47;b</span>`},
+		{"no hit", "zzz", "no hit"},
+		{"empty matches", "x*", "empty matches"},
+		{"<script>", "script", `&lt;<mark class="hit">script</mark>&gt;`},
+	} {
+		got := views.MarkHits(views.TermHTML(tt.in), regexp.MustCompile(tt.pattern))
+		if got != tt.want {
+			t.Errorf("MarkHits(%q, %q) = %q, want %q", tt.in, tt.pattern, got, tt.want)
 		}
 	}
 }

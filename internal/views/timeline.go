@@ -52,12 +52,23 @@ type TimelineProps struct {
 	// ZoomBase is the page URL the drag on the axis (static/timeline.js)
 	// adds ?from=&to= to.
 	ZoomBase string
+	// ReadyLabel and ExitLabel place the words beside the first ready
+	// line and the exit line where they cross no other label (nil: they
+	// fit nowhere, the lines' titles say it).
+	ReadyLabel, ExitLabel *PlacedLabel
+}
+
+// PlacedLabel is where a label is drawn.
+type PlacedLabel struct {
+	X, Y   string
+	Anchor string
 }
 
 // TimelineRow is one phase kind.
 type TimelineRow struct {
 	Name      string
-	Instances int // how many instances of the kind the launch has
+	Label     string // the row's name as drawn, cut to the room left of the plot
+	Instances int    // how many instances of the kind the launch has
 	Segments  []TimelineSegment
 }
 
@@ -74,6 +85,10 @@ type TimelineSegment struct {
 	Href        string
 	Label       string // drawn beside or inside the bar; "" when there is no room
 	Title       string
+	// LabelX, LabelAnchor and Inside place Label (placeLabels).
+	LabelX      string
+	LabelAnchor string
+	Inside      bool
 }
 
 // TimelineMark is a point on the timeline (ready, exit, a restart).
@@ -194,28 +209,10 @@ func (p TimelineProps) seconds(t time.Time) string {
 
 func fmt1(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
-// labelAt places a bar's label after the bar, or inside its end when the
-// bar reaches the right edge.
-func (p TimelineProps) labelAt(t time.Time) (x, anchor string) {
-	if end := p.xf(t); end > tlWidth-tlRight-140 {
-		return fmt1(end - 4), "end"
-	} else {
-		return fmt1(end + 4), "start"
-	}
-}
-
-func (p TimelineProps) labelX(t time.Time) string { x, _ := p.labelAt(t); return x }
-
-func (p TimelineProps) labelAnchor(t time.Time) string { _, a := p.labelAt(t); return a }
-
 // insideLabel reports whether segment s's label is drawn inside its bar
 // (a numbered segment among others) rather than after it.
 func (p TimelineProps) insideLabel(r TimelineRow, s TimelineSegment) bool {
 	return len(r.Segments) > 1 && !s.Running
-}
-
-func (p TimelineProps) midX(s TimelineSegment) string {
-	return fmt1((p.xf(s.Begin) + p.xf(s.End)) / 2)
 }
 
 func rowLabel(r TimelineRow) string {

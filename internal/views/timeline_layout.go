@@ -85,6 +85,7 @@ func NewTimeline(in TimelineInput) TimelineProps {
 	p.Alarms = p.alarmColumns(in.Alarms)
 	p.Gaps = p.gapColumns(in.Gaps)
 	p.Notes = p.noteColumns(in.Notes)
+	p.placeLabels()
 	return p
 }
 

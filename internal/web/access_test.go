@@ -27,6 +27,7 @@ var routeNeeds = map[string]string{
 
 	"GET /": "read", "GET /launches/:key": "read", "GET /launches/:key/tail": "read",
 	"GET /launches/:key/alarms/:no/context": "read", "GET /launches/:key/config": "read",
+	"GET /launches/:key/volume":             "read",
 	"POST /launches/:key/alarms/:no/decide": "review", "POST /launches/:key/annotations": "review",
 	"POST /launches/:key/pin": "review", "POST /launches/:key/delete": "admin",
 	"GET /rules": "read", "GET /rules/new": "review", "GET /rules/preview": "review", "POST /rules": "review",

@@ -237,14 +237,7 @@ func TestBrowser(t *testing.T) {
 		if mark, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.notReloaded || 0`)); err != nil || mark != 1 {
 			t.Errorf("the decision reloaded the page instead of swapping the card in place (%v)", err)
 		}
-		if path := os.Getenv("LAUNCHWATCH_SCREENSHOT"); path != "" {
-			png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatal(err)
-			}
-			must(t, os.WriteFile(path, png, 0o644))
-			t.Logf("timeline screenshot saved to %s", path)
-		}
+		readmeShot(t, tab, "timeline.png", "")
 	})
 
 	t.Run("DragAcrossTheTimelineZooms", func(t *testing.T) {

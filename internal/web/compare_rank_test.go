@@ -101,13 +101,24 @@ func TestCompareRanking(t *testing.T) {
 				t.Errorf("entry %d is noise shown on its own: %q", i, s)
 			}
 		}
+		// One entry per event: the root cause's traceback (its frames, its
+		// first line) is the root cause's entry, opened to show them; the
+		// launcher's consequence is the next, before the warning.
 		warn := slicesIndex(got, "rope scaling not set")
-		errLine := slicesIndex(got, "EngineCore failed to start")
-		if warn < 0 || errLine < 0 || errLine > warn {
-			t.Errorf("the error line (%d) is not ranked before the warning (%d)", errLine, warn)
+		if i := slicesIndex(got, "Engine core initialization failed"); i != 1 || warn < i {
+			t.Errorf("the consequence is entry %d (the warning %d), want 1, before the warning", i, warn)
 		}
-		if i := slicesIndex(got, "Engine core initialization failed"); i < 0 || i > errLine {
-			t.Errorf("the consequence (%d) is not ranked with the critical lines, before the other errors (%d)", i, errLine)
+		for i, s := range got {
+			if strings.Contains(s, `File "`) || strings.Contains(s, "EngineCore failed to start") {
+				t.Errorf("entry %d is a line of an event listed on its own: %q", i, s)
+			}
+		}
+		root := testid(doc, "only-b").Find(`[data-testid="event"]`).First()
+		var members []string
+		root.Find(`[data-testid="event-line"] .text`).Each(func(_ int, s *goquery.Selection) { members = append(members, strings.TrimSpace(s.Text())) })
+		if root.AttrOr("data-alarm", "") != "1" || len(members) != 6 || !strings.Contains(members[0], "EngineCore failed to start") ||
+			!strings.Contains(members[2], `File "/srv/acme/engine/core.py", line 491`) {
+			t.Errorf("the root cause's event (alarm %s) holds %q", root.AttrOr("data-alarm", ""), members)
 		}
 	})
 

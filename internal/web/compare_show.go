@@ -91,13 +91,21 @@ func compareEntries(key string, es []compare.Entry, all bool) ([]views.CompareEn
 	}
 	out := make([]views.CompareEntry, len(es))
 	for i, e := range es {
-		out[i] = views.CompareEntry{Tier: e.Tier.String(), Template: e.Template, Sample: e.Sample, Count: e.Count,
-			Href: lineHref(key, e.FirstSeq), Seq: e.FirstSeq}
-		if e.Tier == compare.Noise {
-			out[i].Noise = e.Templates
+		out[i] = compareEntry(key, e)
+		for _, m := range e.Members {
+			out[i].Members = append(out[i].Members, compareEntry(key, m))
 		}
 	}
 	return out, hidden
+}
+
+func compareEntry(key string, e compare.Entry) views.CompareEntry {
+	v := views.CompareEntry{Tier: e.Tier.String(), Template: e.Template, Sample: e.Sample, Count: e.Count,
+		Href: lineHref(key, e.FirstSeq), Seq: e.FirstSeq, Alarm: e.Alarm, Known: e.Known}
+	if e.Tier == compare.Noise {
+		v.Noise = e.Templates
+	}
+	return v
 }
 
 func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSide, error) {

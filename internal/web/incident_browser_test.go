@@ -38,8 +38,8 @@ func sglangLaunch(start time.Time, maxBS int, memFraction string, crash bool) st
 // incident, adds a second crashed launch and a note, and exports the
 // post-mortem, whose Markdown holds the root cause's headline, the
 // timeline, the note and the configuration's difference from the last
-// good launch. LAUNCHWATCH_INCIDENT_SCREENSHOT=PATH saves the incident page
-// (the README's docs/incident-timeline.png).
+// good launch. With LAUNCHWATCH_SCREENSHOTS it saves the incident page (the
+// README's docs/incident-timeline.png, make screenshot).
 func TestBrowserIncident(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -85,14 +85,11 @@ func TestBrowserIncident(t *testing.T) {
 	if err != nil || lanes != "incident crash-1 crash-2" {
 		t.Errorf("timeline lanes %q (%v), want the incident's, then crash-1, crash-2", lanes, err)
 	}
-	if path := os.Getenv("LAUNCHWATCH_INCIDENT_SCREENSHOT"); path != "" {
+	if os.Getenv("LAUNCHWATCH_SCREENSHOTS") != "" {
 		// The page's top (the note's form left it scrolled to the note).
 		_, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.scrollTo(0, 0), 0`))
 		must(t, err)
-		png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
-		must(t, err)
-		must(t, os.WriteFile(path, png, 0o644))
-		t.Logf("incident screenshot saved to %s", path)
+		readmeShot(t, tab, "incident-timeline.png", "")
 	}
 
 	// Export: what the page's Markdown link serves.

@@ -72,7 +72,7 @@ func launchLane(l *incident.Launch, span func(time.Time)) views.ITLane {
 	}
 	if l.Ready != nil {
 		lane.Marks = append(lane.Marks, views.ITMark{At: *l.Ready, Kind: "ready", Title: "ready after " +
-			views.Duration(l.Ready.Sub(l.First)), Href: lineHref(key, *l.ReadySeq)})
+			views.Duration(l.Ready.Sub(l.First)) + " on the launch clock", Href: lineHref(key, *l.ReadySeq)})
 	}
 	for _, a := range l.Alarms {
 		at := l.First

@@ -58,13 +58,9 @@ func (h *handler) launchesIndex(c echo.Context) error {
 	}
 	for i := range items {
 		l := &items[i]
-		start := l.FirstLineTS
-		if start == nil {
-			start = &l.CreatedAt
-		}
 		p.Rows = append(p.Rows, views.LaunchRow{Key: l.Key, Name: l.Name,
 			Status: status.Observed(l.Status, l.LastHeard(), now, h.cfg.SilentAfter), Server: l.Server,
-			Host: l.Host, Start: start, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
+			Host: l.Host, Received: l.CreatedAt, TimeToReady: l.TimeToReady(), OpenAlarms: l.OpenAlarms, Phase: l.Phase,
 			PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, LastHeard: l.LastHeard(), Why: launchWhy(l)})
 	}
 	if f.Page > 1 {
@@ -99,7 +95,7 @@ func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
 	}
 	if s := q.Get("sort"); s != "" {
 		if _, ok := store.LaunchSorts[s]; !ok {
-			return f, badParam("sort %q is not one of key, status, server, host, start, ready, alarms", s)
+			return f, badParam("sort %q is not one of key, status, server, host, received, ready, alarms", s)
 		}
 		f.Sort = s
 	}

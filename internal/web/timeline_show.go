@@ -103,7 +103,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	}
 	switch prev, err := h.store.PreviousLaunch(ctx, l); {
 	case err == nil:
-		p.PreviousKey = prev
+		p.PreviousKey, p.PreviousBy = prev.Key, prev.By
 	case !errors.Is(err, store.ErrNotFound):
 		return views.LaunchProps{}, err
 	}
@@ -120,6 +120,8 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	// Silence is a judgement about the present, made at read time like the API does.
 	p.Status = status.Observed(l.Status, l.LastHeard(), h.now(), h.cfg.SilentAfter)
 	p.LastHeard = l.LastHeard()
+	p.Verdict = d.verdict(p.Status)
+	p.VolumeURL = volumeURL(key, lq.zoom)
 	return p, nil
 }
 

@@ -180,7 +180,7 @@ func TestTimelineShow(t *testing.T) {
 			must(t, err)
 			var want []string
 			for _, g := range gaps {
-				want = append(want, "no line for "+views.Duration(g.To.Sub(g.From)))
+				want = append(want, "no line for "+views.Duration(g.To.Sub(g.From))+" on the launch clock")
 			}
 			if strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Errorf("after %s: gaps %q, want %q", step.path, got, want)
