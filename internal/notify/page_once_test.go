@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/review"
-	"launchwatch/internal/store"
 )
 
 // pagesAndUpdates splits what a receiver got: messages that page, and
@@ -139,7 +139,7 @@ func TestOnePagePerFatalEvent(t *testing.T) {
 		{Seq: 9, Text: "RuntimeError: CUDA error: unspecified launch failure"},
 		{Seq: 10, Text: "INFO engine: scheduler process exited"},
 	}
-	if _, err := b.pipe.Ingest(b.ctx, "demo-again", store.LaunchAttrs{Server: "sglang"}, more); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, "demo-again", launchid.Attrs{Server: "sglang"}, more); err != nil {
 		t.Fatal(err)
 	}
 	b.clock.Advance(b.pipe.SettleAfter())
@@ -176,7 +176,7 @@ func TestOnePagePerFatalEvent(t *testing.T) {
 		{Seq: 12, Text: `  File "/opt/engine/boot.py", line 17, in start`},
 		{Seq: 13, Text: "RuntimeError: widget pool exhausted on device 3"},
 	}
-	if _, err := b.pipe.Ingest(b.ctx, "demo-again", store.LaunchAttrs{Server: "sglang"}, last); err != nil {
+	if _, err := b.pipe.Ingest(b.ctx, "demo-again", launchid.Attrs{Server: "sglang"}, last); err != nil {
 		t.Fatal(err)
 	}
 	one := 1
