@@ -86,6 +86,9 @@ type handler struct {
 	store *store.Store
 	pipe  *pipeline.Pipeline
 	hub   *live.Hub
+	// feeds read each followed launch once for all its live clients
+	// (launch_live.go).
+	feeds *live.Feeds
 	log   *slog.Logger
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
@@ -204,7 +207,9 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	h.bodySlots = make(chan struct{}, bodyReadersPerSlot*cfg.MaxConcurrentIngest)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
-	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}
+	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, WriteBufferPool: &liveWriteBuffers,
+		CheckOrigin: h.sameOriginWebsocket}
+	h.feeds = live.NewFeeds(cfg.Hub, h.newLaunchSource, log)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"launchwatch/internal/auth"
@@ -98,6 +100,13 @@ type Option func(*options)
 type options struct {
 	pipe       []pipeline.Option
 	noAccounts bool
+	tracer     pgx.QueryTracer
+}
+
+// WithTracer traces every statement of the server's pool with tr (a test
+// that counts what the server reads).
+func WithTracer(tr pgx.QueryTracer) Option {
+	return func(o *options) { o.tracer = tr }
 }
 
 // WithoutAccounts starts a server with no user and no token, as a fresh
@@ -122,6 +131,21 @@ func WithSettleAfter(d time.Duration) Option {
 func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 	t.Helper()
 	pool, dbURL := storetest.NewDB(t)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.tracer != nil {
+		cfg, err := pgxpool.ParseConfig(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.Tracer = o.tracer
+		if pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+	}
 	st := store.New(pool)
 	log := slog.New(slog.NewTextHandler(logWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hub := live.NewHub()
@@ -131,10 +155,6 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		defer close(listening)
 		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
 	}()
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
 	clk := clock.Clock(clock.Real{})
 	pipe := pipeline.New(st, log, append([]pipeline.Option{pipeline.WithClock(clk)}, o.pipe...)...)
 	settling := make(chan struct{})
