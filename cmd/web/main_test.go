@@ -319,7 +319,7 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	for _, want := range []string{"--addr", "LAUNCHWATCH_ADDR", "127.0.0.1:8080", "--data-dir", "LAUNCHWATCH_DATA_DIR",
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
 		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER",
-		"--public-url", "LAUNCHWATCH_PUBLIC_URL"} {
+		"--public-url", "LAUNCHWATCH_PUBLIC_URL", "--database-read-url", "DATABASE_READ_URL"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}
@@ -342,6 +342,7 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{[]string{"--public-url", "launchwatch.example.com"}, nil, "--public-url must be an http or https URL"},
 		{nil, []string{"LAUNCHWATCH_PUBLIC_URL=https://lw.example.com/sub/path"}, "--public-url must be an http or https URL"},
 		{[]string{"--database-url", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, nil, "connecting to the database"},
+		{[]string{"--database-read-url", "postgres://nobody@127.0.0.1:1/x"}, nil, "--database-read-url is a standby of --database-url"},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(webBin, tt.args...)

@@ -13,7 +13,7 @@ import (
 // with. ErrNotFound when there is none.
 func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (string, error) {
 	var key string
-	err := s.pool.QueryRow(ctx, `
+	err := s.read(ctx).QueryRow(ctx, `
 		SELECT key FROM launches
 		WHERE id <> $1 AND (created_at, id) < ($2, $1)
 			AND (($3 <> '' AND name = $3) OR ($4 <> '' AND host = $4))
@@ -29,7 +29,7 @@ func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (string, error) {
 
 // LaunchByID returns the launch with id, or ErrNotFound.
 func (s *Store) LaunchByID(ctx context.Context, id int64) (*Launch, error) {
-	l, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.id = $1`, id))
+	l, err := scanLaunch(s.read(ctx).QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("store: launch by id: %w", err)
 	}

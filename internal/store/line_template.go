@@ -318,7 +318,7 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSummary, error) {
 	var sum TemplateSummary
 	var built bool
-	err := s.pool.QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1`, launchID).
+	err := s.read(ctx).QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1`, launchID).
 		Scan(&built, &sum.Evicted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sum, ErrNotFound
@@ -331,7 +331,7 @@ func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSumm
 			return sum, err
 		}
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT hash, template, severity, noise, first_seq, line_count, sample
 		FROM line_templates WHERE launch_id = $1`, launchID)
 	if err != nil {
@@ -412,7 +412,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 // AlarmHeadlines returns the lines quoted by the open and confirmed alarms
 // of a launch (at most 200, in order): what a comparison puts first.
 func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text
 		FROM alarms a CROSS JOIN LATERAL (`+lineRead{launch: "a.launch_id", lo: "a.headline_seq", hi: "a.headline_seq", cols: []string{"text"}}.sql()+`) l
 		WHERE a.launch_id = $1 AND NOT a.withdrawn AND a.state IN ('open', 'confirmed')

@@ -70,7 +70,7 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 // when none is pending).
 func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, error) {
 	var at *time.Time
-	err := s.pool.QueryRow(ctx, `SELECT min(next_at) FROM webhook_deliveries WHERE state = 'pending'`).Scan(&at)
+	err := s.read(ctx).QueryRow(ctx, `SELECT min(next_at) FROM webhook_deliveries WHERE state = 'pending'`).Scan(&at)
 	if err != nil || at == nil {
 		return time.Time{}, wrapErr("next webhook due", err)
 	}
@@ -80,7 +80,7 @@ func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, error) {
 // WebhookDeliveries returns the last limit deliveries of target
 // webhookID, newest first.
 func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, limit int) ([]WebhookDelivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 		WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`, webhookID, limit)
 	if err != nil {
@@ -94,7 +94,7 @@ func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, limit in
 // delivery to name a real launch; nil when there is none.
 func (s *Store) LatestLaunchID(ctx context.Context) (*int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM launches ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&id)
+	err := s.read(ctx).QueryRow(ctx, `SELECT id FROM launches ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

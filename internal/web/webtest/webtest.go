@@ -101,6 +101,15 @@ type options struct {
 	pipe       []pipeline.Option
 	noAccounts bool
 	tracer     pgx.QueryTracer
+	primary    string
+	replica    string
+}
+
+// WithDatabases runs the server on database primary instead of a fresh
+// one, with page reads from replica when it is not empty (a streaming
+// standby of primary: storetest.NewPair).
+func WithDatabases(primary, replica string) Option {
+	return func(o *options) { o.primary, o.replica = primary, replica }
 }
 
 // WithTracer traces every statement of the server's pool with tr (a test
@@ -130,12 +139,18 @@ func WithSettleAfter(d time.Duration) Option {
 // cmd/web runs one. The package's TestMain must call storetest.Main.
 func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 	t.Helper()
-	pool, dbURL := storetest.NewDB(t)
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.tracer != nil {
+	var pool *pgxpool.Pool
+	var dbURL string
+	if o.primary == "" {
+		pool, dbURL = storetest.NewDB(t)
+	} else {
+		dbURL = o.primary
+	}
+	if o.tracer != nil || o.primary != "" {
 		cfg, err := pgxpool.ParseConfig(dbURL)
 		if err != nil {
 			t.Fatal(err)
@@ -146,7 +161,16 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		}
 		t.Cleanup(pool.Close)
 	}
-	st := store.New(pool)
+	var stOpts []store.Option
+	if o.replica != "" {
+		replica, err := pgxpool.New(context.Background(), o.replica)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(replica.Close)
+		stOpts = append(stOpts, store.WithReplica(replica))
+	}
+	st := store.New(pool, stOpts...)
 	log := slog.New(slog.NewTextHandler(logWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hub := live.NewHub()
 	ctx, cancel := context.WithCancel(context.Background())
