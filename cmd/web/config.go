@@ -24,9 +24,9 @@ import (
 // variable; the flag wins. Secrets may come from a file named by the
 // variable's _FILE variant (DATABASE_URL_FILE), as container platforms do.
 type config struct {
-	Addr            string
-	DataDir         string
-	DatabaseURL     string
+	Addr        string
+	DataDir     string
+	DatabaseURL string
 	// DatabaseReadURL is a streaming standby of DatabaseURL that serves
 	// the page reads (store.WithReplica); empty: the primary serves all.
 	DatabaseReadURL string
