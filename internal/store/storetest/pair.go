@@ -83,6 +83,17 @@ func NewPair(t testing.TB) *Pair {
 	return p
 }
 
+// PairPool is a pool on url (one of a Pair's), closed when the test ends.
+func PairPool(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // PrimaryURL and StandbyURL connect to DB on one server each.
 func (p *Pair) PrimaryURL() string { return p.Primary.ConnString(p.DB) }
 
