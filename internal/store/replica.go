@@ -7,17 +7,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Reads from a replica. Every statement of a transaction, every write,
 // and every read whose context does not ask for it goes to the primary
-// (the pool New was given). A read made with a context from FromReplica
-// goes to the replica when the store has one (WithReplica): a streaming
-// standby (--database-read-url), whose data may lag behind the primary's.
+// (the pool New was given). A read made with a context from UseReplica
+// goes to the replica connection it names (WithReplica, ReplicaReads): a
+// streaming standby (--database-read-url), whose data may lag behind the
+// primary's.
 // internal/web asks for it on the page reads (list, launch, log, search,
 // compare) of anyone who has not written since the replica last caught up
-// (read-your-writes: LSN, ReplayedLSN).
+// (read-your-writes: WrittenLSN, ReplicaReads.Replayed).
 
 // WithReplica gives the store a pool on a replica for the reads that ask
 // for one.
@@ -27,13 +29,64 @@ func WithReplica(replica *pgxpool.Pool) Option {
 
 type replicaKey struct{}
 
-// FromReplica marks ctx: the store's reads made with it may be served by
-// the replica, and so may miss the latest writes.
-func FromReplica(ctx context.Context) context.Context {
-	return context.WithValue(ctx, replicaKey{}, true)
+// querier is what a read outside a transaction runs on: the primary's
+// pool, or the one replica connection of a request (FromReplica).
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// FromPrimary takes FromReplica's mark off ctx: reads that must see what
+// ReplicaReads is what a request reads from a replica with: one connection of the
+// replica for all its reads, so that they see one standby at one place in
+// its replay (a read URL may name several standbys: each connection may
+// be to another, at another place), and how far that standby replayed.
+type ReplicaReads struct {
+	conn *pgxpool.Conn
+	// Replayed is how far the standby of the connection has replayed the
+	// primary's log; Promoted is true when it is not in recovery (a
+	// primary now: it holds every write).
+	Replayed LSN
+	Promoted bool
+}
+
+// Release gives the connection back; the reads of the context end.
+func (r *ReplicaReads) Release() { r.conn.Release() }
+
+// ReplicaReads takes a connection of the replica and asks how far its
+// standby replayed; UseReplica then has a context's reads served by it.
+// Call Release when the reads are done. It fails when the store has no
+// replica or the replica does not answer (an ErrUnavailable).
+func (s *Store) ReplicaReads(ctx context.Context) (*ReplicaReads, error) {
+	if s.replica == nil {
+		return nil, errors.New("store: no replica")
+	}
+	conn, err := s.replica.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: replica: %w", unavailable(err))
+	}
+	r := &ReplicaReads{conn: conn}
+	var v *string
+	if err := conn.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&v); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("store: replayed LSN: %w", unavailable(err))
+	}
+	if v == nil {
+		r.Promoted = true
+	} else if r.Replayed, err = ParseLSN(*v); err != nil {
+		conn.Release()
+		return nil, err
+	}
+	return r, nil
+}
+
+// UseReplica marks ctx: the store's reads made with it outside a
+// transaction are served by r's connection, and so may miss the latest
+// writes. Reads are made one at a time on it (a page's reads are).
+func UseReplica(ctx context.Context, r *ReplicaReads) context.Context {
+	return context.WithValue(ctx, replicaKey{}, r)
+}
+
+// FromPrimary takes UseReplica's mark off ctx: reads that must see what
 // was just written (a write's own reads back).
 func FromPrimary(ctx context.Context) context.Context {
 	if ctx.Value(replicaKey{}) == nil {
@@ -45,13 +98,10 @@ func FromPrimary(ctx context.Context) context.Context {
 // HasReplica reports whether the store has a replica.
 func (s *Store) HasReplica() bool { return s.replica != nil }
 
-// Replica returns the replica's pool, nil when there is none.
-func (s *Store) Replica() *pgxpool.Pool { return s.replica }
-
-// read is the pool a read outside a transaction runs on.
-func (s *Store) read(ctx context.Context) *pgxpool.Pool {
-	if s.replica != nil && ctx.Value(replicaKey{}) == true {
-		return s.replica
+// read is what a read outside a transaction runs on.
+func (s *Store) read(ctx context.Context) querier {
+	if r, ok := ctx.Value(replicaKey{}).(*ReplicaReads); ok && r != nil {
+		return r.conn
 	}
 	return s.pool
 }
@@ -85,22 +135,4 @@ func (s *Store) WrittenLSN(ctx context.Context) (LSN, error) {
 		return 0, fmt.Errorf("store: written LSN: %w", err)
 	}
 	return ParseLSN(v)
-}
-
-// ReplayedLSN is how far the replica has replayed the primary's log;
-// primary is true when the replica is not in recovery (it was promoted,
-// or is a primary itself): it then holds every write it will ever get.
-func (s *Store) ReplayedLSN(ctx context.Context) (l LSN, primary bool, err error) {
-	if s.replica == nil {
-		return 0, true, nil
-	}
-	var v *string
-	if err := s.replica.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&v); err != nil {
-		return 0, false, fmt.Errorf("store: replayed LSN: %w", unavailable(err))
-	}
-	if v == nil {
-		return 0, true, nil
-	}
-	l, err = ParseLSN(*v)
-	return l, false, err
 }

@@ -145,17 +145,34 @@ func (h *handler) noteWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// pageReads serves a page read from the replica, unless the reader wrote
-// something the replica has not replayed yet, or the replica failed
-// lately. A read the replica fails is served again by the primary.
+// pageReads serves a page read from the replica (one connection of it for
+// the request), unless the reader wrote something that standby has not
+// replayed yet, or the replica failed lately. A read the replica fails is
+// served again by the primary.
 func (h *handler) pageReads(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !h.store.HasReplica() || !h.replicaServes(c) {
+		if !h.store.HasReplica() || time.Now().UnixNano() < h.readAfter.restUntil.Load() {
+			return next(c)
+		}
+		p := principalOf(c)
+		if p.level == auth.Ingest {
+			// A shipper's token reads the status of what it just shipped.
 			return next(c)
 		}
 		req := c.Request()
-		c.SetRequest(req.WithContext(store.FromReplica(req.Context())))
-		err := next(c)
+		ctx, cancel := context.WithTimeout(req.Context(), replicaAskFor)
+		reads, err := h.store.ReplicaReads(ctx)
+		cancel()
+		if err != nil {
+			h.replicaFailed(err)
+			return next(c)
+		}
+		defer reads.Release()
+		if !h.replicaHolds(c, p, reads) {
+			return next(c)
+		}
+		c.SetRequest(req.WithContext(store.UseReplica(req.Context(), reads)))
+		err = next(c)
 		if err == nil || c.Response().Committed || !store.IsUnavailable(err) {
 			return err
 		}
@@ -165,19 +182,10 @@ func (h *handler) pageReads(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// replicaServes reports whether the replica may serve this request's
-// reads: it is not resting after a failure, and it has replayed the
-// reader's last write.
-func (h *handler) replicaServes(c echo.Context) bool {
-	now := time.Now()
-	if now.UnixNano() < h.readAfter.restUntil.Load() {
-		return false
-	}
-	p := principalOf(c)
-	if p.level == auth.Ingest {
-		// A shipper's token reads the status of what it just shipped.
-		return false
-	}
+// replicaHolds reports whether the standby of reads has replayed the
+// reader's last write: the position this process remembers for the
+// principal, or the one its request carries (cookie, header).
+func (h *handler) replicaHolds(c echo.Context, p principal, reads *store.ReplicaReads) bool {
 	who := principalRef(p)
 	want := store.LSN(0)
 	if who != "" {
@@ -195,17 +203,14 @@ func (h *handler) replicaServes(c echo.Context) bool {
 	if want == 0 {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(c.Request().Context(), replicaAskFor)
-	defer cancel()
-	replayed, promoted, err := h.store.ReplayedLSN(ctx)
-	if err != nil {
-		h.replicaFailed(err)
-		return false
-	}
-	if !promoted && replayed < want {
+	if !reads.Promoted && reads.Replayed < want {
 		return false
 	}
 	if who != "" {
+		replayed := reads.Replayed
+		if reads.Promoted {
+			replayed = ^store.LSN(0) // it holds every write
+		}
 		h.readAfter.forget(who, replayed)
 	}
 	if fromCookie {
