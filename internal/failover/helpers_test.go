@@ -202,12 +202,6 @@ func (p *statusProxy) summary() (counts string, bad []string) {
 	return strings.Join(parts, " "), append(bad, p.others...)
 }
 
-func (p *statusProxy) count(code int) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.statuses[code]
-}
-
 // hookReceiver is a webhook target that records every delivery.
 type hookReceiver struct {
 	url string
