@@ -36,26 +36,36 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// ReplicaReads is what a request reads from a replica with: one connection of the
-// replica for all its reads, so that they see one standby at one place in
-// its replay (a read URL may name several standbys: each connection may
-// be to another, at another place), and how far that standby replayed.
+// ReplicaReads is what a request reads from a replica with: one
+// connection of the replica for all its reads, so that they see one
+// standby at one place in its replay (a read URL may name several
+// standbys: each connection may be to another, at another place).
 type ReplicaReads struct {
 	conn *pgxpool.Conn
-	// Replayed is how far the standby of the connection has replayed the
-	// primary's log; Promoted is true when it is not in recovery (a
-	// primary now: it holds every write).
-	Replayed LSN
-	Promoted bool
 }
 
 // Release gives the connection back; the reads of the context end.
 func (r *ReplicaReads) Release() { r.conn.Release() }
 
-// ReplicaReads takes a connection of the replica and asks how far its
-// standby replayed; UseReplica then has a context's reads served by it.
-// Call Release when the reads are done. It fails when the store has no
-// replica or the replica does not answer (an ErrUnavailable).
+// Replayed is how far the connection's standby has replayed the primary's
+// log; promoted is true when it is not in recovery (a primary now: it
+// holds every write). An error is ErrUnavailable.
+func (r *ReplicaReads) Replayed(ctx context.Context) (l LSN, promoted bool, err error) {
+	var v *string
+	if err := r.conn.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&v); err != nil {
+		return 0, false, fmt.Errorf("store: replayed LSN: %w", unavailable(err))
+	}
+	if v == nil {
+		return 0, true, nil
+	}
+	l, err = ParseLSN(*v)
+	return l, false, err
+}
+
+// ReplicaReads takes a connection of the replica; UseReplica then has a
+// context's reads served by it. Call Release when the reads are done. It
+// fails when the store has no replica or the replica does not answer (an
+// ErrUnavailable).
 func (s *Store) ReplicaReads(ctx context.Context) (*ReplicaReads, error) {
 	if s.replica == nil {
 		return nil, errors.New("store: no replica")
@@ -64,19 +74,7 @@ func (s *Store) ReplicaReads(ctx context.Context) (*ReplicaReads, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: replica: %w", unavailable(err))
 	}
-	r := &ReplicaReads{conn: conn}
-	var v *string
-	if err := conn.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text`).Scan(&v); err != nil {
-		conn.Release()
-		return nil, fmt.Errorf("store: replayed LSN: %w", unavailable(err))
-	}
-	if v == nil {
-		r.Promoted = true
-	} else if r.Replayed, err = ParseLSN(*v); err != nil {
-		conn.Release()
-		return nil, err
-	}
-	return r, nil
+	return &ReplicaReads{conn: conn}, nil
 }
 
 // UseReplica marks ctx: the store's reads made with it outside a

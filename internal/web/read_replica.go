@@ -161,14 +161,17 @@ func (h *handler) pageReads(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		req := c.Request()
 		ctx, cancel := context.WithTimeout(req.Context(), replicaAskFor)
+		defer cancel()
 		reads, err := h.store.ReplicaReads(ctx)
-		cancel()
 		if err != nil {
 			h.replicaFailed(err)
 			return next(c)
 		}
 		defer reads.Release()
-		if !h.replicaHolds(c, p, reads) {
+		if holds, err := h.replicaHolds(ctx, c, p, reads); err != nil {
+			h.replicaFailed(err)
+			return next(c)
+		} else if !holds {
 			return next(c)
 		}
 		c.SetRequest(req.WithContext(store.UseReplica(req.Context(), reads)))
@@ -185,7 +188,7 @@ func (h *handler) pageReads(next echo.HandlerFunc) echo.HandlerFunc {
 // replicaHolds reports whether the standby of reads has replayed the
 // reader's last write: the position this process remembers for the
 // principal, or the one its request carries (cookie, header).
-func (h *handler) replicaHolds(c echo.Context, p principal, reads *store.ReplicaReads) bool {
+func (h *handler) replicaHolds(ctx context.Context, c echo.Context, p principal, reads *store.ReplicaReads) (bool, error) {
 	who := principalRef(p)
 	want := store.LSN(0)
 	if who != "" {
@@ -201,22 +204,25 @@ func (h *handler) replicaHolds(c echo.Context, p principal, reads *store.Replica
 		want = l
 	}
 	if want == 0 {
-		return true
+		return true, nil
 	}
-	if !reads.Promoted && reads.Replayed < want {
-		return false
+	replayed, promoted, err := reads.Replayed(ctx)
+	if err != nil {
+		return false, err
+	}
+	if promoted {
+		replayed = ^store.LSN(0) // a primary now: it holds every write
+	}
+	if replayed < want {
+		return false, nil
 	}
 	if who != "" {
-		replayed := reads.Replayed
-		if reads.Promoted {
-			replayed = ^store.LSN(0) // it holds every write
-		}
 		h.readAfter.forget(who, replayed)
 	}
 	if fromCookie {
 		c.SetCookie(&http.Cookie{Name: readAfterCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	}
-	return true
+	return true, nil
 }
 
 // replicaFailed rests the replica for replicaRestFor.
