@@ -149,6 +149,8 @@ type statusProxy struct {
 	// other than 503, for the failure message.
 	statuses map[int]int
 	others   []string
+	// unavailable is when a request of a launch's path was last answered 503.
+	unavailable map[string]time.Time
 }
 
 func newStatusProxy(t *testing.T, target string) *statusProxy {
@@ -157,12 +159,18 @@ func newStatusProxy(t *testing.T, target string) *statusProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &statusProxy{statuses: map[int]int{}}
+	p := &statusProxy{statuses: map[int]int{}, unavailable: map[string]time.Time{}}
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }}
 	rp.ModifyResponse = func(r *http.Response) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.statuses[r.StatusCode]++
+		if r.StatusCode == http.StatusServiceUnavailable {
+			if key, ok := strings.CutPrefix(r.Request.URL.Path, "/api/v1/launches/"); ok {
+				key, _, _ = strings.Cut(key, "/")
+				p.unavailable[key] = time.Now()
+			}
+		}
 		if r.StatusCode >= 500 && r.StatusCode != http.StatusServiceUnavailable && len(p.others) < 20 {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 500))
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -182,6 +190,14 @@ func newStatusProxy(t *testing.T, target string) *statusProxy {
 	t.Cleanup(srv.Close)
 	p.url = srv.URL
 	return p
+}
+
+// unavailableSince reports whether a request of launch key was answered
+// 503 after t.
+func (p *statusProxy) unavailableSince(key string, t time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unavailable[key].After(t)
 }
 
 func (p *statusProxy) summary() (counts string, bad []string) {

@@ -1,12 +1,15 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -86,12 +89,24 @@ func (s *Server) Promote(ctx context.Context) error {
 	return nil
 }
 
-// Kill ends the server as a machine that loses power would: SIGKILL to the postmaster and every
-// backend at once (its process group), no checkpoint, no goodbye to clients or standbys. Stop
+// Kill ends the server as a machine that loses power would: every process of it (its process
+// group: the postmaster, the backends, the WAL senders) stops at once, then all are killed with
+// SIGKILL; none runs on while another is gone (a backend does not see its WAL sender gone and its
+// standby with it, say), no checkpoint is written, no client or standby is told goodbye. Stop
 // afterwards only releases and (Ephemeral) removes the cluster.
 func (s *Server) Kill() error {
 	s.killed.Store(true)
 	pid := s.cmd.Process.Pid
+	if err := syscall.Kill(-pid, syscall.SIGSTOP); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("pgserver: stop postgres: %w", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !groupStopped(pid) {
+		if time.Now().After(deadline) {
+			break // kill what runs anyway
+		}
+		time.Sleep(time.Millisecond) // polling the kernel's process states
+	}
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("pgserver: kill postgres: %w", err)
 	}
@@ -101,4 +116,39 @@ func (s *Server) Kill() error {
 	case <-time.After(time.Minute):
 		return fmt.Errorf("pgserver: postgres (pid %d) survives SIGKILL", pid)
 	}
+}
+
+// groupStopped reports whether no process of process group pgrp runs: each is stopped, a zombie,
+// or gone.
+func groupStopped(pgrp int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone
+		}
+		// After the command name (in parentheses, possibly with spaces):
+		// state, ppid, pgrp.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 3 || f[2] != strconv.Itoa(pgrp) || n == os.Getpid() {
+			continue
+		}
+		switch f[0] {
+		case "T", "t", "Z", "X":
+		default:
+			return false
+		}
+	}
+	return true
 }
