@@ -35,8 +35,9 @@ lint:
 	if [ -n "$$linked" ]; then echo "cmd/launchwatch links database code:"; echo "$$linked"; exit 1; fi
 
 ## bench: the cost model in one run — every ratio beside its anchor and target (ingest vs raw COPY,
-## classification vs grep, POST → websocket on another node, gap fill vs in-order batch, stored bytes
-## per log byte; LWBENCH_LINES sizes it), then the page budgets; figures, not pass/fail
+## classification vs grep, POST → websocket on another node, ingest with 1,000 live followers vs none
+## and the 10,000-follower figure, gap fill vs in-order batch, stored bytes per log byte;
+## LWBENCH_LINES sizes it), then the page budgets; figures, not pass/fail
 ## (compiled with cmd/web/default.pgo, as `make build` compiles the server)
 bench: postgres
 	$(GO) test $(PGO) -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x -count=1 -timeout 30m ./internal/bench/

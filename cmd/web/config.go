@@ -31,15 +31,18 @@ type config struct {
 	// DatabaseURL's role then serves requests with only the grants it
 	// needs (store.GrantApp). Empty: DatabaseURL's role does both.
 	DatabaseOwnerURL string
-	MaxBodyBytes     int64
-	LogLevel         string
-	LogFormat        string
-	Migrate          bool
-	ShutdownTimeout  time.Duration
-	SilentAfter      time.Duration
-	SettleAfter      time.Duration
-	LokiLaunchLabel  string
-	PublicURL        string
+	// DatabaseReadURL is a streaming standby of DatabaseURL that serves
+	// the page reads (store.WithReplica); empty: the primary serves all.
+	DatabaseReadURL string
+	MaxBodyBytes    int64
+	LogLevel        string
+	LogFormat       string
+	Migrate         bool
+	ShutdownTimeout time.Duration
+	SilentAfter     time.Duration
+	SettleAfter     time.Duration
+	LokiLaunchLabel string
+	PublicURL       string
 	// Accounts and tokens (docs/api.md, "Accounts and tokens").
 	BootstrapToken       string
 	AuthProxyHeader      string
@@ -75,7 +78,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, usageHeader)
-		cliflag.PrintDefaults(out, fs, "database-url", "database-owner-url", "bootstrap-token") // their defaults are secrets
+		cliflag.PrintDefaults(out, fs, "database-url", "database-owner-url", "database-read-url", "bootstrap-token") // their defaults are secrets
 	}
 	envOr := func(name, def string) string {
 		if v := getenv(name); v != "" {
@@ -88,6 +91,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return c, err
 	}
 	ownerURL, err := secretEnv(getenv, "DATABASE_OWNER_URL")
+	if err != nil {
+		return c, err
+	}
+	readURL, err := secretEnv(getenv, "DATABASE_READ_URL")
 	if err != nil {
 		return c, err
 	}
@@ -123,6 +130,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.StringVar(&c.DataDir, "data-dir", envOr("LAUNCHWATCH_DATA_DIR", "./.data"), "`directory` of the private PostgreSQL cluster, used when no database URL is set [LAUNCHWATCH_DATA_DIR]")
 	fs.StringVar(&c.DatabaseURL, "database-url", dbURL, "PostgreSQL connection `URL`; empty runs the private cluster in the data directory [DATABASE_URL or DATABASE_URL_FILE]")
 	fs.StringVar(&c.DatabaseOwnerURL, "database-owner-url", ownerURL, "PostgreSQL connection `URL` of the role that owns the schema: migrations run as it, and it grants the --database-url role only what serving needs (no UPDATE, DELETE or TRUNCATE of the audit log); empty: the --database-url role does both [DATABASE_OWNER_URL or DATABASE_OWNER_URL_FILE]")
+	fs.StringVar(&c.DatabaseReadURL, "database-read-url", readURL, "PostgreSQL connection `URL` of a streaming standby of the database: the launch list, launch, log, search and compare pages read from it, except a person's or token's own writes (read from the primary until the standby replayed them); empty reads everything from the primary [DATABASE_READ_URL or DATABASE_READ_URL_FILE]")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", maxBody, "largest ingest request body in `bytes`, after decompression; larger bodies get 413 [LAUNCHWATCH_MAX_BODY_BYTES]")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("LAUNCHWATCH_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error [LAUNCHWATCH_LOG_LEVEL]")
 	fs.StringVar(&c.LogFormat, "log-format", envOr("LAUNCHWATCH_LOG_FORMAT", "text"), "log `format`: text or json [LAUNCHWATCH_LOG_FORMAT]")
@@ -172,6 +180,9 @@ func (c config) validate() error {
 	}
 	if c.DatabaseOwnerURL != "" && c.DatabaseURL == "" {
 		errs = append(errs, errors.New("--database-owner-url needs --database-url (the role that serves requests); the private PostgreSQL makes both roles itself"))
+	}
+	if c.DatabaseReadURL != "" && c.DatabaseURL == "" {
+		errs = append(errs, errors.New("--database-read-url is a standby of --database-url: set both (the private PostgreSQL has no standby)"))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes must be at least 1024, got %d", c.MaxBodyBytes))

@@ -86,21 +86,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ownerURL = pg.ConnStringAs(store.PrivateOwnerRole, privateDatabase)
 	}
 
-	poolCfg, err := pgxpool.ParseConfig(dbURL)
-	if err != nil {
-		return fmt.Errorf("database URL: %w", err)
-	}
-	if !strings.Contains(dbURL, "pool_max_conns") {
-		// pgx's default (4 on a 2-core machine) would queue concurrent
-		// ingest batches of different launches behind each other.
-		poolCfg.MaxConns = defaultPoolConns
-	}
-	store.ConfigurePool(poolCfg) // connection deadlines
-	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
+	pool, err := newPool(ctx, dbURL)
 	if err != nil {
 		return fmt.Errorf("database URL: %w", err)
 	}
 	defer pool.Close()
+	var storeOpts []store.Option
+	if cfg.DatabaseReadURL != "" {
+		// Not pinged: a replica that is down leaves the page reads to the
+		// primary (internal/web/read_replica.go).
+		replica, err := newPool(ctx, cfg.DatabaseReadURL)
+		if err != nil {
+			return fmt.Errorf("database read URL: %w", err)
+		}
+		defer replica.Close()
+		storeOpts = append(storeOpts, store.WithReplica(replica))
+	}
 	if err := pool.Ping(ctx); err != nil {
 		return fmt.Errorf("connecting to the database: %w", err)
 	}
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	defer func() { stopListening(); <-listening }() // before the pool closes
 
-	st := store.New(pool)
+	st := store.New(pool, storeOpts...)
 	// Expired suppression rules give back the alarms they held even when
 	// nobody opens a page (the pages do it too, at once).
 	expiring := make(chan struct{})
@@ -234,6 +235,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("requests still running at shutdown timeout", slog.String("error", err.Error()))
 	}
 	return nil
+}
+
+// newPool is a pool on dbURL with Launchwatch's connection deadlines and
+// pool size unless the URL sets its own.
+func newPool(ctx context.Context, dbURL string) (*pgxpool.Pool, error) {
+	poolCfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(dbURL, "pool_max_conns") {
+		// pgx's default (4 on a 2-core machine) would queue concurrent
+		// ingest batches of different launches behind each other.
+		poolCfg.MaxConns = defaultPoolConns
+	}
+	store.ConfigurePool(poolCfg) // connection deadlines
+	return pgxpool.NewWithConfig(ctx, poolCfg)
 }
 
 func newLogger(cfg config, w io.Writer) *slog.Logger {

@@ -320,7 +320,7 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 		"./.data", "--database-url", "DATABASE_URL", "--max-body-bytes", "--log-level", "--log-format", "--migrate",
 		"--shutdown-timeout", "--silent-after", "LAUNCHWATCH_SILENT_AFTER", "--settle-after", "LAUNCHWATCH_SETTLE_AFTER",
 		"--public-url", "LAUNCHWATCH_PUBLIC_URL", "--database-owner-url", "DATABASE_OWNER_URL",
-		"--webhook-allow-private", "LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE"} {
+		"--webhook-allow-private", "LAUNCHWATCH_WEBHOOK_ALLOW_PRIVATE", "--database-read-url", "DATABASE_READ_URL"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out)
 		}
@@ -343,6 +343,7 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{[]string{"--public-url", "launchwatch.example.com"}, nil, "--public-url must be an http or https URL"},
 		{nil, []string{"LAUNCHWATCH_PUBLIC_URL=https://lw.example.com/sub/path"}, "--public-url must be an http or https URL"},
 		{[]string{"--database-url", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, nil, "connecting to the database"},
+		{[]string{"--database-read-url", "postgres://nobody@127.0.0.1:1/x"}, nil, "--database-read-url is a standby of --database-url"},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(webBin, tt.args...)

@@ -11,5 +11,8 @@ func TestMain(m *testing.M) {
 	if f := os.Getenv(classifyChildEnv); f != "" {
 		os.Exit(classifyChild(f)) // classifyVsGrep's classifier process
 	}
+	if spec := os.Getenv(followerChildEnv); spec != "" {
+		os.Exit(followerChildMain(spec)) // liveFollowers' followers
+	}
 	storetest.Main(m)
 }

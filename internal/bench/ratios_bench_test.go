@@ -56,6 +56,7 @@ func BenchmarkRatios(b *testing.B) {
 		quiesce(b, pool)
 		classifyVsGrep(b, mix, lines)
 		liveLatency(b, srv)
+		liveFollowers(b, srv)
 		gapFill(b, srv.URL, rounds)
 	}
 }

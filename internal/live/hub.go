@@ -3,14 +3,15 @@
 // every change is a PostgreSQL NOTIFY (see store.Notify), every process
 // LISTENs, and its Hub wakes the subscribers of that launch.
 //
-// A subscriber is woken, never sent data: it then reads what it needs from
-// the database after the last seq it saw. Wakes coalesce, so a slow client
-// costs nothing to the publisher and can never make ingest wait; it just
-// catches up with one read when it is ready.
+// A subscriber is woken, never sent data. Wakes coalesce, so a slow
+// subscriber costs nothing to the publisher and can never make ingest wait.
+// The clients following one launch are not subscribers each: the launch's
+// feed (feed.go) is, and it reads each change once for all of them.
 package live
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // AllLaunches is the key a subscriber uses to hear about every launch (the
@@ -27,6 +28,9 @@ type Hub struct {
 	mu     sync.Mutex
 	subs   map[string]map[*Sub]struct{}
 	closed bool
+	// followers counts the clients of the feeds (Feeds.Follow), whose
+	// own subscriptions are the feeds' (internal).
+	followers atomic.Int64
 }
 
 // NewHub returns an empty hub.
@@ -38,9 +42,10 @@ func NewHub() *Hub {
 // whenever something the subscriber follows changed; Done is closed when the
 // hub shuts down.
 type Sub struct {
-	key  string
-	wake chan struct{}
-	done chan struct{}
+	key      string
+	wake     chan struct{}
+	done     chan struct{}
+	internal bool // a feed's: not counted as a client
 
 	mu       sync.Mutex
 	pending  map[string]struct{} // changed launch keys, for AllLaunches subscribers
@@ -85,8 +90,10 @@ func (s *Sub) note(key string) {
 
 // Subscribe follows launch key, or every launch with AllLaunches. Call
 // Unsubscribe when done.
-func (h *Hub) Subscribe(key string) *Sub {
-	s := &Sub{key: key, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func (h *Hub) Subscribe(key string) *Sub { return h.subscribe(key, false) }
+
+func (h *Hub) subscribe(key string, internal bool) *Sub {
+	s := &Sub{key: key, wake: make(chan struct{}, 1), done: make(chan struct{}), internal: internal}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -145,13 +152,18 @@ func (h *Hub) WakeAll() {
 	}
 }
 
-// Subscribers counts current subscriptions, for metrics and tests.
+// Subscribers counts the clients this process serves: subscriptions, and
+// the followers of its feeds; for metrics and tests.
 func (h *Hub) Subscribers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := 0
+	n := int(h.followers.Load())
 	for _, set := range h.subs {
-		n += len(set)
+		for s := range set {
+			if !s.internal {
+				n++
+			}
+		}
 	}
 	return n
 }

@@ -40,6 +40,7 @@ func (s *Server) serverArgs() []string {
 	if s.cfg.Ephemeral {
 		settings = append(settings, "fsync=off", "synchronous_commit=off", "full_page_writes=off")
 	}
+	settings = append(settings, s.cfg.Settings...)
 	args := []string{"-D", s.loc.dir}
 	for _, kv := range settings {
 		args = append(args, "-c", kv)
@@ -142,7 +143,7 @@ func (s *Server) pidFileSaysReady(pidFile string) bool {
 func (s *Server) shutdown() error {
 	select {
 	case <-s.done:
-		if s.waitErr != nil {
+		if s.waitErr != nil && !s.killed.Load() {
 			return fmt.Errorf("pgserver: postgres had already exited: %w; server log %s:\n%s",
 				s.waitErr, s.LogFile(), logTail(s.LogFile(), 20))
 		}

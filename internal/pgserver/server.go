@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Config says where and how to run the cluster.
@@ -28,6 +29,9 @@ type Config struct {
 	Ephemeral bool
 	// FallbackRoot overrides the package constant FallbackRoot; tests use it to stay hermetic.
 	FallbackRoot string
+	// Settings are more server settings ("name=value"), given after Ephemeral's, so they win: a
+	// test of replication sets synchronous_commit=on on its primary, say.
+	Settings []string
 }
 
 // Server is a running private PostgreSQL cluster, reachable only over its unix socket.
@@ -46,6 +50,11 @@ type Server struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	// killed is set by Kill: the postmaster's death is no failure of Stop then.
+	killed atomic.Bool
+	// create makes the cluster directory when it holds no cluster: initdb, or a base backup of
+	// a primary (StartStandby).
+	create func(ctx context.Context) error
 }
 
 // Start initializes the cluster on first use (initdb with UTF8 encoding, locale C, trust
@@ -53,10 +62,20 @@ type Server struct {
 // (listen_addresses=”), waits until it accepts connections, and returns. A later Start with the same
 // DataDir reuses the data. ctx bounds the startup only; the server runs until Stop.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
+	return start(ctx, cfg, func(s *Server) func(context.Context) error {
+		return func(ctx context.Context) error {
+			return initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral)
+		}
+	})
+}
+
+// start starts a server whose cluster, when it has none yet, create makes.
+func start(ctx context.Context, cfg Config, create func(*Server) func(context.Context) error) (*Server, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("pgserver: Config.DataDir is empty")
 	}
 	s := &Server{cfg: cfg, logger: cfg.Logger, binDir: cfg.BinDir, done: make(chan struct{})}
+	s.create = create(s)
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -101,7 +120,7 @@ func (s *Server) prepareAndRun(ctx context.Context) error {
 	if err := clearStalePostmaster(ctx, s.loc.dir, s.sockDir, s.logger); err != nil {
 		return err
 	}
-	if err := initCluster(ctx, s.binDir, s.loc.dir, s.acct, s.cfg.Ephemeral); err != nil {
+	if err := s.create(ctx); err != nil {
 		return err
 	}
 	return s.run(ctx)

@@ -148,6 +148,9 @@ func (p *Pipeline) streamEnded(l *store.LaunchForUpdate) bool {
 // whose batches keep moving the deadline is answered as settling), then
 // settles the launch itself if no settler did, by the settler's own path.
 func (p *Pipeline) AwaitSettled(ctx context.Context, l *store.Launch) (*store.Launch, bool, error) {
+	// What it settles it reads back: from the primary, whatever replica
+	// the reader of l was given.
+	ctx = store.FromPrimary(ctx)
 	limit := p.now().Add(p.settleAfter)
 	for l.SettleAt != nil {
 		at := *l.SettleAt

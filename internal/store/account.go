@@ -95,7 +95,7 @@ func (s *Store) CreateFirstAdmin(ctx context.Context, linkHash []byte, now time.
 // SetupLinkValid reports whether a setup link can still be used at now.
 func (s *Store) SetupLinkValid(ctx context.Context, linkHash []byte, now time.Time) (bool, error) {
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM setup_links
+	err := s.read(ctx).QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM setup_links
 		WHERE secret_hash = $1 AND used_at IS NULL AND expires_at > $2)
 		AND NOT EXISTS (SELECT 1 FROM users)`, linkHash, now).Scan(&ok)
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *Store) ReplaceSetupLink(ctx context.Context, linkHash []byte, expires t
 
 // UserByName returns the user with this name (any case).
 func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1)`, name))
+	u, err := scanUser(s.read(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(name) = lower($1)`, name))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return u, fmt.Errorf("store: user: %w", err)
 	}
@@ -143,7 +143,7 @@ func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
 
 // UserByID returns a user.
 func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	u, err := scanUser(s.read(ctx).QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return u, fmt.Errorf("store: user: %w", err)
 	}
@@ -166,7 +166,7 @@ func (s *Store) EnsureProxyUser(ctx context.Context, name, role string) (User, e
 
 // Users returns every user, by name.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY lower(name)`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY lower(name)`)
 	if err != nil {
 		return nil, fmt.Errorf("store: users: %w", err)
 	}
@@ -231,7 +231,7 @@ func (s *Store) CreateSession(ctx context.Context, secretHash []byte, userID int
 // SessionUser returns the user of a live session at now (ErrNotFound when
 // the session is unknown, expired, or its user disabled).
 func (s *Store) SessionUser(ctx context.Context, secretHash []byte, now time.Time) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+prefixed("u.", userColumns)+` FROM sessions s
+	u, err := scanUser(s.read(ctx).QueryRow(ctx, `SELECT `+prefixed("u.", userColumns)+` FROM sessions s
 		JOIN users u ON u.id = s.user_id
 		WHERE s.secret_hash = $1 AND s.expires_at > $2 AND NOT u.disabled`, secretHash, now))
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -270,7 +270,7 @@ func (s *Store) ServerSecret(ctx context.Context, name string, fresh func() []by
 		return nil, fmt.Errorf("store: server secret: %w", err)
 	}
 	var v []byte
-	if err := s.pool.QueryRow(ctx, `SELECT value FROM server_secrets WHERE name = $1`, name).Scan(&v); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, `SELECT value FROM server_secrets WHERE name = $1`, name).Scan(&v); err != nil {
 		return nil, fmt.Errorf("store: server secret: %w", err)
 	}
 	return v, nil

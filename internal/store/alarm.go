@@ -123,7 +123,7 @@ func (t *Tx) AlarmFacts(ctx context.Context, launchID int64, readySeq *int64) (A
 
 // Alarms returns the alarms of a launch in order.
 func (s *Store) Alarms(ctx context.Context, launchID int64) ([]Alarm, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+alarmColumns+` FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn ORDER BY a.alarm_no`, launchID)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+alarmColumns+` FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn ORDER BY a.alarm_no`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: alarms: %w", err)
 	}

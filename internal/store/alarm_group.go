@@ -24,7 +24,7 @@ type AlarmGroup struct {
 // OpenAlarmGroups returns up to limit groups of open alarms by
 // fingerprint, the most recently seen first.
 func (s *Store) OpenAlarmGroups(ctx context.Context, limit int) ([]AlarmGroup, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT fingerprint, min(kind), min(template), (array_agg(headline ORDER BY created_at DESC))[1],
 			bool_or(fatal), count(*), count(DISTINCT launch_id), max(created_at)
 		FROM alarms WHERE state = 'open'
@@ -53,7 +53,7 @@ type AlarmRef struct {
 // OpenAlarmsWithFingerprint returns the open alarms sharing a fingerprint,
 // ordered by launch so that callers lock launches in one order.
 func (s *Store) OpenAlarmsWithFingerprint(ctx context.Context, fingerprint string, limit int) ([]AlarmRef, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT a.launch_id, l.key, a.alarm_no FROM alarms a JOIN launches l ON l.id = a.launch_id
 		WHERE a.state = 'open' AND a.fingerprint = $1 ORDER BY a.launch_id, a.alarm_no LIMIT $2`, fingerprint, limit)
 	if err != nil {

@@ -30,7 +30,7 @@ func (a *Alarm) dest() []any {
 
 // Alarm returns alarm no of a launch, or ErrNotFound.
 func (s *Store) Alarm(ctx context.Context, launchID int64, no int) (Alarm, error) {
-	a, err := scanAlarm(s.pool.QueryRow(ctx, `SELECT `+alarmColumns+` FROM alarms a
+	a, err := scanAlarm(s.read(ctx).QueryRow(ctx, `SELECT `+alarmColumns+` FROM alarms a
 		WHERE a.launch_id = $1 AND a.alarm_no = $2`, launchID, no))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, ErrNotFound
@@ -150,7 +150,7 @@ func (t *Tx) flushAudit(ctx context.Context) error {
 
 // AuditFor returns the audit events of a subject, oldest first.
 func (s *Store) AuditFor(ctx context.Context, subject string) ([]AuditEvent, error) {
-	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
+	rows, err := s.read(ctx).Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject COLLATE "C" = $1 ORDER BY id`, subject)
 	return collectAudit(rows, err)
 }
@@ -181,7 +181,7 @@ func (s *Store) AuditWithPrefix(ctx context.Context, prefix string) ([]AuditEven
 		return nil, fmt.Errorf("store: audit prefix %q must end in an ASCII character", prefix)
 	}
 	upper[len(upper)-1]++
-	rows, err := s.pool.Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
+	rows, err := s.read(ctx).Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject COLLATE "C" >= $1 AND subject COLLATE "C" < $2 ORDER BY id`, prefix, string(upper))
 	return collectAudit(rows, err)
 }

@@ -34,7 +34,7 @@ func (t *Tx) AddAnnotation(ctx context.Context, launchID int64, seq *int64, auth
 
 // Annotations returns the notes on a launch, oldest first.
 func (s *Store) Annotations(ctx context.Context, launchID int64) ([]Annotation, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, seq, at, author, body, created_at FROM annotations
+	rows, err := s.read(ctx).Query(ctx, `SELECT id, seq, at, author, body, created_at FROM annotations
 		WHERE launch_id = $1 ORDER BY id`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: annotations: %w", err)

@@ -37,14 +37,14 @@ func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
 		// The names are computed from an integer, never from input.
 		part := fmt.Sprintf("lines_p%06d", b)
 		var size int64
-		if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, part).Scan(&size); err != nil {
+		if err := s.read(ctx).QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, part).Scan(&size); err != nil {
 			return packed, fmt.Errorf("store: pack partitions: %w", err)
 		}
 		if size < packSlack {
 			continue // packed already, or small anyway
 		}
 		var pending bool
-		err := s.pool.QueryRow(ctx, `
+		err := s.read(ctx).QueryRow(ctx, `
 			SELECT EXISTS (SELECT 1 FROM launches WHERE id >= $1 AND id < $2 AND (thawed OR last_seq > 0 AND last_seq >= compacted_through))`,
 			b*LaunchesPerPartition+1, (b+1)*LaunchesPerPartition+1).Scan(&pending)
 		if err != nil {
@@ -58,7 +58,7 @@ func (s *Store) PackRetiredPartitions(ctx context.Context) ([]string, error) {
 		// pass does not read every retired partition; counted when the
 		// partition was never analyzed.
 		var used int64
-		err = s.pool.QueryRow(ctx, `
+		err = s.read(ctx).QueryRow(ctx, `
 			SELECT COALESCE((SELECT (reltuples * 400)::bigint FROM pg_class WHERE oid = $1::regclass AND reltuples >= 0),
 				(SELECT COALESCE(sum(pg_column_size(l.*)), 0) FROM `+part+` l))`, part).Scan(&used)
 		if err != nil {

@@ -146,7 +146,7 @@ func (t *Tx) RecomputeStatus(ctx context.Context, launchID int64) (string, error
 
 // Events returns the launch's process events in order.
 func (s *Store) Events(ctx context.Context, launchID int64) ([]Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT at, kind, detail FROM launch_events WHERE launch_id = $1 ORDER BY id`, launchID)
+	rows, err := s.read(ctx).Query(ctx, `SELECT at, kind, detail FROM launch_events WHERE launch_id = $1 ORDER BY id`, launchID)
 	if err != nil {
 		return nil, fmt.Errorf("store: events: %w", err)
 	}

@@ -42,7 +42,7 @@ func (s *Store) ExportAlarms(ctx context.Context, f ExportFilter) ([]ExportedAla
 	if !f.Since.IsZero() {
 		since = &f.Since
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT l.id, l.key, l.server, l.labels, COALESCE(a.decided_at, a.updated_at),
 			r.id, r.matcher, r.pattern, r.author, r.reason, `+alarmColumns+`
 		FROM alarms a JOIN launches l ON l.id = a.launch_id
@@ -89,7 +89,7 @@ func (s *Store) AlarmExcerpt(ctx context.Context, launchID int64, a Alarm, aroun
 		limit: "$5", rowsOnly: true} // an alarm's lines are kept as rows
 	before := lineRead{launch: "$1", hi: "$2::bigint - 1", cols: lineColumnList, back: true, limit: "$6"}
 	after := lineRead{launch: "$1", lo: "$3::bigint + 1", cols: lineColumnList, limit: "$6"}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		(SELECT 0, * FROM (`+own.sql()+`) o)
 		UNION ALL
 		(SELECT -1, * FROM (`+before.sql()+`) b)

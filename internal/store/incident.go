@@ -56,7 +56,7 @@ func scanIncident(row pgx.Row) (*Incident, error) {
 
 // Incident returns the incident with id, or ErrNotFound.
 func (s *Store) Incident(ctx context.Context, id int64) (*Incident, error) {
-	return scanIncident(s.pool.QueryRow(ctx, `SELECT `+incidentColumns+` FROM incidents WHERE id = $1`, id))
+	return scanIncident(s.read(ctx).QueryRow(ctx, `SELECT `+incidentColumns+` FROM incidents WHERE id = $1`, id))
 }
 
 // LockIncident reads the incident with id under a row lock, so that two
@@ -101,7 +101,7 @@ func (t *Tx) AddIncidentStatus(ctx context.Context, id int64, status, actor stri
 
 // IncidentStatusChanges returns the statuses an incident took, oldest first.
 func (s *Store) IncidentStatusChanges(ctx context.Context, id int64) ([]IncidentStatusChange, error) {
-	rows, err := s.pool.Query(ctx, `SELECT status, actor, at FROM incident_status_changes
+	rows, err := s.read(ctx).Query(ctx, `SELECT status, actor, at FROM incident_status_changes
 		WHERE incident_id = $1 ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: incident status changes: %w", err)
@@ -149,7 +149,7 @@ func (t *Tx) CountIncidentLaunches(ctx context.Context, id int64) (int, error) {
 // IncidentMembers returns the launches of an incident in the order they
 // were added.
 func (s *Store) IncidentMembers(ctx context.Context, id int64) ([]IncidentMember, error) {
-	rows, err := s.pool.Query(ctx, `SELECT launch_id, added_by, added_at FROM incident_launches
+	rows, err := s.read(ctx).Query(ctx, `SELECT launch_id, added_by, added_at FROM incident_launches
 		WHERE incident_id = $1 ORDER BY added_at, launch_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: incident launches: %w", err)

@@ -65,7 +65,7 @@ func (t *Tx) DeleteActionItem(ctx context.Context, incidentID, itemID int64) err
 
 // ActionItems returns an incident's checklist in the order it was written.
 func (s *Store) ActionItems(ctx context.Context, incidentID int64) ([]ActionItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, body, done, created_by, created_at, done_by, done_at
+	rows, err := s.read(ctx).Query(ctx, `SELECT id, body, done, created_by, created_at, done_by, done_at
 		FROM incident_action_items WHERE incident_id = $1 ORDER BY id`, incidentID)
 	if err != nil {
 		return nil, fmt.Errorf("store: action items: %w", err)

@@ -58,7 +58,7 @@ func (s *Store) Incidents(ctx context.Context, f IncidentFilter) ([]IncidentList
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY i.created_at DESC, i.id DESC LIMIT " + arg(f.Limit)
-	rows, err := s.pool.Query(ctx, q, args...)
+	rows, err := s.read(ctx).Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: incidents: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *Store) Incidents(ctx context.Context, f IncidentFilter) ([]IncidentList
 // post-mortem compares a failed launch's configuration with. ErrNotFound
 // when there is none.
 func (s *Store) PreviousGoodLaunch(ctx context.Context, l *Launch) (*Launch, error) {
-	prev, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l
+	prev, err := scanLaunch(s.read(ctx).QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l
 		WHERE l.id <> $1 AND (l.created_at, l.id) < ($2, $1)
 			AND (($3 <> '' AND l.name = $3) OR ($4 <> '' AND l.host = $4))
 			AND l.ready_at IS NOT NULL AND l.status IN ('ready', 'exited')

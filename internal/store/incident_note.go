@@ -84,7 +84,7 @@ func (t *Tx) EditIncidentNote(ctx context.Context, incidentID, noteID int64, bod
 // IncidentNotes returns an incident's notes, oldest first, each with its
 // revisions.
 func (s *Store) IncidentNotes(ctx context.Context, incidentID int64) ([]IncidentNote, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, author, body, created_at FROM annotations
+	rows, err := s.read(ctx).Query(ctx, `SELECT id, author, body, created_at FROM annotations
 		WHERE incident_id = $1 ORDER BY id`, incidentID)
 	if err != nil {
 		return nil, fmt.Errorf("store: incident notes: %w", err)
@@ -96,7 +96,7 @@ func (s *Store) IncidentNotes(ctx context.Context, incidentID int64) ([]Incident
 	if err != nil {
 		return nil, fmt.Errorf("store: incident notes: %w", err)
 	}
-	rows, err = s.pool.Query(ctx, `SELECT r.annotation_id, r.body, r.author, r.written_at, r.edited_by, r.edited_at
+	rows, err = s.read(ctx).Query(ctx, `SELECT r.annotation_id, r.body, r.author, r.written_at, r.edited_by, r.edited_at
 		FROM annotation_revisions r JOIN annotations a ON a.id = r.annotation_id
 		WHERE a.incident_id = $1 ORDER BY r.id`, incidentID)
 	if err != nil {

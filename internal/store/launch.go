@@ -71,17 +71,17 @@ func (s *Store) EnsureLaunch(ctx context.Context, key string, attrs launchid.Att
 	// when the launch exists, and ids must stay dense because they decide
 	// the partition of the launch's lines.
 	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
+	err := s.read(ctx).QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if err := admitNewLaunch(ctx); err != nil {
 			return 0, err // refused as is: the gate's error says why
 		}
-		err = s.pool.QueryRow(ctx, `
+		err = s.read(ctx).QueryRow(ctx, `
 			INSERT INTO launches (key, name, server, host, labels) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (key) DO NOTHING
 			RETURNING id`, key, attrs.Name, attrs.Server, attrs.Host, labels).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) { // created by a concurrent first batch
-			err = s.pool.QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
+			err = s.read(ctx).QueryRow(ctx, `SELECT id FROM launches WHERE key = $1`, key).Scan(&id)
 		}
 	}
 	if err != nil {
@@ -122,7 +122,7 @@ func scanLaunch(row pgx.Row) (*Launch, error) {
 
 // LaunchByKey returns the launch with key, or ErrNotFound.
 func (s *Store) LaunchByKey(ctx context.Context, key string) (*Launch, error) {
-	l, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.key = $1`, key))
+	l, err := scanLaunch(s.read(ctx).QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.key = $1`, key))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("store: launch by key: %w", err)
 	}
@@ -174,7 +174,7 @@ type LaunchClock struct {
 func (s *Store) Clock(ctx context.Context, launchID int64) (LaunchClock, error) {
 	var c LaunchClock
 	var offset int64
-	err := s.pool.QueryRow(ctx, `
+	err := s.read(ctx).QueryRow(ctx, `
 		SELECT clock_offset, clock_source, clock_tz, clock_samples, clock_logged FROM launches WHERE id = $1`,
 		launchID).Scan(&offset, &c.Source, &c.TZ, &c.Samples, &c.Logged)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -160,14 +160,14 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListItem, int, error) {
 	q := newLaunchQuery(f)
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM launches l`+q.where(), q.args...).Scan(&total); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, `SELECT count(*) FROM launches l`+q.where(), q.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count launches: %w", err)
 	}
 	limit, offset := q.arg(f.Limit), q.arg(f.Offset)
 	// The line times are point lookups on the lines primary key, so the
 	// page costs two index probes per launch whatever the launch's size;
 	// the deciding alarm is one probe of the alarms primary key.
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT `+launchColumns+`,
 			`+firstLineTS+`,
 			`+readyLineTS+`,
@@ -192,7 +192,7 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 
 // LaunchServers returns the server kinds of all launches, for filters.
 func (s *Store) LaunchServers(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT server FROM launches WHERE server <> '' ORDER BY server`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT DISTINCT server FROM launches WHERE server <> '' ORDER BY server`)
 	if err != nil {
 		return nil, fmt.Errorf("store: launch servers: %w", err)
 	}
@@ -206,7 +206,7 @@ func (s *Store) LaunchServers(ctx context.Context) ([]string, error) {
 // HasLaunches reports whether any launch is stored.
 func (s *Store) HasLaunches(ctx context.Context) (bool, error) {
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM launches)`).Scan(&ok); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM launches)`).Scan(&ok); err != nil {
 		return false, fmt.Errorf("store: has launches: %w", err)
 	}
 	return ok, nil

@@ -20,7 +20,7 @@ type LaunchPin struct {
 // LaunchPin returns the pin of the launch with id.
 func (s *Store) LaunchPin(ctx context.Context, id int64) (LaunchPin, error) {
 	var p LaunchPin
-	err := s.pool.QueryRow(ctx, `SELECT pinned, pinned_by, pinned_at FROM launches WHERE id = $1`, id).Scan(&p.Pinned, &p.By, &p.At)
+	err := s.read(ctx).QueryRow(ctx, `SELECT pinned, pinned_by, pinned_at FROM launches WHERE id = $1`, id).Scan(&p.Pinned, &p.By, &p.At)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, ErrNotFound
 	}

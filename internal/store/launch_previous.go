@@ -40,7 +40,7 @@ const previousCandidates = 200
 // box says little about this one.
 func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (Previous, error) {
 	stem := KeyStem(l.Key)
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT key, name, server, host, regexp_replace(key, $6, '') FROM launches
 		WHERE id <> $1 AND (created_at, id) < ($2, $1)
 			AND (($3 <> '' AND name = $3) OR ($4 <> '' AND host = $4) OR ($5 <> '' AND regexp_replace(key, $6, '') = $5))
@@ -81,7 +81,7 @@ func (s *Store) PreviousLaunch(ctx context.Context, l *Launch) (Previous, error)
 
 // LaunchByID returns the launch with id, or ErrNotFound.
 func (s *Store) LaunchByID(ctx context.Context, id int64) (*Launch, error) {
-	l, err := scanLaunch(s.pool.QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.id = $1`, id))
+	l, err := scanLaunch(s.read(ctx).QueryRow(ctx, `SELECT `+launchColumns+` FROM launches l WHERE l.id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("store: launch by id: %w", err)
 	}

@@ -144,7 +144,7 @@ func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.L
 
 // Lines returns up to limit lines of a launch with seq greater than after, in order.
 func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]Line, error) {
-	rows, err := s.pool.Query(ctx, linesAfterSQL, launchID, after, limit)
+	rows, err := s.read(ctx).Query(ctx, linesAfterSQL, launchID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}

@@ -299,7 +299,7 @@ type CompactCandidate struct {
 // tail are still being revised and read by followers). Thawed launches
 // come too.
 func (s *Store) CompactCandidates(ctx context.Context, quietSince time.Time, tail int64, limit int, skip []int64) ([]CompactCandidate, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT id, CASE WHEN last_line_at < $1 THEN last_seq + 1 ELSE last_seq - $2 END
 		FROM launches
 		WHERE (thawed OR (last_line_at < $1 AND last_seq >= compacted_through)

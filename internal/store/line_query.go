@@ -132,7 +132,7 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 			return w, err
 		}
 	} else {
-		rows, err := s.pool.Query(ctx, r.sql(), q.args...)
+		rows, err := s.read(ctx).Query(ctx, r.sql(), q.args...)
 		if err != nil {
 			return w, fmt.Errorf("store: filtered lines: %w", err)
 		}
@@ -169,7 +169,7 @@ func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow
 	case hi == math.MaxInt64 && lastSeq > 0:
 		hi = lastSeq
 	case hi == math.MaxInt64:
-		if err := s.pool.QueryRow(ctx, lastSeqSQL, launchID).Scan(&hi); err != nil {
+		if err := s.read(ctx).QueryRow(ctx, lastSeqSQL, launchID).Scan(&hi); err != nil {
 			return fmt.Errorf("store: filtered lines: %w", err)
 		}
 	}
@@ -180,7 +180,7 @@ func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow
 			a, b = max(lo, hi-span+1), hi
 		}
 		args[loArg], args[hiArg] = a, b
-		rows, err := s.pool.Query(ctx, sql, args...)
+		rows, err := s.read(ctx).Query(ctx, sql, args...)
 		if err != nil {
 			return fmt.Errorf("store: filtered lines: %w", err)
 		}
@@ -277,7 +277,7 @@ var linesBetweenSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColum
 
 // LinesBetween returns the lines with seq in [from, to], at most limit.
 func (s *Store) LinesBetween(ctx context.Context, launchID, from, to int64, limit int) ([]Line, error) {
-	rows, err := s.pool.Query(ctx, linesBetweenSQL, launchID, from, to, limit)
+	rows, err := s.read(ctx).Query(ctx, linesBetweenSQL, launchID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines between: %w", err)
 	}
@@ -303,7 +303,7 @@ func (s *Store) LineSpan(ctx context.Context, launchID int64) (first, last time.
 	first1 := lineRead{launch: "$1", cols: []string{"seq", "ts"}, limit: "1"}
 	last1 := first1
 	last1.back = true
-	err = s.pool.QueryRow(ctx, `SELECT (SELECT ts FROM (`+first1.sql()+`) f), (SELECT ts FROM (`+last1.sql()+`) l)`, launchID).Scan(&f, &l)
+	err = s.read(ctx).QueryRow(ctx, `SELECT (SELECT ts FROM (`+first1.sql()+`) f), (SELECT ts FROM (`+last1.sql()+`) l)`, launchID).Scan(&f, &l)
 	if err != nil {
 		return first, last, fmt.Errorf("store: line span: %w", err)
 	}
@@ -323,7 +323,7 @@ type Gap struct {
 // lines, in order. It reads every line time of the launch once; the
 // timeline is drawn once per page view, not per line.
 func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, limit int) ([]Gap, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT prev_ts, ts, prev_seq, seq FROM (
 			SELECT ts, seq, lag(ts) OVER (ORDER BY seq) AS prev_ts, lag(seq) OVER (ORDER BY seq) AS prev_seq
 			FROM `+lineSource("$1", "seq", "ts")+`
@@ -358,7 +358,7 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 		UNION ALL
 		SELECT u.seq, u.ts FROM line_blocks b CROSS JOIN LATERAL unnest(b.seq, b.ts) AS u(seq, ts)
 		WHERE b.launch_id = $1 AND b.max_ts >= $2 AND b.min_ts <= $3 AND u.ts >= $2 AND u.ts <= $3`
-	err = s.pool.QueryRow(ctx, `
+	err = s.read(ctx).QueryRow(ctx, `
 		SELECT COALESCE((SELECT seq FROM (`+inRange+`) r ORDER BY ts, seq LIMIT 1), 0),
 			COALESCE((SELECT seq FROM (`+inRange+`) r ORDER BY ts DESC, seq DESC LIMIT 1), 0)`, launchID, from, to).Scan(&first, &last)
 	if err != nil {
@@ -374,7 +374,7 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 // ready) in order, by lines_ready_idx: a server that restarted inside one
 // launch became ready more than once, and the launch keeps only the first.
 func (s *Store) ReadyLines(ctx context.Context, launchID int64, limit int) ([]Line, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+lineColumns+` FROM lines
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+lineColumns+` FROM lines
 		WHERE launch_id = $1 AND kind = 'ready' ORDER BY seq LIMIT $2`, launchID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: ready lines: %w", err)

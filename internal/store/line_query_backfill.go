@@ -19,7 +19,7 @@ const backfillBatch = 50_000
 // so a build racing ingest (or another build) leaves nothing out.
 func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 	var last int64
-	if err := s.pool.QueryRow(ctx, lastSeqSQL, launchID).Scan(&last); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, lastSeqSQL, launchID).Scan(&last); err != nil {
 		return fmt.Errorf("store: build search index: %w", err)
 	}
 	for from := int64(1); from <= last; from += backfillBatch {

@@ -237,7 +237,7 @@ func (t *Tx) addLineChunks(ctx context.Context, launchID int64, blooms map[int64
 // searchIndexed reports whether every line of the launch is in the index.
 func (s *Store) searchIndexed(ctx context.Context, launchID int64) (bool, error) {
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT search_indexed FROM launches WHERE id = $1`, launchID).Scan(&ok); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, `SELECT search_indexed FROM launches WHERE id = $1`, launchID).Scan(&ok); err != nil {
 		return false, fmt.Errorf("store: search indexed: %w", err)
 	}
 	return ok, nil
@@ -275,7 +275,7 @@ func (s *Store) candidateRanges(ctx context.Context, q *launchQuery, cond string
 	}
 	sql := `SELECT chunk FROM line_chunks WHERE launch_id = $1 AND chunk BETWEEN ` + q.arg(lo>>chunkShift) +
 		` AND ` + q.arg(hi>>chunkShift) + ` AND ` + cond + ` ORDER BY ` + order
-	rows, err := s.pool.Query(ctx, sql, q.args...)
+	rows, err := s.read(ctx).Query(ctx, sql, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search chunks: %w", err)
 	}

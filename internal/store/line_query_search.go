@@ -89,7 +89,7 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		ORDER BY ` + order
 	for _, g := range rangeGroups(ranges, searchGroupSeqs) {
 		q.args[len(q.args)-2], q.args[len(q.args)-1] = rangeBounds(g)
-		rows, err := s.pool.Query(ctx, sql, q.args...)
+		rows, err := s.read(ctx).Query(ctx, sql, q.args...)
 		if err != nil {
 			return w, true, fmt.Errorf("store: search lines: %w", err)
 		}

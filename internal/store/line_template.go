@@ -326,7 +326,7 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSummary, error) {
 	var sum TemplateSummary
 	var built bool
-	err := s.pool.QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1`, launchID).
+	err := s.read(ctx).QueryRow(ctx, `SELECT templates_built, templates_evicted FROM launches WHERE id = $1`, launchID).
 		Scan(&built, &sum.Evicted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sum, ErrNotFound
@@ -339,7 +339,7 @@ func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSumm
 			return sum, err
 		}
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT hash, template, severity, noise, first_seq, line_count, sample
 		FROM line_templates WHERE launch_id = $1`, launchID)
 	if err != nil {
@@ -422,7 +422,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 // confirmed ones first (what a comparison puts first), then the others
 // (whose events it folds all the same), at most 400, each part in order.
 func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text, a.first_seq, a.last_seq, a.state
 		FROM alarms a CROSS JOIN LATERAL (`+lineRead{launch: "a.launch_id", lo: "a.headline_seq", hi: "a.headline_seq", cols: []string{"text"}}.sql()+`) l
 		WHERE a.launch_id = $1 AND NOT a.withdrawn

@@ -17,7 +17,7 @@ type AlarmCount struct {
 // AlarmCounts counts the alarms that show (withdrawn ones do not), by kind
 // and state, for /metrics.
 func (s *Store) AlarmCounts(ctx context.Context) ([]AlarmCount, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT kind, state, count(*) FROM alarms WHERE NOT withdrawn GROUP BY kind, state ORDER BY kind, state`)
 	if err != nil {
 		return nil, fmt.Errorf("store: alarm counts: %w", err)
@@ -37,7 +37,7 @@ type RuleHit struct {
 
 // RuleHits returns the hit count of every rule, for /metrics.
 func (s *Store) RuleHits(ctx context.Context) ([]RuleHit, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, hits FROM rules ORDER BY id`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT id, hits FROM rules ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: rule hits: %w", err)
 	}

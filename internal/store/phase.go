@@ -121,7 +121,7 @@ func (t *Tx) DeletePhases(ctx context.Context, launchID int64) error {
 
 // Phases returns the phases of a launch in the order they began.
 func (s *Store) Phases(ctx context.Context, launchID int64) ([]Phase, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT name, begin_seq, begin_at, end_seq, end_at, done, total
 		FROM launch_phases WHERE launch_id = $1 ORDER BY begin_seq, name`, launchID)
 	if err != nil {

@@ -61,7 +61,7 @@ type ProblemFilter struct {
 // Problems returns up to f.Limit problems, the most recently seen first,
 // each with its trend up to now.
 func (s *Store) Problems(ctx context.Context, now time.Time, f ProblemFilter) ([]Problem, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT `+problemColumns+`
 		FROM alarms a JOIN launches l ON l.id = a.launch_id
 		WHERE NOT a.withdrawn AND ($1 = '' OR l.server = $1)
@@ -83,7 +83,7 @@ func (s *Store) Problems(ctx context.Context, now time.Time, f ProblemFilter) ([
 
 // Problem returns the problem of one fingerprint, or ErrNotFound.
 func (s *Store) Problem(ctx context.Context, now time.Time, fingerprint string) (Problem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+problemColumns+` FROM alarms a
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+problemColumns+` FROM alarms a
 		WHERE NOT a.withdrawn AND a.fingerprint = $1 GROUP BY a.fingerprint`, fingerprint)
 	if err != nil {
 		return Problem{}, fmt.Errorf("store: problem: %w", err)
@@ -115,7 +115,7 @@ func (s *Store) addTrends(ctx context.Context, now time.Time, ps []Problem) erro
 	}
 	// An alarm seen "after" now counts as today: its time is on its
 	// launch's clock, which a time-zone estimate may put a little ahead.
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT a.fingerprint, GREATEST(floor(extract(epoch FROM $2::timestamptz - `+seenAt+`) / 86400), 0)::int,
 			count(DISTINCT a.launch_id)
 		FROM alarms a
@@ -155,7 +155,7 @@ type ProblemAlarm struct {
 // ProblemAlarms returns up to limit alarms of a problem (only its open
 // ones with openOnly), the newest first.
 func (s *Store) ProblemAlarms(ctx context.Context, fingerprint string, openOnly bool, limit int) ([]ProblemAlarm, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT l.key, l.server, l.status, a.alarm_no, a.state, a.fatal, a.headline, `+seenAt+`, a.decided_by, a.reason
 		FROM alarms a JOIN launches l ON l.id = a.launch_id
 		WHERE NOT a.withdrawn AND a.fingerprint = $1 AND (NOT $3 OR a.state = 'open')
@@ -185,7 +185,7 @@ type HeadlineCount struct {
 // ProblemHeadlines returns a problem's distinct headlines, the most
 // frequent first (one template, different values: sizes, ranks, names).
 func (s *Store) ProblemHeadlines(ctx context.Context, fingerprint string, limit int) ([]HeadlineCount, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT headline, count(*) FROM alarms WHERE NOT withdrawn AND fingerprint = $1
 		GROUP BY headline ORDER BY count(*) DESC, headline LIMIT $2`, fingerprint, limit)
 	if err != nil {
@@ -204,7 +204,7 @@ func (s *Store) ProblemHeadlines(ctx context.Context, fingerprint string, limit 
 // OpenProblemAlarms returns the open alarms of a problem (withdrawn ones
 // left out), ordered by launch so that callers lock launches in one order.
 func (s *Store) OpenProblemAlarms(ctx context.Context, fingerprint string, limit int) ([]AlarmRef, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT a.launch_id, l.key, a.alarm_no FROM alarms a JOIN launches l ON l.id = a.launch_id
 		WHERE a.state = 'open' AND NOT a.withdrawn AND a.fingerprint = $1
 		ORDER BY a.launch_id, a.alarm_no LIMIT $2`, fingerprint, limit)

@@ -82,7 +82,7 @@ func (s *Store) Quality(ctx context.Context, now time.Time, weeks int) (QualityR
 	}
 	r.Overall = QualityRow{Key: "all", Weeks: make([]QualityCell, weeks)}
 	for di, d := range qualityDims {
-		rows, err := s.pool.Query(ctx, `
+		rows, err := s.read(ctx).Query(ctx, `
 			SELECT `+d.key+`, `+d.label+`, date_trunc('week', COALESCE(a.decided_at, a.updated_at) AT TIME ZONE 'UTC'),
 				count(*) FILTER (WHERE a.state = 'confirmed'), count(*) FILTER (WHERE a.state = 'dismissed'),
 				count(*) FILTER (WHERE a.state = 'suppressed')
@@ -160,7 +160,7 @@ func (s *Store) RulesWithHits(ctx context.Context) ([]RuleHits, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT rule_id, count(*), count(*) FILTER (WHERE fatal) FROM alarms
 		WHERE state = 'suppressed' AND rule_id IS NOT NULL AND NOT withdrawn GROUP BY rule_id`)
 	if err != nil {

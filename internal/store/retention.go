@@ -144,7 +144,7 @@ func (s *Store) dropExpiredBlock(ctx context.Context, b int64, cutoff time.Time,
 // expireSome deletes up to retentionBatch expired launches, their rows
 // with them, and returns how many and how many lines they held.
 func (s *Store) expireSome(ctx context.Context, cutoff time.Time) (int, int64, error) {
-	rows, err := s.pool.Query(ctx, `WITH gone AS (
+	rows, err := s.read(ctx).Query(ctx, `WITH gone AS (
 			DELETE FROM launches WHERE id IN (
 				SELECT l.id FROM launches l WHERE `+expiredLaunch+`
 				ORDER BY l.id LIMIT `+strconv.Itoa(retentionBatch)+` FOR UPDATE SKIP LOCKED)
@@ -177,7 +177,7 @@ func (s *Store) usedUpBlocks(ctx context.Context) ([]int64, error) {
 		return nil, err
 	}
 	var lastID int64
-	err = s.pool.QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
+	err = s.read(ctx).QueryRow(ctx, `SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('launches', 'id')::regclass), 0)`).Scan(&lastID)
 	if err != nil {
 		return nil, fmt.Errorf("store: line partitions: %w", err)
 	}
@@ -190,7 +190,7 @@ func (s *Store) usedUpBlocks(ctx context.Context) ([]int64, error) {
 }
 
 func (s *Store) linePartitionBlocks(ctx context.Context) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+	rows, err := s.read(ctx).Query(ctx, `SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 		WHERE i.inhparent = 'lines'::regclass`)
 	if err != nil {
 		return nil, fmt.Errorf("store: line partitions: %w", err)

@@ -73,7 +73,7 @@ func collectRules(rows pgx.Rows) ([]Rule, error) {
 
 // Rules returns every rule, newest first.
 func (s *Store) Rules(ctx context.Context) ([]Rule, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+ruleColumns+` FROM rules r ORDER BY r.id DESC`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+ruleColumns+` FROM rules r ORDER BY r.id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("store: rules: %w", err)
 	}
@@ -152,7 +152,7 @@ func (s *Store) RuleCandidates(ctx context.Context, r Rule, offset, limit int) (
 	for k, v := range cr.Labels {
 		labelName, labelValue = &k, &v
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT l.id, l.key, l.server, l.labels, `+alarmColumns+`
 		FROM alarms a JOIN launches l ON l.id = a.launch_id
 		WHERE ($1 = '' OR l.server = $1)
@@ -229,7 +229,7 @@ func (t *Tx) ExpiredRulesWithAlarms(ctx context.Context, now time.Time) ([]int64
 // (nil when none will).
 func (s *Store) NextRuleExpiry(ctx context.Context, now time.Time) (*time.Time, error) {
 	var next *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT min(expires_at) FROM rules WHERE enabled AND expires_at > $1`, now).Scan(&next); err != nil {
+	if err := s.read(ctx).QueryRow(ctx, `SELECT min(expires_at) FROM rules WHERE enabled AND expires_at > $1`, now).Scan(&next); err != nil {
 		return nil, fmt.Errorf("store: next rule expiry: %w", err)
 	}
 	return next, nil
@@ -237,7 +237,7 @@ func (s *Store) NextRuleExpiry(ctx context.Context, now time.Time) (*time.Time, 
 
 // RuleByID returns one rule, or ErrNotFound.
 func (s *Store) RuleByID(ctx context.Context, id int64) (Rule, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = $1`, id)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = $1`, id)
 	if err != nil {
 		return Rule{}, fmt.Errorf("store: rule: %w", err)
 	}

@@ -22,7 +22,7 @@ type DueSettle struct {
 // earliest first. The settler settles those due and sleeps until the next
 // one.
 func (s *Store) NextSettles(ctx context.Context, limit int, streamEnd time.Duration) ([]DueSettle, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.read(ctx).Query(ctx, `
 		SELECT id, key, at FROM (
 			(SELECT id, key, settle_at AS at FROM launches WHERE settle_at IS NOT NULL ORDER BY settle_at, id LIMIT $1)
 			UNION ALL

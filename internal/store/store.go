@@ -18,13 +18,23 @@ var ErrNotFound = errors.New("store: not found")
 
 // Store is the database of Launchwatch.
 type Store struct {
-	pool       *pgxpool.Pool
+	pool *pgxpool.Pool
+	// replica serves the reads whose context asks for it (FromReplica):
+	// a streaming standby, which may lag behind pool (replica.go).
+	replica    *pgxpool.Pool
 	partitions partitionCache
 }
 
-// New returns a Store on pool. The caller keeps ownership of the pool.
-func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool}
+// Option configures a Store.
+type Option func(*Store)
+
+// New returns a Store on pool. The caller keeps ownership of the pools.
+func New(pool *pgxpool.Pool, opts ...Option) *Store {
+	s := &Store{pool: pool}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Pool returns the underlying pool, for health checks and metrics.

@@ -105,7 +105,7 @@ func (s *Store) EnsureBootstrapToken(ctx context.Context, secretHash []byte, now
 // TokenBySecret returns the live token with this secret hash at now
 // (ErrNotFound when unknown, revoked or expired).
 func (s *Store) TokenBySecret(ctx context.Context, secretHash []byte, now time.Time) (Token, error) {
-	t, err := scanToken(s.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens
+	t, err := scanToken(s.read(ctx).QueryRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens
 		WHERE secret_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`, secretHash, now))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return t, fmt.Errorf("store: token: %w", err)
@@ -125,7 +125,7 @@ func (s *Store) TouchToken(ctx context.Context, id int64, now time.Time) error {
 
 // Tokens returns every token, newest first, revoked ones included.
 func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id DESC`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("store: tokens: %w", err)
 	}
@@ -180,7 +180,7 @@ func (s *Store) AuditLog(ctx context.Context, q AuditQuery) ([]AuditEntry, error
 	if q.Limit <= 0 || q.Limit > 500 {
 		q.Limit = 100
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, actor, action, subject, detail, at FROM audit_events
+	rows, err := s.read(ctx).Query(ctx, `SELECT id, actor, action, subject, detail, at FROM audit_events
 		WHERE ($1 = '' OR actor = $1)
 		AND ($2 = '' OR starts_with(subject COLLATE "C", $2))
 		AND ($3 = 0 OR id < $3)

@@ -49,7 +49,10 @@ func IsUnavailable(err error) bool {
 		case "40": // serialization failure, deadlock, statement completion unknown: retry
 			return true
 		}
-		return pgErr.Code == "25P03" // idle_in_transaction_session_timeout
+		// idle_in_transaction_session_timeout; read_only_sql_transaction:
+		// a write reached a server that is a standby now (a primary
+		// demoted under its connections): no primary to write to yet.
+		return pgErr.Code == "25P03" || pgErr.Code == "25006"
 	}
 	// A connection that broke mid-statement (a crashed server, a reset
 	// socket) surfaces as an I/O error from pgconn, not a PgError.

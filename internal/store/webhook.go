@@ -60,7 +60,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 
 // Webhooks lists every target, oldest first.
 func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhooks: %w", err)
 	}
@@ -73,7 +73,7 @@ func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
 
 // Webhook returns target id, or ErrNotFound.
 func (s *Store) Webhook(ctx context.Context, id int64) (Webhook, error) {
-	w, err := scanWebhook(s.pool.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1`, id))
+	w, err := scanWebhook(s.read(ctx).QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return w, fmt.Errorf("store: webhook: %w", err)
 	}
@@ -100,7 +100,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64, actor string) error
 // WebhookStats returns the delivery counts of every target that has
 // deliveries, by target id.
 func (s *Store) WebhookStats(ctx context.Context) (map[int64]WebhookStats, error) {
-	rows, err := s.pool.Query(ctx, `SELECT webhook_id,
+	rows, err := s.read(ctx).Query(ctx, `SELECT webhook_id,
 			count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'delivered'),
 			count(*) FILTER (WHERE state = 'failed'), max(last_at)
 		FROM webhook_deliveries GROUP BY webhook_id`)

@@ -43,13 +43,21 @@ type SendFunc func(d WebhookDelivery) DeliveryResult
 // records the result. The lock makes one process the only sender; should
 // this one die while sending, its transaction ends and another takes the
 // delivery. It reports whether there was one.
+//
+// A delivery is sent only once every standby streaming from this primary
+// has flushed it (standbyHolds): until then it is put off by
+// StandbyWait, not attempted. A promoted standby therefore holds every
+// delivery that was ever sent, with its id: what it re-sends (a result
+// the failover lost) carries the id the receiver saw, and no id is handed
+// out again to another message.
 func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (bool, error) {
 	found := false
 	err := s.WithTx(ctx, func(tx *Tx) error {
-		d, err := scanDelivery(tx.tx.QueryRow(ctx, `SELECT `+deliveryColumns+`
+		var after *string
+		d, err := scanDelivery(tx.tx.QueryRow(ctx, `SELECT `+deliveryColumns+`, d.send_after_lsn::text
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 			WHERE d.state = 'pending' AND d.next_at <= $1
-			ORDER BY d.next_at, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED`, now))
+			ORDER BY d.next_at, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED`, now), &after)
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
@@ -57,6 +65,21 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 			return fmt.Errorf("store: next webhook delivery: %w", err)
 		}
 		found = true
+		var held bool
+		if err := tx.tx.QueryRow(ctx, `
+			WITH mark AS (
+				UPDATE webhook_deliveries SET send_after_lsn = pg_current_wal_insert_lsn()
+				WHERE id = $1 AND send_after_lsn IS NULL RETURNING send_after_lsn),
+			at AS (SELECT COALESCE((SELECT send_after_lsn FROM mark), $2::pg_lsn) AS lsn)
+			SELECT `+standbysHold+` FROM at
+			LEFT JOIN pg_stat_replication r ON r.state IN ('streaming', 'catchup') AND r.flush_lsn IS NOT NULL`,
+			d.ID, after).Scan(&held); err != nil {
+			return fmt.Errorf("store: webhook delivery's standbys: %w", err)
+		}
+		if !held {
+			_, err := tx.tx.Exec(ctx, `UPDATE webhook_deliveries SET next_at = $2 WHERE id = $1`, d.ID, now.Add(StandbyWait))
+			return wrapErr("put off webhook delivery", err)
+		}
 		r := send(d)
 		_, err = tx.tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $2, attempts = attempts + 1, next_at = $3,
 			last_status = $4, last_error = $5, last_at = $6 WHERE id = $1`,
@@ -66,11 +89,24 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 	return found, err
 }
 
+// StandbyWait is how long a delivery that a standby does not hold yet is
+// put off before it is looked at again.
+const StandbyWait = 100 * time.Millisecond
+
+// standbysHold holds when every standby streaming from this server (each
+// walsender of pg_stat_replication r that streams or catches up) has
+// flushed its log through at.lsn. None connected (a lone primary; a
+// standby that stopped answering is dropped after wal_sender_timeout)
+// holds at once; so does a flush position the role may not see (without
+// pg_read_all_stats or pg_monitor it is NULL): deliveries are then not held
+// back, and docs/scale.md says what that costs.
+const standbysHold = `COALESCE(bool_and(r.flush_lsn >= at.lsn), true)`
+
 // NextWebhookDue returns when the earliest pending delivery is due (zero
 // when none is pending).
 func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, error) {
 	var at *time.Time
-	err := s.pool.QueryRow(ctx, `SELECT min(next_at) FROM webhook_deliveries WHERE state = 'pending'`).Scan(&at)
+	err := s.read(ctx).QueryRow(ctx, `SELECT min(next_at) FROM webhook_deliveries WHERE state = 'pending'`).Scan(&at)
 	if err != nil || at == nil {
 		return time.Time{}, wrapErr("next webhook due", err)
 	}
@@ -80,7 +116,7 @@ func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, error) {
 // WebhookDeliveries returns the last limit deliveries of target
 // webhookID, newest first.
 func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, limit int) ([]WebhookDelivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+`
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 		WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`, webhookID, limit)
 	if err != nil {
@@ -94,7 +130,7 @@ func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, limit in
 // delivery to name a real launch; nil when there is none.
 func (s *Store) LatestLaunchID(ctx context.Context) (*int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM launches ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&id)
+	err := s.read(ctx).QueryRow(ctx, `SELECT id FROM launches ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -107,10 +143,10 @@ func (s *Store) LatestLaunchID(ctx context.Context) (*int64, error) {
 const deliveryColumns = `d.id, d.webhook_id, w.url, d.kind, d.launch_key, d.body, d.state, d.attempts, d.next_at,
 	d.last_status, d.last_error, d.created_at, d.last_at`
 
-func scanDelivery(row pgx.Row) (WebhookDelivery, error) {
+func scanDelivery(row pgx.Row, more ...any) (WebhookDelivery, error) {
 	var d WebhookDelivery
-	err := row.Scan(&d.ID, &d.WebhookID, &d.URL, &d.Kind, &d.LaunchKey, &d.Body, &d.State, &d.Attempts, &d.NextAt,
-		&d.LastStatus, &d.LastError, &d.CreatedAt, &d.LastAt)
+	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.URL, &d.Kind, &d.LaunchKey, &d.Body, &d.State, &d.Attempts, &d.NextAt,
+		&d.LastStatus, &d.LastError, &d.CreatedAt, &d.LastAt}, more...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, ErrNotFound
 	}

@@ -51,7 +51,7 @@ func (s *Store) AddTestWebhookEvent(ctx context.Context, webhookID int64, launch
 // stop). It returns how many it added.
 func (s *Store) AddSilentWebhookEvents(ctx context.Context, now time.Time, after time.Duration) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `
+	err := s.read(ctx).QueryRow(ctx, `
 		WITH ev AS (
 			INSERT INTO webhook_events (kind, launch_id, detail, dedupe, at)
 			SELECT 'silent', l.id, jsonb_build_object('status', 'silent', 'last_heard', h.at),

@@ -23,11 +23,12 @@ type launchesChanged struct {
 // launchesLive tells a launch-list client which launches changed:
 // GET /api/v1/live (websocket). The client re-reads what it shows.
 func (h *handler) launchesLive(c echo.Context) error {
-	sock, ok := h.openLive(c, live.AllLaunches)
+	sub, sock, ok := h.openLive(c, live.AllLaunches)
 	if !ok {
 		return nil
 	}
-	defer h.closeLive(sock)
+	defer h.hub.Unsubscribe(sub)
+	defer sock.close()
 	if sock.send(launchesChanged{Type: "hello"}) != nil {
 		return nil
 	}
@@ -40,15 +41,15 @@ func (h *handler) launchesLive(c echo.Context) error {
 		select {
 		case <-sock.ctx.Done():
 			return nil
-		case <-sock.sub.Done():
+		case <-sub.Done():
 			sock.goodbye(websocket.CloseGoingAway, errShuttingDown.Error())
 			return nil
 		case <-ping.C:
 			err = sock.ping()
 		case <-tick.C:
 			err = sock.send(launchesChanged{Type: "tick"})
-		case <-sock.sub.Wake():
-			keys, resync := sock.sub.Changed()
+		case <-sub.Wake():
+			keys, resync := sub.Changed()
 			err = sock.send(launchesChanged{Type: "changed", Launches: keys, Resync: resync})
 		}
 		if err != nil {

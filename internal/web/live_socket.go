@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -10,35 +12,49 @@ import (
 	"launchwatch/internal/live"
 )
 
-// liveSocket is one websocket client of the live hub: its subscription,
-// the connection, and a context that ends when the client goes away. Both
-// live endpoints (one launch, the launch list) are built on it.
+// liveSocket is one websocket client: the connection, and a context that
+// ends when the client goes away. Both live endpoints (one launch, the
+// launch list) are built on it.
 type liveSocket struct {
-	sub    *live.Sub
 	ws     *websocket.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
+	log    *slog.Logger
 }
 
-// openLive subscribes to key (before anything is read, so no change is
-// missed) and upgrades the request. ok is false when the upgrade failed;
+// liveWriteBuffers are the write buffers of every websocket of the
+// process, taken only while a message is written: a client that waits for
+// news holds none (10,000 followers would hold 320 MB of their own), and
+// the messages of a feed, framed once, are written without any.
+var liveWriteBuffers sync.Pool
+
+// upgradeLive upgrades the request. ok is false when the upgrade failed;
 // the upgrader has answered the client then.
-func (h *handler) openLive(c echo.Context, key string) (s *liveSocket, ok bool) {
-	sub := h.hub.Subscribe(key)
+func (h *handler) upgradeLive(c echo.Context) (s *liveSocket, ok bool) {
 	ws, err := h.upgrader.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
-		h.hub.Unsubscribe(sub)
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
 	go readUntilClosed(ws, cancel)
-	return &liveSocket{sub: sub, ws: ws, ctx: ctx, cancel: cancel}, true
+	return &liveSocket{ws: ws, ctx: ctx, cancel: cancel, log: h.log}, true
 }
 
-// close ends the subscription and the connection.
-func (h *handler) closeLive(s *liveSocket) {
+// openLive subscribes to key (before anything is read, so no change is
+// missed) and upgrades the request.
+func (h *handler) openLive(c echo.Context, key string) (*live.Sub, *liveSocket, bool) {
+	sub := h.hub.Subscribe(key)
+	s, ok := h.upgradeLive(c)
+	if !ok {
+		h.hub.Unsubscribe(sub)
+		return nil, nil, false
+	}
+	return sub, s, true
+}
+
+// close ends the connection.
+func (s *liveSocket) close() {
 	s.cancel()
-	h.hub.Unsubscribe(s.sub)
 	s.ws.Close()
 }
 
@@ -47,6 +63,13 @@ func (h *handler) closeLive(s *liveSocket) {
 func (s *liveSocket) send(v any) error {
 	s.ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
 	return s.ws.WriteJSON(v)
+}
+
+// sendMessage writes a message framed once for all followers, within
+// liveWriteWait like send.
+func (s *liveSocket) sendMessage(m live.Message) error {
+	s.ws.SetWriteDeadline(time.Now().Add(liveWriteWait)) //nolint:errcheck // a failed write reports it
+	return m.Write(s.ws)
 }
 
 // ping proves the connection alive to the client.

@@ -102,6 +102,9 @@ type handler struct {
 	store *store.Store
 	pipe  *pipeline.Pipeline
 	hub   *live.Hub
+	// feeds read each followed launch once for all its live clients
+	// (launch_live.go).
+	feeds *live.Feeds
 	log   *slog.Logger
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
@@ -124,6 +127,9 @@ type handler struct {
 	launches *launchLimiter
 	// history is the database's history identity the answers report (history.go).
 	history historyCache
+	// readAfter routes page reads between a replica and the primary
+	// (read_replica.go).
+	readAfter readAfter
 }
 
 // router registers each route with its access policy, so no route exists
@@ -225,7 +231,9 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	h.credSlots = newCredentialSlots(cfg.MaxIngestBodiesPerCredential)
 	h.hosts, h.checkHosts = newHostPolicy(cfg.PublicURL, cfg.ListenAddr)
 	h.crossOrigin = http.NewCrossOriginProtection()
-	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, CheckOrigin: h.sameOriginWebsocket}
+	h.upgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 32 << 10, WriteBufferPool: &liveWriteBuffers,
+		CheckOrigin: h.sameOriginWebsocket}
+	h.feeds = live.NewFeeds(cfg.Hub, h.newLaunchSource, log)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -240,6 +248,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 		LogValuesFunc: h.logRequest,
 	}))
 	e.Use(h.authenticate)
+	e.Use(h.noteWrites)
 	e.Use(h.reportHistory)
 	e.Use(h.limitNewLaunches)
 
@@ -253,12 +262,12 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.add("GET", "/setup", auth.Public, h.setupShow)
 	r.add("POST", "/setup", auth.Public, h.setupCreate, readForm)
 
-	r.add("GET", "/", auth.Read, h.launchesIndex)
-	r.add("GET", "/launches/:key", auth.Read, h.timelineShow)
+	r.add("GET", "/", auth.Read, h.launchesIndex, h.pageReads)
+	r.add("GET", "/launches/:key", auth.Read, h.timelineShow, h.pageReads)
 	r.add("GET", "/launches/:key/tail", auth.Read, h.launchTail)
-	r.add("GET", "/launches/:key/alarms/:no/context", auth.Read, h.alarmContext)
-	r.add("GET", "/launches/:key/config", auth.Read, h.launchConfig)
-	r.add("GET", "/launches/:key/volume", auth.Read, h.launchVolume)
+	r.add("GET", "/launches/:key/alarms/:no/context", auth.Read, h.alarmContext, h.pageReads)
+	r.add("GET", "/launches/:key/config", auth.Read, h.launchConfig, h.pageReads)
+	r.add("GET", "/launches/:key/volume", auth.Read, h.launchVolume, h.pageReads)
 	r.addForm("POST", "/launches/:key/alarms/:no/decide", auth.Review, h.alarmDecide)
 	r.addForm("POST", "/launches/:key/annotations", auth.Review, h.annotationCreate)
 	r.addForm("POST", "/launches/:key/pin", auth.Review, h.launchPinForm)
@@ -279,7 +288,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.addForm("POST", "/launches/:key/reclassify", auth.Review, h.reclassifyApply)
 	r.add("GET", "/review", auth.Read, h.reviewIndex)
 	r.addForm("POST", "/review/decide", auth.Review, h.reviewDecide)
-	r.add("GET", "/compare", auth.Read, h.compareShow)
+	r.add("GET", "/compare", auth.Read, h.compareShow, h.pageReads)
 
 	r.add("GET", "/admin/users", auth.Admin, h.usersIndex)
 	r.addForm("POST", "/admin/users", auth.Admin, h.userCreate)
@@ -303,9 +312,9 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	r.add("POST", "/api/v1/launches/:key/heartbeat", auth.Ingest, h.launchHeartbeat)
 	r.add("POST", "/api/v1/launches/:key/health", auth.Ingest, h.launchHealth)
 	r.add("POST", "/api/v1/launches/:key/exit", auth.Ingest, h.launchExit)
-	r.add("GET", "/api/v1/launches/:key/lines", auth.Read, h.linesList)
-	r.add("GET", "/api/v1/launches", auth.Read, h.launchesList)
-	r.add("GET", "/api/v1/launches/:key", auth.LaunchStatus, h.launchShow)
+	r.add("GET", "/api/v1/launches/:key/lines", auth.Read, h.linesList, h.pageReads)
+	r.add("GET", "/api/v1/launches", auth.Read, h.launchesList, h.pageReads)
+	r.add("GET", "/api/v1/launches/:key", auth.LaunchStatus, h.launchShow, h.pageReads)
 	r.add("GET", "/api/v1/launches/:key/live", auth.LaunchStatus, h.launchLive)
 	r.add("GET", "/api/v1/launches/:key/seqs", auth.LaunchStatus, h.launchSeqs)
 	r.add("DELETE", "/api/v1/launches/:key", auth.Admin, h.launchDeleteAPI)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"launchwatch/internal/auth"
@@ -98,6 +100,22 @@ type Option func(*options)
 type options struct {
 	pipe       []pipeline.Option
 	noAccounts bool
+	tracer     pgx.QueryTracer
+	primary    string
+	replica    string
+}
+
+// WithDatabases runs the server on database primary instead of a fresh
+// one, with page reads from replica when it is not empty (a streaming
+// standby of primary: storetest.NewPair).
+func WithDatabases(primary, replica string) Option {
+	return func(o *options) { o.primary, o.replica = primary, replica }
+}
+
+// WithTracer traces every statement of the server's pool with tr (a test
+// that counts what the server reads).
+func WithTracer(tr pgx.QueryTracer) Option {
+	return func(o *options) { o.tracer = tr }
 }
 
 // WithoutAccounts starts a server with no user and no token, as a fresh
@@ -121,8 +139,38 @@ func WithSettleAfter(d time.Duration) Option {
 // cmd/web runs one. The package's TestMain must call storetest.Main.
 func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 	t.Helper()
-	pool, dbURL := storetest.NewDB(t)
-	st := store.New(pool)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var pool *pgxpool.Pool
+	var dbURL string
+	if o.primary == "" {
+		pool, dbURL = storetest.NewDB(t)
+	} else {
+		dbURL = o.primary
+	}
+	if o.tracer != nil || o.primary != "" {
+		cfg, err := pgxpool.ParseConfig(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.Tracer = o.tracer
+		if pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+	}
+	var stOpts []store.Option
+	if o.replica != "" {
+		replica, err := pgxpool.New(context.Background(), o.replica)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(replica.Close)
+		stOpts = append(stOpts, store.WithReplica(replica))
+	}
+	st := store.New(pool, stOpts...)
 	log := slog.New(slog.NewTextHandler(logWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hub := live.NewHub()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,10 +179,6 @@ func Start(t testing.TB, cfg web.Config, opts ...Option) *Server {
 		defer close(listening)
 		live.Listen(ctx, pool, store.NotifyChannel, hub, log)
 	}()
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
 	clk := clock.Clock(clock.Real{})
 	pipe := pipeline.New(st, log, append([]pipeline.Option{pipeline.WithClock(clk)}, o.pipe...)...)
 	settling := make(chan struct{})

@@ -1,0 +1,71 @@
+package notify_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"launchwatch/internal/clock"
+	"launchwatch/internal/notify"
+	"launchwatch/internal/pipeline"
+	"launchwatch/internal/store"
+	"launchwatch/internal/store/storetest"
+)
+
+// A delivery is sent only once the standby holds it: with the standby's
+// WAL receiver frozen, the worker puts it off (nothing reaches the
+// receiver however often it looks); once the standby receives again, the
+// delivery goes out, once.
+func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
+	t.Parallel()
+	pair := storetest.NewPair(t)
+	ctx := context.Background()
+	pool := storetest.PairPool(t, pair.PrimaryURL())
+	st := store.New(pool)
+	clk := clock.Real{}
+	b := &testBundle{ctx: ctx, st: st, pipe: pipeline.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), pipeline.WithClock(clk))}
+	rcv := newReceiver(t, 0)
+	w, err := st.CreateWebhook(ctx, store.Webhook{URL: rcv.srv.URL, Format: "json", Events: []string{"crashed"}, CreatedBy: "test", CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	worker := notify.New(st, notify.Config{PublicURL: "https://launchwatch.example.org", Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}})
+
+	resume := pair.StopReceiving()
+	b.crash(t, "held-back")
+	// Looked at again and again while the standby lacks it.
+	deadline := time.Now().Add(2 * time.Second)
+	looks := 0
+	for time.Now().Before(deadline) || looks < 5 {
+		if _, err := worker.Work(ctx); err != nil {
+			t.Fatal(err)
+		}
+		looks++
+		time.Sleep(store.StandbyWait) // the delivery is put off this long each time
+	}
+	if got := rcv.deliveries(); len(got) != 0 {
+		t.Fatalf("%d deliveries sent while the standby did not hold them (%d looks)", len(got), looks)
+	}
+	if ds, err := st.WebhookDeliveries(ctx, w.ID, 10); err != nil || len(ds) != 1 || ds[0].State != "pending" || ds[0].Attempts != 0 {
+		t.Fatalf("delivery log %+v (%v): want one pending delivery, not attempted", ds, err)
+	}
+	resume()
+	deadline = time.Now().Add(30 * time.Second)
+	for len(rcv.deliveries()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery was not sent once the standby received again")
+		}
+		if _, err := worker.Work(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(store.StandbyWait) // polling: the standby catches up meanwhile
+	}
+	if got := rcv.deliveries(); len(got) != 1 || got[0].event != "crashed" {
+		t.Errorf("deliveries %+v, want the one crash", got)
+	}
+}
