@@ -115,7 +115,8 @@ func startWeb(t *testing.T, dbURL string) (string, *syncBuffer) {
 	t.Helper()
 	addr := freeAddr(t)
 	_, out := start(t, env(), webBin, "--addr", addr, "--database-url", dbURL, "--bootstrap-token", token,
-		"--log-level", "warn", "--settle-after", "500ms")
+		"--log-level", "warn", "--settle-after", "500ms",
+		"--webhook-allow-private") // the test's webhook receiver listens on 127.0.0.1
 	u := "http://" + addr
 	eventually(t, time.Minute, "cmd/web to answer", func() bool {
 		res, err := http.Get(u + "/readyz")

@@ -21,7 +21,7 @@ import (
 // lineLevel are the tables whose rows belong to one launch and come from
 // its lines: distributed by launch_id.
 var lineLevel = []string{"alarms", "classifier_checkpoints", "launch_events", "launch_phases", "line_blocks",
-	"line_chunks", "line_keys", "line_templates", "lines"}
+	"line_chunks", "line_keys", "line_templates", "lines", "signature_hits"}
 
 // notLineLevel are the other tables with a launch_id, and where they go.
 var notLineLevel = map[string]string{
@@ -32,7 +32,7 @@ var notLineLevel = map[string]string{
 
 // referenceTables may be referred to from a distributed table without
 // launch_id in the key.
-var referenceTables = []string{"rules", "users", "incidents", "webhooks", "api_tokens"}
+var referenceTables = []string{"rules", "users", "incidents", "webhooks", "api_tokens", "signatures"}
 
 // Every line-level table keeps launch_id in its primary key, in every
 // unique index, and in every foreign key but those to reference tables;
