@@ -1,5 +1,6 @@
 // Package failover holds the test that Launchwatch survives a failover of
-// its PostgreSQL under load (failover_test.go; `make test` runs it):
+// its PostgreSQL under load (failover_test.go, behind the build tag failover; `make test-failover`
+// runs it, make test does not: see the Makefile):
 // a primary and an asynchronous streaming standby from Debian's server
 // binaries (storetest.NewPair), cmd/web as a process whose DATABASE_URL
 // lists both hosts (target_session_attrs=read-write), three shippers
