@@ -34,19 +34,21 @@ func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 	}
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	worker := notify.New(st, notify.Config{PublicURL: "https://launchwatch.example.org", Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}})
+	// The worker's clock is the test's: each look is due when the clock
+	// has moved past the delay the last one put the delivery off by.
+	wclk := clock.NewFake(time.Now())
+	worker := notify.New(st, notify.Config{PublicURL: "https://launchwatch.example.org", Client: &http.Client{Transport: tr, Timeout: 10 * time.Second},
+		Clock: wclk})
 
 	resume := pair.StopReceiving()
 	b.crash(t, "held-back")
 	// Looked at again and again while the standby lacks it.
-	deadline := time.Now().Add(2 * time.Second)
-	looks := 0
-	for time.Now().Before(deadline) || looks < 5 {
+	const looks = 20
+	for range looks {
 		if _, err := worker.Work(ctx); err != nil {
 			t.Fatal(err)
 		}
-		looks++
-		time.Sleep(store.StandbyWait) // the delivery is put off this long each time
+		wclk.Advance(store.StandbyWait) // the delivery is put off this long each time
 	}
 	if got := rcv.deliveries(); len(got) != 0 {
 		t.Fatalf("%d deliveries sent while the standby did not hold them (%d looks)", len(got), looks)
@@ -55,7 +57,7 @@ func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 		t.Fatalf("delivery log %+v (%v): want one pending delivery, not attempted", ds, err)
 	}
 	resume()
-	deadline = time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for len(rcv.deliveries()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the delivery was not sent once the standby received again")
@@ -63,7 +65,8 @@ func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 		if _, err := worker.Work(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(store.StandbyWait) // polling: the standby catches up meanwhile
+		wclk.Advance(store.StandbyWait)
+		time.Sleep(10 * time.Millisecond) // polling the standby's replication, a real process, with a deadline
 	}
 	if got := rcv.deliveries(); len(got) != 1 || got[0].event != "crashed" {
 		t.Errorf("deliveries %+v, want the one crash", got)

@@ -430,6 +430,6 @@ func waitNoOlderSnapshot(t *testing.T, pool *pgxpool.Pool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d sessions kept a snapshot older than the compaction for a minute", older)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polling autovacuum's sessions, with a deadline
 	}
 }
