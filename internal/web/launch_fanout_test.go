@@ -96,7 +96,7 @@ func TestLaunchLiveReadsEachChangeOnceForAllFollowers(t *testing.T) {
 			return true
 		}
 	}
-	pollUntil(t, "every client counted", func() bool { return srv.Hub.Subscribers() == followers })
+	waitFor(t, 30*time.Second, "every client counted", func() bool { return srv.Hub.Subscribers() == followers })
 	before := reads.n.Load()
 	for k := range batches {
 		var body strings.Builder
@@ -104,7 +104,7 @@ func TestLaunchLiveReadsEachChangeOnceForAllFollowers(t *testing.T) {
 			fmt.Fprintf(&body, "batch %d line %d\n", k, i)
 		}
 		b.postText("/api/v1/launches/fanout/lines", body.String())
-		pollUntil(t, fmt.Sprintf("batch %d at every follower", k), countAll((k+1)*perBatch))
+		waitFor(t, 30*time.Second, fmt.Sprintf("batch %d at every follower", k), countAll((k+1)*perBatch))
 	}
 	// One read per change, and perhaps the feed's poll: not one per client.
 	if n := reads.n.Load() - before; n > 2*batches {
@@ -134,17 +134,5 @@ func TestLaunchLiveReadsEachChangeOnceForAllFollowers(t *testing.T) {
 		if s != int64(i)+2 {
 			t.Fatalf("lines %v: not 2..%d once each in order", seqs, batches*perBatch+1)
 		}
-	}
-}
-
-// pollUntil polls cond until it holds, failing after 30 s.
-func pollUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition
 	}
 }
