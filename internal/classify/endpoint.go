@@ -384,6 +384,19 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 	return true
 }
 
+// servingReady reports whether a line showing the server at work (a
+// request answered, throughput figures) makes a launch ready that is not:
+// it announced an endpoint, loaded its model after that or before, and no
+// fatal error came. A server whose endpoint opened before its model loaded
+// (a frontend that waits for workers to register, Dynamo's) never says it
+// is ready in words an announcement rule knows; a request served after the
+// model loaded is the proof. Families with readiness lines of their own
+// (familiesWithReadiness) serve warmup requests before them: not for them.
+func (s *State) servingReady() bool {
+	return s.d.Ready == nil && s.d.Fatal == 0 && s.d.Loaded && len(s.d.Endpoints) > 0 &&
+		!familiesWithReadiness[s.d.Server]
+}
+
 // confirmAnnounced makes the waiting announcement readiness at its line.
 func (s *State) confirmAnnounced(fb *feedBuf) {
 	w := s.d.Announced

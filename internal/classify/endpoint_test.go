@@ -117,6 +117,26 @@ func TestAnnouncedReadiness(t *testing.T) {
 			"acme-serve 1.2",
 			`10.0.0.9 - - [01/Mar/2026 10:00:01] "GET /healthz HTTP/1.1" 200 -`,
 		}, 2},
+		{"EndpointBeforeLoadingThenServedIsReady", "", []string{
+			"acme-frontend 0.3 starting",
+			"HTTP service listening on 0.0.0.0:8000",
+			"Loading model acme-7b from /models/acme-7b",
+			"Model acme-7b loaded in 4.2 s",
+			"worker registered model acme-7b with the frontend",
+			`INFO:     10.0.0.5:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		}, 6},
+		{"ServedAfterAFatalErrorIsNotReady", "", []string{
+			"acme-frontend 0.3 starting",
+			"HTTP service listening on 0.0.0.0:8000",
+			"Loading model acme-7b from /models/acme-7b",
+			"CRITICAL worker died: CUDA out of memory",
+			`INFO:     10.0.0.5:40000 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		}, 0},
+		{"WarmupServedBeforeAFamilysOwnReadinessIsNotReady", "sglang", []string{
+			"[2026-03-01 10:00:00] Load weight end. type=AcmeForCausalLM",
+			"INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+			`INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK`,
+		}, 0},
 		{"FamilyRuleWins", "sglang", []string{
 			"[2026-03-01 10:00:00] Load weight end. type=AcmeForCausalLM",
 			"INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",

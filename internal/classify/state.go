@@ -298,6 +298,11 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	if m.serving {
 		s.survived(fb)
 		s.servedOn(src)
+		if s.servingReady() {
+			v.Kind = KindReady
+			s.becomeReady(fb, *v, at, src)
+			return
+		}
 	}
 	if m.survivor {
 		s.outlived(fb, l.Seq)
