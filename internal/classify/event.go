@@ -66,6 +66,12 @@ type event struct {
 	// where a signal finds a main thread (see undecided).
 	Worked  bool `json:"wk,omitempty"`
 	CurWork bool `json:"cwk,omitempty"`
+	// DynImport: a frame read so far is importlib's, or its source line
+	// imports by name (isDynamicImport): the program imports a module at
+	// run time (importlib.import_module, a loader's exec_module), as plugin
+	// and extension loaders do. A plain import statement that fails shows
+	// neither.
+	DynImport bool `json:"dimp,omitempty"`
 }
 
 // What the exception lines of an event showed so far (event.Net).
@@ -73,6 +79,10 @@ const (
 	netNone  = iota // no exception line yet
 	netOnly         // only network failures raised inside network client code
 	netOther        // anything else, or a root cause: never retryable again
+	// netImport: only a failed import of a module that the program loads
+	// by name at run time (event.DynImport): a plugin, extension or custom
+	// node that its loader may well skip, as a line right after it says
+	netImport
 )
 
 // lineRange is a run of consecutively fed lines of an event with the same

@@ -234,8 +234,11 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		// A network failure raised inside network client code is a call
 		// its caller may retry; any other exception is not.
 		ev.Net = netOther
-		if m.transient && ev.NetFrame && prio < rootCausePriority {
+		switch {
+		case m.transient && ev.NetFrame && prio < rootCausePriority:
 			ev.Net = netOnly
+		case ev.DynImport && isImportFailure(t) && prio < rootCausePriority:
+			ev.Net = netImport
 		}
 	}
 	ev.NetFrame = false
@@ -249,6 +252,19 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		return
 	}
 	s.tryMerge(fb, ev)
+}
+
+// isDynamicImport reports a frame's source line that imports a module by
+// name at run time: importlib.import_module, __import__, or the loader
+// recipe of importlib's documentation (spec.loader.exec_module(module)).
+func isDynamicImport(t string) bool {
+	return strings.Contains(t, "import_module(") || strings.Contains(t, "exec_module(") || strings.Contains(t, "__import__(")
+}
+
+// isImportFailure reports an exception line saying a module could not be
+// imported.
+func isImportFailure(t string) bool {
+	return strings.HasPrefix(t, "ModuleNotFoundError: ") || strings.HasPrefix(t, "ImportError: ")
 }
 
 // opensPythonDump moves ev into a Python traceback or faulthandler dump
@@ -349,6 +365,9 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		if signalHandlerFrame(t) {
 			ev.Interrupt = true
 		}
+		if strings.Contains(t, "importlib") {
+			ev.DynImport = true
+		}
 		if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
 			s.promote(fb, ev)
 		}
@@ -369,6 +388,9 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 				ev.Interrupt = true
 			}
 			ev.CurWork = !plumbingSource(t)
+			if isDynamicImport(t) {
+				ev.DynImport = true
+			}
 			return consumed // the source line of the frame above
 		}
 	} else if indented {

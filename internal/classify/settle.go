@@ -22,6 +22,10 @@ func (s *State) settledNow(ev *event) bool {
 //     process, and only its exception line can say the process is done for
 //     (a failed network call of a telemetry thread is withdrawn,
 //     threadCallFailed);
+//   - a traceback whose only exception is a failed import under importlib's
+//     frames (netImport): a plugin loader may skip what it could not load,
+//     as the next line would say ("Cannot import ... module for custom
+//     nodes"), and go on;
 //   - a traceback whose frames show a signal being turned into an exception
 //     (event.Interrupt), still in its frames: the operator's stop of a
 //     KeyboardInterrupt, until its exception line says what was raised.
@@ -37,7 +41,7 @@ func (s *State) undecided(ev *event) bool {
 		return false
 	}
 	plumbing := ev.St == stFrames && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone && !ev.Worked && !ev.CurWork
-	return plumbing || ev.Net == netOnly || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
+	return plumbing || ev.Net == netOnly || ev.Net == netImport || ev.DynImport && ev.St == stFrames && ev.Net == netNone || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
 }
 
 // markSettled reports every live alarm that settled during this call.

@@ -166,3 +166,42 @@ Loading weights from /models/heron-xl.safetensors`)
 		t.Errorf("advice before loading, then loading: ready at %d, want not ready", early.Ready.Seq)
 	}
 }
+
+// TestSkippedPluginImportNeverShowsCrash: a plugin loader that imports an
+// extension by name (importlib's documented spec.loader.exec_module recipe)
+// and logs that it skipped the one whose import failed. Wherever a batch
+// ends inside the traceback, no read may be told the launch crashed: the
+// loader's next line withdraws it. The same traceback with nothing after it
+// is still a crash when the stream ends.
+func TestSkippedPluginImportNeverShowsCrash(t *testing.T) {
+	t.Parallel()
+	traceback := `acme-studio 2.4: loading extensions from /srv/studio/extensions
+Traceback (most recent call last):
+  File "/srv/studio/studio/extensions.py", line 58, in load_extension
+    spec.loader.exec_module(module)
+  File "<frozen importlib._bootstrap_external>", line 995, in exec_module
+  File "<frozen importlib._bootstrap>", line 488, in _call_with_frames_removed
+  File "/srv/studio/extensions/acme-upscale/__init__.py", line 2, in <module>
+    from .upscale import UpscaleNode
+  File "/srv/studio/extensions/acme-upscale/upscale.py", line 4, in <module>
+    import imagekit_native
+ModuleNotFoundError: No module named 'imagekit_native'`
+	log := traceback + `
+
+Cannot import /srv/studio/extensions/acme-upscale module for custom nodes: No module named 'imagekit_native'
+Starting server
+To see the GUI go to: http://0.0.0.0:7860`
+	seen, final := statusesAtEveryCut(t, "", log)
+	for _, st := range []string{"alarm", "crashed"} {
+		if cut, ok := seen[st]; ok {
+			t.Errorf("a read after a first batch of %d lines was told %q", cut, st)
+		}
+	}
+	if f := final[len(final)-1]; f != "ready" {
+		t.Errorf("whole log: final status %q, want ready", f)
+	}
+	run := feedBothWays(t, "", traceback)
+	if run.Final != "alarm" && run.Final != "crashed" {
+		t.Errorf("the traceback alone: final %q, want a crash: nothing said the import was skipped", run.Final)
+	}
+}
