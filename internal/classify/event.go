@@ -72,6 +72,11 @@ type event struct {
 	// and extension loaders do. A plain import statement that fails shows
 	// neither.
 	DynImport bool `json:"dimp,omitempty"`
+	// Spawned: the event came after a supervisor or proxy started a child
+	// (stateData.Spawned): it may be that child's failure, which the
+	// parent would report next (see undecided).
+	Spawned bool  `json:"spawned,omitempty"`
+	SpawnN  int64 `json:"spawn_n,omitempty"` // the line count when it opened
 }
 
 // What the exception lines of an event showed so far (event.Net).
@@ -140,6 +145,12 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 // newEvent opens an event; a silent event makes no alarm.
 func (s *State) newEvent(fb *feedBuf, src string, seq int64, at time.Time, silent bool) *event {
 	ev := &event{Src: src, St: stSingle, LastN: s.d.N, Silent: silent, Prio: -1, KindPrio: -1}
+	// After a supervisor started a child, a failure printed under another
+	// prefix than the supervisor's own may be the child's (see undecided).
+	// s.lp is the line being read.
+	if s.d.Spawned && prefixShape(&s.lp) != s.d.SpawnShape {
+		ev.Spawned, ev.SpawnN = true, s.d.N
+	}
 	ev.A = Alarm{FirstSeq: seq, LastSeq: seq, Kind: AlarmTraceback, Fatal: true, Ranks: 1, Time: at}
 	if !silent {
 		ev.A.ID = s.d.NextID
@@ -153,6 +164,35 @@ func (s *State) newEvent(fb *feedBuf, src string, seq int64, at time.Time, silen
 	}
 	s.d.Events = append(s.d.Events, ev)
 	return ev
+}
+
+// prefixShape is the shape of the line's prefixes (what precedes its body):
+// each run of letters becomes "a", each run of digits "0", other bytes
+// stay, so that two lines of one logger's format have one shape whatever
+// their time and level ("[a] " for "[ERROR] " and "[INFO] ").
+func prefixShape(p *Prefix) string {
+	pre := p.full
+	if len(p.Body) <= len(pre) && strings.HasSuffix(pre, p.Body) {
+		pre = pre[:len(pre)-len(p.Body)]
+	}
+	if len(pre) > 64 {
+		pre = pre[:64]
+	}
+	b := make([]byte, 0, len(pre))
+	for i := 0; i < len(pre); i++ {
+		c := pre[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c = '0'
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			c = 'a'
+		}
+		if n := len(b); n > 0 && (c == 'a' || c == '0') && b[n-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 // setHeadline offers a headline candidate of the given priority; the highest

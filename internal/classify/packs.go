@@ -45,6 +45,12 @@ const (
 	// follows is a user's prompt or the model's output: data that may quote
 	// any error text, never evidence of one.
 	RolePayload = "payload"
+	// RoleSpawn: a supervisor or proxy starts a child process
+	// (llama-swap's "Executing start command: ...", supervisord's
+	// "spawned: 'NAME' with pid N"). A failure printed after it may be the
+	// child's, and the parent reports that on the next lines: a fatal
+	// event waits while it is the last thing read (settle.go).
+	RoleSpawn = "spawn"
 )
 
 // Roles of level evidence (grammar_level.go).
@@ -209,7 +215,7 @@ func defaultRules() *ruleSet {
 }
 
 var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
-	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload}
+	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload, RoleSpawn}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -6,7 +6,17 @@ package classify
 
 // settled reports whether ev can no longer change by the lines that follow.
 func (s *State) settledNow(ev *event) bool {
-	return ev.St == stClosed && ev.Await < s.d.N && !s.awaitsEvidence(ev)
+	return ev.St == stClosed && ev.Await < s.d.N && !s.awaitsEvidence(ev) && !s.waitsForParent(ev)
+}
+
+// waitsForParent reports a failure printed after a supervisor or proxy
+// started a child (event.Spawned) that its parent has not spoken since:
+// the parent's next line says whether the child's death was the server's
+// (supervisord's "exited: ... not expected") or one it outlives
+// (llama-swap's "Failed to start process", a survivor). The child's own
+// last words ("exiting due to ...") come first and do not tell.
+func (s *State) waitsForParent(ev *event) bool {
+	return ev.Spawned && s.d.ParentN < ev.SpawnN
 }
 
 // undecided reports an unsettled fatal event whose lines so far do not say
@@ -26,6 +36,9 @@ func (s *State) settledNow(ev *event) bool {
 //     frames (netImport): a plugin loader may skip what it could not load,
 //     as the next line would say ("Cannot import ... module for custom
 //     nodes"), and go on;
+//   - an event printed after a supervisor or proxy started a child, under
+//     another prefix than the parent's, that the parent has not spoken
+//     after yet (waitsForParent);
 //   - a traceback whose frames show a signal being turned into an exception
 //     (event.Interrupt), still in its frames: the operator's stop of a
 //     KeyboardInterrupt, until its exception line says what was raised.
@@ -41,7 +54,7 @@ func (s *State) undecided(ev *event) bool {
 		return false
 	}
 	plumbing := ev.St == stFrames && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone && !ev.Worked && !ev.CurWork
-	return plumbing || ev.Net == netOnly || ev.Net == netImport || ev.DynImport && ev.St == stFrames && ev.Net == netNone || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
+	return plumbing || s.waitsForParent(ev) || ev.Net == netOnly || ev.Net == netImport || ev.DynImport && ev.St == stFrames && ev.Net == netNone || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
 }
 
 // markSettled reports every live alarm that settled during this call.

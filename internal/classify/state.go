@@ -64,12 +64,20 @@ type stateData struct {
 	Fatal     int          `json:"fatal"`
 	LastFatal int64        `json:"last_fatal,omitempty"` // among retired events
 	Outlived  int64        `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
-	Year      int          `json:"year,omitempty"`
-	CurSrc    string       `json:"cur_src,omitempty"`
-	Origin    string       `json:"origin,omitempty"` // the first envelope origin seen (source.go)
-	Prev      prevLine     `json:"prev"`
-	Events    []*event     `json:"events,omitempty"`
-	Phases    []Phase      `json:"phases,omitempty"`
+	// Spawned: a supervisor or proxy said it started a child (RoleSpawn):
+	// the events after it may be the child's (event.Spawned).
+	Spawned bool `json:"spawned,omitempty"`
+	// SpawnShape is the prefix shape (prefixShape) of the line that said
+	// so: the parent's own lines have it, a child's output in between
+	// (usually) does not.
+	SpawnShape string   `json:"spawn_shape,omitempty"`
+	ParentN    int64    `json:"parent_n,omitempty"` // the line count at the last line of that shape
+	Year       int      `json:"year,omitempty"`
+	CurSrc     string   `json:"cur_src,omitempty"`
+	Origin     string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
+	Prev       prevLine `json:"prev"`
+	Events     []*event `json:"events,omitempty"`
+	Phases     []Phase  `json:"phases,omitempty"`
 
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
@@ -323,6 +331,13 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
 		s.doomed()
 	}
+	if m.spawn {
+		s.d.Spawned = true
+		s.d.SpawnShape = prefixShape(p)
+	}
+	if s.d.Spawned && prefixShape(p) == s.d.SpawnShape {
+		s.d.ParentN = s.d.N
+	}
 	if m.shutdown && s.d.Shutdown == 0 {
 		s.d.Shutdown = l.Seq
 	}
@@ -500,6 +515,7 @@ type lineMatch struct {
 	unready   bool         // a signature says the server never began to serve
 	benign    bool         // a level signature says an ERROR/CRITICAL line is harmless
 	ending    bool         // the line says the process is ending
+	spawn     bool         // a supervisor or proxy starts a child process (RoleSpawn)
 	announce  announcement // the line announces a listening endpoint (endpoint.go)
 }
 
@@ -600,6 +616,8 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			m.benign = true
 		case RoleTerminate:
 			m.ending = true
+		case RoleSpawn:
+			m.spawn = true
 		}
 	}
 	if m.payload {

@@ -205,3 +205,47 @@ To see the GUI go to: http://0.0.0.0:7860`
 		t.Errorf("the traceback alone: final %q, want a crash: nothing said the import was skipped", run.Final)
 	}
 }
+
+// TestChildFailureWaitsForItsParent: a proxy that starts one upstream per
+// model (llama-swap's format) logs the upstream's start; the upstream dies
+// loading its model and says so in its own words; the proxy then reports
+// the exit and goes on serving. Wherever a batch ends, no read may be told
+// the launch crashed. The proxy's own fatal error, in its own prefix, is a
+// crash at once; and a child's failure that no parent line follows is a
+// crash when the stream ends.
+func TestChildFailureWaitsForItsParent(t *testing.T) {
+	t.Parallel()
+	child := `[INFO] acme-proxy listening on http://:9400
+[DEBUG] <heron-13b> Executing start command: /opt/bin/heron-server --port 6001 -m /models/heron-13b.gguf, env: 
+main: loading model
+llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'heronx'
+llama_model_load_from_file_impl: failed to load model
+main: exiting due to model loading error`
+	log := child + `
+[WARN] <heron-13b> ExitError >> exit status 1, exit code: 1
+[ERROR] <heron-13b> Failed to start process: upstream command exited unexpectedly: exit status 1
+[INFO] Request 10.0.0.8 "POST /v1/chat/completions HTTP/1.1" 502 96 "curl/8.5.0" 1.2s`
+	seen, final := statusesAtEveryCut(t, "", log)
+	for _, st := range []string{"alarm", "crashed"} {
+		if cut, ok := seen[st]; ok {
+			t.Errorf("a read after a first batch of %d lines was told %q", cut, st)
+		}
+	}
+	if f := final[len(final)-1]; f == "alarm" || f == "crashed" {
+		t.Errorf("whole log: final status %q, want the proxy to outlive its upstream", f)
+	}
+	if run := feedBothWays(t, "", child); run.Final != "alarm" && run.Final != "crashed" {
+		t.Errorf("the child's failure alone: final %q, want a crash when the stream ends", run.Final)
+	}
+
+	own := `[DEBUG] <heron-13b> Executing start command: /opt/bin/heron-server --port 6001 -m /models/heron-13b.gguf, env: 
+main: loading model
+[INFO] acme-proxy listening on http://0.0.0.0:9400
+[ERROR] Fatal server error: listen tcp 0.0.0.0:9400: bind: address already in use`
+	seen, _ = statusesAtEveryCut(t, "", own)
+	if _, ok := seen["alarm"]; !ok {
+		if _, ok := seen["crashed"]; !ok {
+			t.Errorf("the proxy's own fatal error was never shown before the stream ended: %v", seen)
+		}
+	}
+}
