@@ -177,6 +177,11 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 				return rest, true
 			}
 		}
+		if s[1] == ':' || s[2] == ':' {
+			if rest, ok := p.eatKitchen(s); ok {
+				return rest, true
+			}
+		}
 		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.eatLogfmt(s)

@@ -54,3 +54,46 @@ func (p *Prefix) eatClock(s string) (string, bool) {
 	p.Level = lv
 	return rest[end:], true
 }
+
+// eatKitchen reads the prefix of Go's zerolog console writer with its
+// default time format (time.Kitchen) and its three-letter levels, as LocalAI
+// and other Go servers write it:
+//
+//	3:04PM INF Starting server address=:8080
+//	10:21AM WRN Client error status=404
+//
+// The time stays zero, as eatClock's: a time of day is no timestamp.
+func (p *Prefix) eatKitchen(s string) (string, bool) {
+	h := 1
+	if len(s) > 1 && isDigit(s[1]) {
+		h = 2
+	}
+	// "3:04PM INF " is 11 bytes after a one-digit hour.
+	if len(s) < h+10 || s[h] != ':' || !isDigit(s[h+1]) || !isDigit(s[h+2]) ||
+		(s[h+3] != 'A' && s[h+3] != 'P') || s[h+4] != 'M' || s[h+5] != ' ' || s[h+9] != ' ' {
+		return s, false
+	}
+	lv := zerologLevel(s[h+6 : h+9])
+	if lv == "" {
+		return s, false
+	}
+	p.Level = lv
+	return s[h+10:], true
+}
+
+// zerologLevel maps zerolog's console level abbreviations to level names.
+func zerologLevel(w string) string {
+	switch w {
+	case "TRC", "DBG":
+		return "DEBUG"
+	case "INF":
+		return "INFO"
+	case "WRN":
+		return "WARNING"
+	case "ERR":
+		return "ERROR"
+	case "FTL", "PNC":
+		return "FATAL"
+	}
+	return ""
+}

@@ -27,3 +27,30 @@ func TestClockPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestKitchenPrefix: zerolog's console writer with time.Kitchen and its
+// three-letter levels; anything else that starts with a clock stays body.
+func TestKitchenPrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, level, body string
+	}{
+		{"3:04PM INF Starting server address=:8080", "INFO", "Starting server address=:8080"},
+		{"10:21AM WRN Client error status=404", "WARNING", "Client error status=404"},
+		{"11:59PM ERR Server error error=\"model not found\"", "ERROR", "Server error error=\"model not found\""},
+		{"1:00AM DBG config loaded", "DEBUG", "config loaded"},
+		{"1:00AM FTL cannot open models dir", "FATAL", "cannot open models dir"},
+		{"3:04PM XYZ not a level", "", "3:04PM XYZ not a level"},
+		{"3:04 PM INF spaced", "", "3:04 PM INF spaced"},
+		{"3:04PM INFO long word", "", "3:04PM INFO long word"},
+	}
+	for _, tt := range tests {
+		p := ParsePrefix(tt.in, 2031)
+		if p.Level != tt.level || p.Body != tt.body {
+			t.Errorf("ParsePrefix(%q) = level %q body %q, want %q %q", tt.in, p.Level, p.Body, tt.level, tt.body)
+		}
+		if !p.Time.IsZero() {
+			t.Errorf("ParsePrefix(%q): a time of day gave time %v", tt.in, p.Time)
+		}
+	}
+}

@@ -88,6 +88,12 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 		if rest, ok := p.oldEatClock(s); ok {
 			return rest, true
 		}
+		// zerolog's console prefix, added after the copy: a new reader,
+		// shared (prefix_clock.go); the fast parse's guard before it is
+		// what this holds to account.
+		if rest, ok := p.eatKitchen(s); ok {
+			return rest, true
+		}
 		return p.eatGGMLClock(s)
 	case c == 't' && strings.HasPrefix(s, "time="):
 		return p.oldEatLogfmt(s)
