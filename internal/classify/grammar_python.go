@@ -311,6 +311,14 @@ func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		// asyncio's exception handler prints its context ("handle: <...>",
 		// "future: <Task ...>") between its message and the traceback.
 		return consumed
+	case ev.A.Kind == AlarmSignal && ev.Blanks == 0 && isBacktraceHeader(t):
+		// A runtime's own signal handler prints its stack under its
+		// banner (TVM's "!!!!!!! TVM encountered a Segfault !!!!!!!",
+		// then "Stack trace:" and numbered frames, as Rust's are).
+		ev.Sub = signalBacktrace
+		return consumed
+	case ev.Sub == signalBacktrace && ev.Blanks == 0 && isRustFrame(p.Body):
+		return consumed
 	case !p.Tagged && consumeGGML(ev, p.Body, t):
 		// ggml's abort dump under its error line (grammar_ggml.go).
 		return consumed
@@ -476,6 +484,15 @@ const msgFramed = 2
 // that wraps a remote cause ("RayTaskError(OutOfMemoryError): ray::..."):
 // the remote traceback's frames follow it.
 const remoteFrames = 4
+
+// signalBacktrace: a single-line signal event reads the stack trace its
+// handler printed (consumeSingle); not ggmlDump's value.
+const signalBacktrace = 2
+
+// isBacktraceHeader reports the line that starts a native stack trace.
+func isBacktraceHeader(t string) bool {
+	return t == "Stack trace:" || t == "stack backtrace:" || t == "Stack backtrace:"
+}
 
 // wrapsRemoteCause reports an exception line of the form
 // "pkg.NameError(CauseName): ...", Ray's re-raise of a remote exception.

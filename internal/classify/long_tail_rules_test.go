@@ -83,3 +83,20 @@ INFO 2031-01-02 03:05:05,300 serve 4100 -- Application 'chat' is ready at http:/
 		}
 	})
 }
+
+// A runtime's own signal handler (TVM's, under MLC-LLM) prints a banner and
+// its stack: one fatal alarm headed by the banner, the frames its lines.
+func TestSignalHandlerBannerAndItsStack(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `[10:00:01] /src/serve/engine.cc:140: Loading model weights
+!!!!!!! TVM encountered a Segfault !!!!!!!
+Stack trace:
+  0: tvm::runtime::CUDADeviceAPI::AllocDataSpace(DLDevice, unsigned long)
+  1: heron::serve::EngineImpl::CreateCache(long)
+  2: start_thread
+        at ./nptl/pthread_create.c:447
+  3: 0xffffffffffffffff`)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 2 || alarms[0].FirstSeq != 2 || alarms[0].LastSeq != 8 {
+		t.Errorf("%d alarms %+v, want one fatal alarm of lines 2-8 headed by the banner", len(alarms), alarms)
+	}
+}
