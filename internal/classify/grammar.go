@@ -161,6 +161,9 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 	if ev == nil {
 		return false
 	}
+	if m.builtin[litTraceback] {
+		s.promoteReporters(fb, src)
+	}
 	s.assign(fb, ev, v, at)
 	s.d.CurSrc = src
 	return true

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -189,6 +190,21 @@ func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	s.tryMerge(fb, ev)
 	s.d.CurSrc = src
 	return true
+}
+
+// promoteReporters promotes the ERROR runs of other sources that ended on
+// the line just before a traceback opened on src, while the launch is not
+// ready: one process reported the failure ("Failed to update the
+// deployments") as another raised it, and both are the launch's failure.
+func (s *State) promoteReporters(fb *feedBuf, src string) {
+	if s.d.Ready != nil || len(s.d.G.Runs) == 0 {
+		return
+	}
+	for _, r := range slices.Clone(s.d.G.Runs) {
+		if r.Src != src && r.Gap == 1 {
+			s.promoteRun(fb, r)
+		}
+	}
 }
 
 // promoteRun turns a pending run into an event whose lines are revised

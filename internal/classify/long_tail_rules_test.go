@@ -100,3 +100,20 @@ Stack trace:
 		t.Errorf("%d alarms %+v, want one fatal alarm of lines 2-8 headed by the banner", len(alarms), alarms)
 	}
 }
+
+// A controller's ERROR line right before another process's traceback (Ray
+// Serve's "Failed to update the deployments", then the driver's
+// RuntimeError) is the controller's report of the failure: an alarm of its
+// own, not a warning.
+func TestReporterBeforeAnotherProcesssTraceback(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `(ServeController pid=4410) INFO 2031-01-02 03:04:05,100 controller 4410 -- Deploying new version of Deployment(name='Acme').
+(ServeController pid=4410) ERROR 2031-01-02 03:04:09,100 controller 4410 -- Failed to update the deployments ['Acme'].
+Traceback (most recent call last):
+  File "/srv/app/serve_app.py", line 20, in <module>
+    serve.run(app, blocking=True)
+RuntimeError: Deploying application default failed: the deployment Acme failed to start.`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 2 || alarms[1].HeadlineSeq != 6 {
+		t.Errorf("%d alarms %+v, want the controller's line 2 and the traceback headed by line 6", len(alarms), alarms)
+	}
+}

@@ -708,6 +708,35 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 			p.Time, p.Level = t, lv
 			return skipOneSpace(tail[e+1:]), true
 		}
+		if msg, ok := rayServeComponent(tail); ok {
+			p.Time, p.Level = t, lv
+			return msg, true
+		}
+	}
+	return s, false
+}
+
+// rayServeComponent reads what Ray Serve's log format writes between the
+// time and the message (ray/serve/_private/logging_utils.py: "LEVEL
+// YYYY-MM-DD HH:MM:SS,mmm COMPONENT ID -- msg", and in releases before 2.9
+// "COMPONENT ID file.py:N - msg"): the component ("controller", "proxy",
+// "serve", a replica's deployment), its id, and the separator.
+func rayServeComponent(s string) (string, bool) {
+	comp, rest, ok := strings.Cut(s[:min(len(s), 160)], " ")
+	if !ok || comp == "" || !isLoggerName(comp) {
+		return s, false
+	}
+	id, rest, ok := strings.Cut(rest, " ")
+	// The id is a pid, an address or a replica's id: it has a digit.
+	if !ok || id == "" || strings.ContainsAny(id, "[]:") || !strings.ContainsAny(id, "0123456789") {
+		return s, false
+	}
+	if strings.HasPrefix(rest, "-- ") {
+		return s[len(comp)+len(id)+5:], true
+	}
+	file, rest, ok := strings.Cut(rest, " ")
+	if ok && strings.HasPrefix(rest, "- ") && isFileLineTag(file) {
+		return s[len(comp)+len(id)+len(file)+5:], true
 	}
 	return s, false
 }

@@ -37,6 +37,12 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`INFO 2031-01-02 03:04:05.678 ngc_injector.py:152] Valid profile: 4f2e (vllm-bf16-tp1)`, "INFO", "Valid profile: 4f2e (vllm-bf16-tp1)"},
 		{`ERROR 2031-01-02 03:04:05,678 serving_chat.py:201] Error in preprocessing prompt inputs`, "ERROR", "Error in preprocessing prompt inputs"},
 		{`INFO 2031-01-02 03:04:05 the date, then no tag`, "", `INFO 2031-01-02 03:04:05 the date, then no tag`},
+		// Ray Serve's "LEVEL date time COMPONENT ID -- msg", and before 2.9
+		// "COMPONENT ID file.py:N - msg"; other words after a date stay.
+		{`ERROR 2031-01-02 03:04:05,678 controller 4410 -- Failed to update the deployments ['Acme'].`, "ERROR", "Failed to update the deployments ['Acme']."},
+		{`INFO 2031-01-02 03:04:05,678 proxy 10.0.0.5 -- Proxy starting on node abc.`, "INFO", "Proxy starting on node abc."},
+		{`INFO 2031-01-02 03:04:05,678 controller 4410 deployment_state.py:1392 - Deploying new version.`, "INFO", "Deploying new version."},
+		{`INFO 2031-01-02 03:04:05,678 model loaded -- fine`, "", `INFO 2031-01-02 03:04:05,678 model loaded -- fine`},
 	} {
 		p := ParsePrefix(c.line, 2031)
 		if p.Level != c.level || p.Body != c.body {

@@ -445,6 +445,12 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 			p.Time, p.Level = t, lv
 			return skipOneSpace(tail[e+1:]), true
 		}
+		// Ray Serve's component and id, added after the copy: a new
+		// reader, shared (prefix.go).
+		if msg, ok := rayServeComponent(tail); ok {
+			p.Time, p.Level = t, lv
+			return msg, true
+		}
 	}
 	return s, false
 }

@@ -388,6 +388,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		s.d.CurSrc = src
 		return
 	case m.builtin[litTraceback]:
+		s.promoteReporters(fb, src)
 		ev := s.startTraceback(fb, p, l.Seq, at, src, t, m)
 		s.assign(fb, ev, v, at)
 		s.d.CurSrc = src
