@@ -549,6 +549,13 @@ func (s *State) startEmbedded(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	s.setHeadline(ev, t, seq, prio, m.best)
 	ev.St, ev.Level = stClosed, p.Level
 	ev.Await = s.d.N + awaitWindow
+	if p.Request && s.d.Ready != nil && !isRootCauseKind(ev.A.Kind) {
+		// A serving server's report of one request's exception (the
+		// record names the request): that request failed, as an
+		// "Exception in ASGI application" does.
+		s.setFatal(ev, false)
+		ev.Fixed = true
+	}
 	return ev
 }
 

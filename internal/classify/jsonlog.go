@@ -304,6 +304,11 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	if exc, ok := firstString(rec, "exc_info", "exc_text", "exception"); ok && lastLine(exc) != "" {
 		tail = lastLine(exc)
 		p.Embedded = true
+	} else if exc, ok := nestedTraceback(msg); ok {
+		// A handler's error report as a JSON document in the message
+		// (RunPod's SDK: {"error_type": ..., "error_traceback": "..."}).
+		tail = lastLine(exc)
+		p.Embedded = true
 	} else if e, ok := loguru["exception"].(map[string]any); ok {
 		typ, _ := e["type"].(string)
 		val, _ := e["value"].(string)
@@ -313,6 +318,7 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 		}
 	}
 	p.Embedded = p.Embedded && tail != "" && isExceptionLine(tail)
+	p.Request = recordRequest(rec)
 	if tail != "" && tail != strings.TrimSpace(first) {
 		if !strings.HasSuffix(b.String(), ":") {
 			b.WriteByte(':')
@@ -321,6 +327,41 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 		b.WriteString(tail)
 	}
 	return b.String(), true
+}
+
+// nestedTraceback finds a Python traceback in a message that is itself a
+// JSON object: the first string value (in key order) that holds one.
+func nestedTraceback(msg string) (string, bool) {
+	t := strings.TrimSpace(msg)
+	if !strings.HasPrefix(t, "{") || !strings.Contains(t, "Traceback (most recent call last)") {
+		return "", false
+	}
+	var doc map[string]any
+	if json.Unmarshal([]byte(t), &doc) != nil {
+		return "", false
+	}
+	keys := make([]string, 0, len(doc))
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v, ok := doc[k].(string); ok && strings.Contains(v, "Traceback (most recent call last)") && lastLine(v) != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// recordRequest reports a record that names the request it is about (a
+// request id that is not null): what it reports is that request's.
+func recordRequest(rec map[string]any) bool {
+	for _, k := range []string{"requestId", "request_id", "requestID", "req_id"} {
+		if v, ok := rec[k].(string); ok && v != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // recordMeta are the keys of a record that its text format does not print

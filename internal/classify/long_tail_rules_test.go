@@ -1,6 +1,10 @@
 package classify_test
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // A sixth red team's finds: FastChat's stderr traceback is one alarm (its
 // logger name no longer hides the frames' indentation); LocalAI's, Ray
@@ -115,5 +119,35 @@ Traceback (most recent call last):
 RuntimeError: Deploying application default failed: the deployment Acme failed to start.`)
 	if len(alarms) != 2 || alarms[0].HeadlineSeq != 2 || alarms[1].HeadlineSeq != 6 {
 		t.Errorf("%d alarms %+v, want the controller's line 2 and the traceback headed by line 6", len(alarms), alarms)
+	}
+}
+
+// A serverless worker's SDK reports a job handler's exception as a JSON
+// record whose message is itself a JSON document with the traceback in a
+// field, and the record names the job's request: one non-fatal alarm
+// headed by the exception, after which the worker takes the next job.
+func TestRequestRecordWithNestedTraceback(t *testing.T) {
+	t.Parallel()
+	rec := func(req, msg, level string) string {
+		b, _ := json.Marshal(map[string]any{"requestId": req, "message": msg, "level": level})
+		return string(b)
+	}
+	report, _ := json.Marshal(map[string]any{
+		"error_type":      "<class 'KeyError'>",
+		"error_traceback": "Traceback (most recent call last):\n  File \"/srv/handler.py\", line 9, in handler\n    prompt = job[\"input\"][\"prompt\"]\nKeyError: 'prompt'\n",
+	})
+	log := strings.Join([]string{
+		"--- Starting Serverless Worker |  Version 1.7.9 ---",
+		rec("job-1", "Started.", "INFO"),
+		rec("job-1", string(report), "ERROR"),
+		rec("job-1", "Finished.", "INFO"),
+		rec("job-2", "Started.", "INFO"),
+	}, "\n")
+	st, alarms := feedSettledState("", log)
+	if st.Summary().Ready == nil {
+		t.Fatalf("not ready")
+	}
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 3 || !strings.HasSuffix(alarms[0].Headline, "KeyError: 'prompt'") {
+		t.Errorf("%d alarms %+v, want one non-fatal alarm at line 3 headed by the KeyError", len(alarms), alarms)
 	}
 }

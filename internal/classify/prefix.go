@@ -29,6 +29,9 @@ type Prefix struct {
 	// one message (jsonlog.go): Body then ends with its final exception
 	// line, and the line is a complete traceback event by itself.
 	Embedded bool
+	// Request is set when a structured record names the request it is
+	// about (a request id): an exception it reports is that request's.
+	Request bool
 	// Tagged is true when any prefix of the server's own (timestamp, level
 	// or tag, or a JSON log record) was found; an envelope alone is not one.
 	Tagged bool
