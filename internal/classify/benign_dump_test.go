@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +35,7 @@ func feedSettledState(server, log string) (*classify.State, []classify.Alarm) {
 			live = append(live, a)
 		}
 	}
+	slices.SortFunc(live, func(a, b classify.Alarm) int { return a.ID - b.ID }) // a map has no order
 	return st, live
 }
 
