@@ -98,12 +98,12 @@ func (g *Signature) weight() int {
 // observeFamily adds the evidence of one scanned line (its prefix and the
 // detect signatures in s.h) and decides the family again.
 func (s *State) observeFamily(p *Prefix) {
-	if s.d.Fixed || s.d.Server != "" && s.famScoreOf(s.d.Server) >= famMax {
+	if s.d.Fixed || s.d.Server != "" && s.d.Fam.score(s.d.Server) >= famMax {
 		return // no evidence can change the family any more
 	}
 	changed := false
 	if f := prefixFamily(p); f != "" {
-		s.addEvidence(f, wPrefix)
+		s.d.Fam.add(f, wPrefix, s.d.Server)
 		changed = true
 	}
 	mention := -1 // computed once, when a detect signature needs it
@@ -115,7 +115,7 @@ func (s *State) observeFamily(p *Prefix) {
 		w := g.weight()
 		if w >= 3 {
 			// Wording only that family prints is never a mere mention.
-			s.addEvidence(g.Family, w)
+			s.d.Fam.add(g.Family, w, s.d.Server)
 			changed = true
 			continue
 		}
@@ -128,11 +128,11 @@ func (s *State) observeFamily(p *Prefix) {
 		if mention == 1 {
 			w = wMention
 		}
-		s.addEvidence(g.Family, w)
+		s.d.Fam.add(g.Family, w, s.d.Server)
 		changed = true
 	}
 	if changed {
-		s.decideFamily()
+		s.d.Server = s.d.Fam.decide(s.d.Server)
 	}
 }
 
@@ -141,37 +141,43 @@ func (s *State) readyEvidence(family string) {
 	if s.d.Fixed || family == "" {
 		return
 	}
-	s.addEvidence(family, wReady)
-	s.decideFamily()
+	s.d.Fam.add(family, wReady, s.d.Server)
+	s.d.Server = s.d.Fam.decide(s.d.Server)
 }
 
-// addEvidence adds w to family f's score, keeping at most maxFamilies.
-func (s *State) addEvidence(f string, w int) {
-	for i := range s.d.Fam {
-		if s.d.Fam[i].F == f {
-			s.d.Fam[i].S = min(max(s.d.Fam[i].S+w, famMin), famMax)
+// famVotes is the per-family evidence of a launch, at most maxFamilies
+// entries: what the family detection decides from (decide).
+type famVotes []famScore
+
+// add adds w to family f's score, keeping at most maxFamilies; the current
+// family (cur) is never the one dropped for a newcomer.
+func (v *famVotes) add(f string, w int, cur string) {
+	fam := *v
+	for i := range fam {
+		if fam[i].F == f {
+			fam[i].S = min(max(fam[i].S+w, famMin), famMax)
 			return
 		}
 	}
 	sc := famScore{F: f, S: min(max(w, famMin), famMax)}
-	if len(s.d.Fam) < maxFamilies {
-		s.d.Fam = append(s.d.Fam, sc)
+	if len(fam) < maxFamilies {
+		*v = append(fam, sc)
 		return
 	}
 	low := 0
-	for i := range s.d.Fam {
-		if s.d.Fam[i].S < s.d.Fam[low].S {
+	for i := range fam {
+		if fam[i].S < fam[low].S {
 			low = i
 		}
 	}
-	if s.d.Fam[low].F != s.d.Server && s.d.Fam[low].S < sc.S {
-		s.d.Fam[low] = sc
+	if fam[low].F != cur && fam[low].S < sc.S {
+		fam[low] = sc
 	}
 }
 
-// famScoreOf is family f's score, 0 if it has none.
-func (s *State) famScoreOf(f string) int {
-	for _, x := range s.d.Fam {
+// score is family f's score, 0 if it has none.
+func (v famVotes) score(f string) int {
+	for _, x := range v {
 		if x.F == f {
 			return x.S
 		}
@@ -179,36 +185,36 @@ func (s *State) famScoreOf(f string) int {
 	return 0
 }
 
-// decideFamily sets the current family to the leading one: an unknown
-// launch takes a family from famAdopt; a known one changes only when a
-// challenger leads it by famMargin, or when its own evidence fell to zero.
-// Ties keep the family scored first, so the decision does not depend on
-// anything but the lines seen.
-func (s *State) decideFamily() {
+// decide is the family the evidence gives a launch taken for cur so far:
+// an unknown launch takes a family from famAdopt; a known one changes only
+// when a challenger leads it by famMargin, or when its own evidence fell
+// to zero. Ties keep the family scored first, so the decision does not
+// depend on anything but the lines seen.
+func (v famVotes) decide(cur string) string {
 	best := -1
-	for i := range s.d.Fam {
-		if best < 0 || s.d.Fam[i].S > s.d.Fam[best].S {
+	for i := range v {
+		if best < 0 || v[i].S > v[best].S {
 			best = i
 		}
 	}
 	if best < 0 {
-		return
+		return cur
 	}
-	b := s.d.Fam[best]
-	if b.F == s.d.Server {
-		return
+	b := v[best]
+	if b.F == cur {
+		return cur
 	}
-	cur := s.famScoreOf(s.d.Server)
+	curScore := v.score(cur)
 	switch {
-	case s.d.Server == "" || cur <= 0:
+	case cur == "" || curScore <= 0:
 		if b.S >= famAdopt {
-			s.d.Server = b.F
-		} else if s.d.Server != "" {
-			s.d.Server = "" // the only evidence for it was taken back
+			return b.F
 		}
-	case b.S >= cur+famMargin:
-		s.d.Server = b.F
+		return "" // no family yet, or the only evidence for it was taken back
+	case b.S >= curScore+famMargin:
+		return b.F
 	}
+	return cur
 }
 
 // prefixFamily is the family whose own prefix the line carries, "" if none.

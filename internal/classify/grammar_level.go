@@ -135,21 +135,21 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 	case "CRITICAL", "FATAL":
 		return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, tellingPrio(t, m), m)
 	case "ERROR":
-		r := s.runOn(src)
+		r := s.d.G.runOn(src)
 		if r == nil && m.ending && s.d.Ready == nil {
 			// "Application startup failed. Exiting.": the line ends the process.
 			return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, 1, m)
 		}
 		if r == nil {
-			r = s.newRun(src, seq, at)
+			r = s.d.G.newRun(src, seq, at)
 		}
-		s.addToRun(r, p, seq, t, m, true)
+		r.add(p, seq, s.d.Prev.Seq, t, m, true)
 		return nil
 	}
 	// An indented continuation (a multi-line message, an error's
 	// "Caused by:" list or backtrace) of the run's last line.
-	if r := s.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t)) {
-		s.addToRun(r, p, seq, t, m, false)
+	if r := s.d.G.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t)) {
+		r.add(p, seq, s.d.Prev.Seq, t, m, false)
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 // process ending, or continues the run's failure (a CRITICAL line or an
 // alarm signature right after it). The line joins the new event.
 func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch, v *LineVerdict) bool {
-	r := s.runOn(src)
+	r := s.d.G.runOn(src)
 	if r == nil {
 		return false
 	}
@@ -211,7 +211,7 @@ func (s *State) promoteReporters(fb *feedBuf, src string) {
 // into its alarm. A run that an event opened on its source since (a
 // traceback it introduced) is dropped instead: that event explains it.
 func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
-	s.dropRun(r)
+	s.d.G.dropRun(r)
 	for _, ev := range s.d.Events {
 		if ev.A.ID != 0 && ev.Src == r.Src && ev.A.LastSeq >= r.First {
 			return nil
@@ -237,10 +237,9 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 // servedOn records that src answered a request: the ERROR lines of its
 // pending run were failures it handled, not its last words, and its later
 // silence is a serving process waiting for requests (promoteOnSettle).
-func (s *State) servedOn(src string) {
-	g := &s.d.G
-	if r := s.runOn(src); r != nil {
-		s.dropRun(r)
+func (g *grammarState) servedOn(src string) {
+	if r := g.runOn(src); r != nil {
+		g.dropRun(r)
 	}
 	if contains(g.Served, src) {
 		return
@@ -331,8 +330,9 @@ func isContinuationHeader(t string) bool {
 	return false
 }
 
-func (s *State) runOn(src string) *pendingRun {
-	for _, r := range s.d.G.Runs {
+// runOn is the pending run on src, nil if none.
+func (g *grammarState) runOn(src string) *pendingRun {
+	for _, r := range g.Runs {
 		if r.Src == src {
 			return r
 		}
@@ -340,8 +340,8 @@ func (s *State) runOn(src string) *pendingRun {
 	return nil
 }
 
-func (s *State) newRun(src string, seq int64, at time.Time) *pendingRun {
-	g := &s.d.G
+// newRun starts a pending run on src, dropping the oldest beyond maxRuns.
+func (g *grammarState) newRun(src string, seq int64, at time.Time) *pendingRun {
 	if len(g.Runs) >= maxRuns {
 		g.Runs[0] = nil
 		g.Runs = g.Runs[1:]
@@ -351,8 +351,7 @@ func (s *State) newRun(src string, seq int64, at time.Time) *pendingRun {
 	return r
 }
 
-func (s *State) dropRun(r *pendingRun) {
-	g := &s.d.G
+func (g *grammarState) dropRun(r *pendingRun) {
 	for i, x := range g.Runs {
 		if x == r {
 			g.Runs = append(g.Runs[:i], g.Runs[i+1:]...)
@@ -361,9 +360,10 @@ func (s *State) dropRun(r *pendingRun) {
 	}
 }
 
-// addToRun records a line of the run; head says whether it may become the
-// run's headline (a continuation line may not).
-func (s *State) addToRun(r *pendingRun, p *Prefix, seq int64, t string, m *lineMatch, head bool) {
+// add records a line of the run; head says whether it may become the
+// run's headline (a continuation line may not); prev is the seq of the line
+// fed before it.
+func (r *pendingRun) add(p *Prefix, seq, prev int64, t string, m *lineMatch, head bool) {
 	r.Gap = 0
 	r.Last = seq
 	r.Lines++
@@ -381,7 +381,7 @@ func (s *State) addToRun(r *pendingRun, p *Prefix, seq int64, t string, m *lineM
 	}
 	if n := len(r.Ranges); n > 0 {
 		last := &r.Ranges[n-1]
-		if seq == last.To+1 && s.d.Prev.Seq == last.To && last.Level == p.Level && last.Rank == p.Rank && last.Time.Equal(p.Time) {
+		if seq == last.To+1 && prev == last.To && last.Level == p.Level && last.Rank == p.Rank && last.Time.Equal(p.Time) {
 			last.To = seq
 			return
 		}

@@ -94,7 +94,7 @@ type stateData struct {
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
 	Bound bool         `json:"bound,omitempty"`
-	Fam   []famScore   `json:"fam,omitempty"`
+	Fam   famVotes     `json:"fam,omitempty"`
 	G     grammarState `json:"g"` // the recognisers' own state (grammar.go)
 }
 
@@ -315,7 +315,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 
 	if m.serving {
 		s.survived(fb)
-		s.servedOn(src)
+		s.d.G.servedOn(src)
 		if s.servingReady() {
 			v.Kind = KindReady
 			s.becomeReady(fb, *v, at, src)
