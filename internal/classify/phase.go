@@ -6,21 +6,25 @@ import (
 	"time"
 )
 
-// phase applies one phase signature to the launch's phases. Phases of
+// phaseLog is a launch's startup phases in the order they began, at most
+// maxPhaseInsts (the oldest go first).
+type phaseLog []Phase
+
+// apply applies one phase signature to the launch's phases. Phases of
 // several ranks overlap: a begin while the phase runs is ignored and an end
 // after it ended moves its end to the last rank's line.
-func (s *State) phase(fb *feedBuf, g *Signature, body string, seq int64, at time.Time) {
-	cur := s.latestPhase(g.Phase)
+func (ps *phaseLog) apply(fb *feedBuf, g *Signature, body string, seq int64, at time.Time) {
+	cur := ps.latest(g.Phase)
 	switch g.Action {
 	case "begin":
 		if cur != nil && cur.EndSeq == 0 {
 			return
 		}
-		s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
+		ps.add(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
 	case "end":
 		switch {
 		case cur == nil:
-			s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at, EndSeq: seq, End: at})
+			ps.add(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at, EndSeq: seq, End: at})
 		default:
 			cur.EndSeq, cur.End = seq, at
 			if cur.Total > 0 && cur.Done < cur.Total {
@@ -34,8 +38,8 @@ func (s *State) phase(fb *feedBuf, g *Signature, body string, seq int64, at time
 			if !ok || done >= total && cur != nil {
 				return
 			}
-			s.addPhase(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
-			cur = s.latestPhase(g.Phase)
+			ps.add(fb, Phase{Name: g.Phase, BeginSeq: seq, Begin: at})
+			cur = ps.latest(g.Phase)
 		}
 		if ok && (done != cur.Done || total != cur.Total) {
 			cur.Done, cur.Total = done, total
@@ -83,27 +87,28 @@ func atoiSafe(s string) int {
 	return n
 }
 
-func (s *State) latestPhase(name string) *Phase {
-	for i := len(s.d.Phases) - 1; i >= 0; i-- {
-		if s.d.Phases[i].Name == name {
-			return &s.d.Phases[i]
+// latest is the phase named name that began last, nil if none.
+func (ps phaseLog) latest(name string) *Phase {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if ps[i].Name == name {
+			return &ps[i]
 		}
 	}
 	return nil
 }
 
-func (s *State) addPhase(fb *feedBuf, ph Phase) {
-	if len(s.d.Phases) >= maxPhaseInsts {
-		s.d.Phases = slices.Delete(s.d.Phases, 0, 1)
+func (ps *phaseLog) add(fb *feedBuf, ph Phase) {
+	if len(*ps) >= maxPhaseInsts {
+		*ps = slices.Delete(*ps, 0, 1)
 	}
-	s.d.Phases = append(s.d.Phases, ph)
+	*ps = append(*ps, ph)
 	fb.phase(ph)
 }
 
-// endPhases ends every running phase (readiness ends startup).
-func (s *State) endPhases(fb *feedBuf, seq int64, at time.Time) {
-	for i := range s.d.Phases {
-		if ph := &s.d.Phases[i]; ph.EndSeq == 0 {
+// endAll ends every running phase (readiness ends startup).
+func (ps phaseLog) endAll(fb *feedBuf, seq int64, at time.Time) {
+	for i := range ps {
+		if ph := &ps[i]; ph.EndSeq == 0 {
 			ph.EndSeq, ph.End = seq, at
 			fb.phase(*ph)
 		}

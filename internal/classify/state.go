@@ -77,7 +77,7 @@ type stateData struct {
 	Origin     string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
 	Prev       prevLine `json:"prev"`
 	Events     []*event `json:"events,omitempty"`
-	Phases     []Phase  `json:"phases,omitempty"`
+	Phases     phaseLog `json:"phases,omitempty"`
 
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
@@ -358,7 +358,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	}
 	if len(m.phases) > 0 {
 		for _, g := range m.phases {
-			s.phase(fb, g, body, l.Seq, at)
+			s.d.Phases.apply(fb, g, body, l.Seq, at)
 		}
 		v.Kind = KindProgress
 		return

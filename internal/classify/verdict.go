@@ -187,7 +187,7 @@ func (s *State) becomeReady(fb *feedBuf, lv LineVerdict, at time.Time, src strin
 	lv.Kind = KindPlain
 	s.d.ReadyLine = &lv
 	fb.ready = s.d.Ready
-	s.endPhases(fb, lv.Seq, at)
+	s.d.Phases.endAll(fb, lv.Seq, at)
 	s.readyAfterErrors(fb, src)
 }
 
