@@ -258,3 +258,26 @@ func (s *State) deathOfRecent(t string, m *lineMatch) *event {
 	}
 	return nil
 }
+
+// repeatOf is the live fatal event whose headline t repeats (the same
+// template), nil if none. Only lines that start as a headline does are
+// masked and compared: most lines are not checked at all.
+func (s *State) repeatOf(t string) *event {
+	if s.d.Fatal == 0 || len(t) < 16 {
+		return nil
+	}
+	var tmpl string
+	for _, ev := range s.d.Events {
+		h := ev.A.Headline
+		if !ev.live() || !ev.A.Fatal || len(h) < 16 || h[:8] != t[:8] || len(t) > 2*len(h) {
+			continue
+		}
+		if tmpl == "" {
+			tmpl = Template(clean(t, maxHeadline))
+		}
+		if tmpl == ev.A.Template {
+			return ev
+		}
+	}
+	return nil
+}

@@ -151,3 +151,18 @@ func TestRequestRecordWithNestedTraceback(t *testing.T) {
 		t.Errorf("%d alarms %+v, want one non-fatal alarm at line 3 headed by the KeyError", len(alarms), alarms)
 	}
 }
+
+// A wrapper restarts a server that fails the same way: the failure's
+// headline printed again is that failure again, an alarm of its own, even
+// where nothing after it (the stream ends) would make a line alone one.
+func TestRepeatedFatalHeadlineIsTheFailureAgain(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `heron-serve 2.1 starting
+Model file not readable: /models/heron-13b.gguf (permission denied)
+[entrypoint] heron-serve exited with status 2, restarting in 5s (attempt 1/3)
+heron-serve 2.1 starting
+Model file not readable: /models/heron-13b.gguf (permission denied)`)
+	if len(alarms) != 2 || !alarms[1].Fatal || alarms[1].HeadlineSeq != 5 || alarms[0].HeadlineSeq != 2 {
+		t.Errorf("%d alarms %+v, want the failure at line 2 and its repeat at line 5", len(alarms), alarms)
+	}
+}

@@ -450,6 +450,18 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		s.d.CurSrc = src
 		return
 	}
+	if first := s.repeatOf(t); first != nil {
+		// The headline of a fatal alarm printed again (a wrapper
+		// restarted the server and it failed the same way): the same
+		// failure again, whatever made the first one an alarm.
+		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
+		ev.A.Kind, ev.KindPrio = first.A.Kind, first.KindPrio
+		s.setHeadline(ev, t, l.Seq, first.Prio, nil)
+		s.assign(fb, ev, v, at)
+		s.tryMerge(fb, ev)
+		s.d.CurSrc = src
+		return
+	}
 
 	switch {
 	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
