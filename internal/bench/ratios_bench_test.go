@@ -338,7 +338,7 @@ func classifyVsGrep(b *testing.B, mix []string, n int) {
 		if err != nil || ns <= 0 {
 			b.Fatalf("classifier process: %q", out)
 		}
-		cmd := exec.Command("grep", "-ciE", "Exception|Error|out of memory", f)
+		cmd := exec.Command("grep", "-ciE", grepLoopPattern, f)
 		if out, err := cmd.Output(); err != nil || len(out) == 0 {
 			b.Fatalf("grep: %v %q", err, out)
 		}
@@ -353,8 +353,12 @@ func classifyVsGrep(b *testing.B, mix []string, n int) {
 	}
 	r := percentile(ratios, 50)
 	ratio("classify-vs-grep", fmt.Sprintf("classify %.0f cpu-MB/s", percentile(classifyMBs, 50)), fmt.Sprintf("grep -ciE %.0f cpu-MB/s", percentile(grepMBs, 50)),
-		r, "≥ 0.35×", r >= 0.35, fmt.Sprintf("%.1f MB, medians of %d pairs of runs, each in a process of its own (classify/grep cpu-MB/s: %s)", float64(size)/1e6, pairs, strings.Join(each, ", ")))
+		r, "≥ 0.5×", r >= 0.5, fmt.Sprintf("%.1f MB, medians of %d pairs of runs, each in a process of its own (classify/grep cpu-MB/s: %s)", float64(size)/1e6, pairs, strings.Join(each, ", ")))
 }
+
+// grepLoopPattern is the polling loop's pattern the issue names (round 3's
+// issue 22): what the classifier's CPU is measured against.
+const grepLoopPattern = "Exception|Error|failed|sigquit"
 
 // quiesce writes out now what the ingest runs left to write (PostgreSQL's
 // dirty buffers, the kernel's dirty pages), so that it is not written
