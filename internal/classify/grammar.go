@@ -197,6 +197,11 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 			// (the kernel's "X invoked oom-killer"): the line naming the
 			// victim ("Out of memory: Killed process N") heads it.
 			s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+		} else if m.best == nil && m.follow != nil && m.follow.Priority > ev.Prio {
+			// A follow that ranks as the root cause (kubelet's "failed
+			// liveness probe, will be restarted" under the failed
+			// probes) says why the lines before it ended the process.
+			s.setHeadline(ev, t, seq, m.follow.Priority, m.follow)
 		}
 		return consumed, true
 	}

@@ -166,3 +166,30 @@ Model file not readable: /models/heron-13b.gguf (permission denied)`)
 		t.Errorf("%d alarms %+v, want the failure at line 2 and its repeat at line 5", len(alarms), alarms)
 	}
 }
+
+// kubectl describe pasted under a log: a container's last state with a
+// non-zero exit code is its death, and the Killing event that says a
+// liveness probe failed heads the probe failures before it.
+func TestDescribedPodDeaths(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `    State:          Running
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    137
+    Ready:          False
+Events:
+  Type     Reason     Age                  From     Message
+  ----     ------     ----                 ----     -------
+  Warning  Unhealthy  40s (x3 over 60s)    kubelet  Liveness probe failed: Get "http://10.1.2.3:8000/health": connect: connection refused
+  Normal   Killing    40s                  kubelet  Container heron failed liveness probe, will be restarted
+  Normal   Started    10s (x2 over 5m)     kubelet  Started container heron`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 4 || alarms[1].HeadlineSeq != 10 || alarms[1].FirstSeq != 9 {
+		t.Errorf("%d alarms %+v, want the exit code (line 4) and the probe failures headed by the Killing event (line 10)", len(alarms), alarms)
+	}
+	_, alarms = feedSettledState("", `    Last State:     Terminated
+      Reason:       Completed
+      Exit Code:    0`)
+	if len(alarms) != 0 {
+		t.Errorf("a container that completed: %+v", alarms)
+	}
+}

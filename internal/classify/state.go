@@ -414,6 +414,12 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	case m.follow != nil && m.best == nil:
 		if ev := s.recent(); ev != nil {
 			ev.Signalled = true
+			if m.follow.Priority > ev.Prio {
+				// A root cause's rank: kubelet's "failed liveness
+				// probe, will be restarted" says why the probe
+				// failures before it ended the container.
+				s.setHeadline(ev, t, l.Seq, m.follow.Priority, m.follow)
+			}
 			s.assign(fb, ev, v, at)
 			return
 		}
