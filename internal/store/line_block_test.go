@@ -17,6 +17,7 @@ import (
 	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
+	"launchwatch/internal/upkeep"
 )
 
 // TestCompactedLinesReadAsRows holds every read of lines to the same answer
@@ -371,7 +372,7 @@ func TestPackRetiredPartitions(t *testing.T) {
 	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
 		t.Fatalf("before its block was used up: packed %v, %v", packed, err)
 	}
-	if moved, err := st.CompactOnce(ctx, t0.Add(time.Hour), store.CompactTail); err != nil || moved != 40_000 {
+	if moved, err := upkeep.CompactOnce(ctx, st, t0.Add(time.Hour), upkeep.CompactTail); err != nil || moved != 40_000 {
 		t.Fatalf("compacted %d lines, %v", moved, err)
 	}
 	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
