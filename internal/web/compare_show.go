@@ -8,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/compare"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -25,8 +27,8 @@ func (h *handler) compareShow(c echo.Context) error {
 	ctx := c.Request().Context()
 	for i, name := range []string{"a", "b"} {
 		key := c.QueryParam(name)
-		if !launchKeyPattern.MatchString(key) {
-			return badParam("%s must be a launch key, got %q", name, key)
+		if !launchid.KeyPattern.MatchString(key) {
+			return decode.BadRequest("%s must be a launch key, got %q", name, key)
 		}
 		l, err := h.store.LaunchByKey(ctx, key)
 		if err != nil {

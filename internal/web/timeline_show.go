@@ -30,7 +30,7 @@ func (h *handler) timelineShow(c echo.Context) error {
 		// A log line's "Teach…" link: the teach form, prefilled from it.
 		seq, err := strconv.ParseInt(t, 10, 64)
 		if err != nil || seq < 1 {
-			return badParam("teach %q is not a line number", t)
+			return decode.BadRequest("teach %q is not a line number", t)
 		}
 		return c.Redirect(http.StatusSeeOther, "/signatures/new?launch="+url.QueryEscape(key)+"&seq="+strconv.FormatInt(seq, 10))
 	}
