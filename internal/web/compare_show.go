@@ -11,6 +11,7 @@ import (
 	"launchwatch/internal/decode"
 	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
@@ -117,7 +118,7 @@ func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSid
 	if err != nil {
 		return s, err
 	}
-	ready, err := h.readyTime(c, l)
+	ready, err := timeline.ReadyTime(c.Request().Context(), h.store, l)
 	if err != nil {
 		return s, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 )
 
 // logWindow is how many lines the log view shows at once.
@@ -134,4 +135,14 @@ func (lq logQuery) url(key, cursor string, at int64) string {
 func (lq logQuery) narrowed() bool {
 	f := lq.filter
 	return f.ErrorsOnly || f.HideConfig || f.Narrowing() || lq.zoom.set()
+}
+
+// read is the query timeline reads the log window with: zoomed to the
+// page's range, nothing read when the query was refused.
+func (lq logQuery) read() timeline.LogQuery {
+	q := timeline.LogQuery{Filter: lq.filter, Refused: lq.invalid != ""}
+	if lq.zoom.set() {
+		q.Zoom = lq.zoom.resolve
+	}
+	return q
 }
