@@ -94,3 +94,35 @@ func (s *Store) LinesInRanges(ctx context.Context, launchID int64, ranges [][2]i
 	}
 	return out, nil
 }
+
+// SignatureLaunchesFor returns, for each of ids, the keys of the launches
+// the signature matched lines of, newest first, at most limit a signature,
+// keyed by id; a signature with none is absent.
+func (s *Store) SignatureLaunchesFor(ctx context.Context, ids []int64, limit int) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT s.id, k.key FROM unnest($1::bigint[]) WITH ORDINALITY AS s(id, i)
+		CROSS JOIN LATERAL (
+			SELECT l.key, l.created_at, l.id FROM signature_hits h JOIN launches l ON l.id = h.launch_id
+			WHERE h.signature_id = s.id ORDER BY l.created_at DESC, l.id DESC LIMIT $2) AS k
+		ORDER BY s.i, k.created_at DESC, k.id DESC`, ids, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: signature launches: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var key string
+		if err := rows.Scan(&id, &key); err != nil {
+			return nil, fmt.Errorf("store: signature launches: %w", err)
+		}
+		out[id] = append(out[id], key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: signature launches: %w", err)
+	}
+	return out, nil
+}
