@@ -30,6 +30,7 @@ import (
 	"launchwatch/internal/live"
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
+	"launchwatch/internal/upkeep"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -165,7 +166,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	}
 	cpu0, db0 := cpuTime(), databaseCPU(ctx, pool)
 	start := time.Now()
-	movedLines, err := srv.Store.CompactOnce(ctx, time.Now().Add(time.Hour), 0)
+	movedLines, err := upkeep.CompactOnce(ctx, srv.Store, time.Now().Add(time.Hour), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,47 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 )
 
 // DefaultMaxBodyBytes is the largest request body accepted (after decompression).
 const DefaultMaxBodyBytes = 16 << 20
-
-// Format is the wire format of a native batch.
-type Format int
-
-// Native batch formats.
-const (
-	FormatText   Format = iota // text/plain: one line per \n
-	FormatNDJSON               // application/x-ndjson: one JSON object per line
-	FormatJSON                 // application/json: an array of such objects
-)
-
-// FormatOf maps a Content-Type header to a format. curl's default
-// (application/x-www-form-urlencoded, from --data-binary without -H) and a
-// missing header are read as plain text, since that is what people send
-// when they post a log file by hand.
-func FormatOf(contentType string) (Format, error) {
-	if strings.TrimSpace(contentType) == "" {
-		return FormatText, nil
-	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return 0, &InputError{Status: http.StatusUnsupportedMediaType, Message: fmt.Sprintf("unreadable Content-Type %q", contentType)}
-	}
-	switch mt {
-	case "text/plain", "application/x-www-form-urlencoded", "application/octet-stream":
-		return FormatText, nil
-	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines":
-		return FormatNDJSON, nil
-	case "application/json":
-		return FormatJSON, nil
-	}
-	return 0, &InputError{Status: http.StatusUnsupportedMediaType,
-		Message: fmt.Sprintf("unsupported Content-Type %q: send text/plain (one line per \\n), application/x-ndjson or application/json", mt)}
-}
 
 // ReadBody reads a request body of at most maxBytes, decompressing it first
 // when contentEncoding says gzip or deflate; the limit applies to the

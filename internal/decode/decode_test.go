@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -92,15 +93,15 @@ func TestFormatOf(t *testing.T) {
 		"application/json; charset=utf-8":   FormatJSON,
 	}
 	for ct, want := range ok {
-		if got, err := FormatOf(ct); err != nil || got != want {
-			t.Errorf("FormatOf(%q) = %v, %v; want %v", ct, got, err, want)
+		if got, err := formatOf(ct); err != nil || got != want {
+			t.Errorf("formatOf(%q) = %v, %v; want %v", ct, got, err, want)
 		}
 	}
 	for _, ct := range []string{"application/xml", "image/png", "text/"} {
-		_, err := FormatOf(ct)
+		_, err := formatOf(ct)
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.Status != http.StatusUnsupportedMediaType {
-			t.Errorf("FormatOf(%q): err = %v, want a 415 InputError", ct, err)
+			t.Errorf("formatOf(%q): err = %v, want a 415 InputError", ct, err)
 		}
 	}
 }
@@ -203,12 +204,12 @@ func TestRepeatedSeqsAreRefused(t *testing.T) {
 func TestSeqLimitIsStated(t *testing.T) {
 	t.Parallel()
 	for _, q := range []string{"abc", "0", "9007199254740993", "9223372036854775807"} {
-		_, err := SeqParam(map[string][]string{"seq": {q}})
+		_, err := seqParam(map[string][]string{"seq": {q}})
 		if err == nil || !strings.Contains(err.Error(), "2^53 (9007199254740992)") || strings.Contains(err.Error(), "9223372036854775807") && q != "9223372036854775807" {
 			t.Errorf("?seq=%s: %v, want the limit 2^53 (9007199254740992)", q, err)
 		}
 	}
-	if n, err := SeqParam(map[string][]string{"seq": {"9007199254740992"}}); err != nil || n != MaxSeq {
+	if n, err := seqParam(map[string][]string{"seq": {"9007199254740992"}}); err != nil || n != MaxSeq {
 		t.Errorf("?seq=2^53: %d, %v", n, err)
 	}
 	if _, err := Text([]byte("a\nb\n"), MaxSeq, DefaultMaxLineBytes); err == nil || !strings.Contains(err.Error(), "above 2^53 (9007199254740992)") {
@@ -216,5 +217,39 @@ func TestSeqLimitIsStated(t *testing.T) {
 	}
 	if _, err := NDJSON([]byte(`{"seq":9007199254740993,"line":"a"}`), DefaultMaxLineBytes); err == nil || !strings.Contains(err.Error(), "2^53 (9007199254740992)") {
 		t.Errorf("NDJSON seq 2^53+1: %v", err)
+	}
+}
+
+// TestNativeSeqRule: a text batch's lines are numbered from ?seq=; NDJSON
+// and JSON batches carry their own seqs and refuse ?seq=, and a bad seq is
+// refused before the Content-Type is looked at.
+func TestNativeSeqRule(t *testing.T) {
+	t.Parallel()
+	decodeNative := func(query, contentType, body string) ([]Line, error) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NativeBatchOf(q, contentType)
+		if err != nil {
+			return nil, err
+		}
+		return Native([]byte(body), b, DefaultMaxLineBytes)
+	}
+	lines, err := decodeNative("seq=7", "text/plain", "a\nb\n")
+	if err != nil || len(lines) != 2 || lines[0].Seq != 7 || lines[1].Seq != 8 {
+		t.Errorf("text from seq 7: %+v, %v", lines, err)
+	}
+	if lines, err = decodeNative("", "application/x-ndjson", `{"seq":4,"line":"a"}`); err != nil || len(lines) != 1 || lines[0].Seq != 4 {
+		t.Errorf("NDJSON with its own seq: %+v, %v", lines, err)
+	}
+	for _, ct := range []string{"application/x-ndjson", "application/json"} {
+		if _, err := decodeNative("seq=3", ct, `[]`); err == nil || !strings.Contains(err.Error(), "seq is a parameter of text/plain batches") {
+			t.Errorf("%s with ?seq=: %v, want the seq rule", ct, err)
+		}
+	}
+	var ie *InputError
+	if _, err := decodeNative("seq=abc", "text/html", "a"); !errors.As(err, &ie) || ie.Status != http.StatusBadRequest {
+		t.Errorf("bad seq and bad Content-Type: %v, want the seq's 400 first", err)
 	}
 }

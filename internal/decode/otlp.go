@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"mime"
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // OTLP resource attributes that name the launch, in order of preference.
@@ -194,6 +196,24 @@ func OTLPResponse(enc OTLPEncoding, rejected int64, reason string) ([]byte, erro
 		return resp.MarshalJSON()
 	}
 	return resp.MarshalProto()
+}
+
+// OTLPError encodes the answer to a refused request: a google.rpc.Status
+// with code INVALID_ARGUMENT and message, in the request's encoding
+// ({"code": 3, "message": "..."} in JSON), as the OTLP specification asks.
+func OTLPError(enc OTLPEncoding, message string) []byte {
+	const invalidArgument = 3 // google.rpc.Code INVALID_ARGUMENT
+	if enc == OTLPJSON {
+		// As encoding/json's Encoder writes it, the way every other JSON
+		// error of the server is written.
+		b, _ := json.Marshal(map[string]any{"code": invalidArgument, "message": message}) // a map of an int and a string always encodes
+		return append(b, '\n')
+	}
+	var b []byte
+	b = protowire.AppendTag(b, 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, invalidArgument)
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	return protowire.AppendString(b, message)
 }
 
 // OTLPContentType is the Content-Type of an answer in enc.

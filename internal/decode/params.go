@@ -102,20 +102,6 @@ func IntParam(q url.Values, name string, def, min, max int64) (int64, error) {
 	return n, nil
 }
 
-// SeqParam reads the seq of a text batch's first line (?seq=); 0, when
-// absent, numbers the lines after the last stored one.
-func SeqParam(q url.Values) (int64, error) {
-	s := q.Get("seq")
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 || n > MaxSeq {
-		return 0, BadRequest("seq must be an integer from 1 to %s, got %q", MaxSeqText, s)
-	}
-	return n, nil
-}
-
 // MaxSeq is the highest seq a line may have: what a JSON number holds
 // exactly (2^53), so every client reads a seq back as it sent it.
 const MaxSeq = 1 << 53

@@ -56,3 +56,73 @@ func (s *Store) LaunchKeys(ctx context.Context, ids []int64) (map[int64]string, 
 	}
 	return out, nil
 }
+
+// linesInRangesSQL reads the lines of each range ($2[i], $3[i]), at most
+// $4 a range, as LinesBetween reads one: one statement for the ranges of
+// a page (an alarm card's lines with their context, each alarm).
+var linesInRangesSQL = `SELECT r.i, l.* FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS r(lo, hi, i)
+	CROSS JOIN LATERAL (` + lineRead{launch: "$1", lo: "r.lo", hi: "r.hi", cols: lineColumnList, order: true, limit: "$4"}.sql() + `) AS l
+	ORDER BY r.i, l.seq`
+
+// LinesInRanges returns, for each of ranges (from, to seqs, inclusive),
+// the lines of launchID in it, at most limit, in seq order: out[i] holds
+// what LinesBetween(launchID, ranges[i][0], ranges[i][1], limit) would.
+func (s *Store) LinesInRanges(ctx context.Context, launchID int64, ranges [][2]int64, limit int) ([][]Line, error) {
+	out := make([][]Line, len(ranges))
+	if len(ranges) == 0 {
+		return out, nil
+	}
+	los, his := make([]int64, len(ranges)), make([]int64, len(ranges))
+	for i, r := range ranges {
+		los[i], his[i] = r[0], r[1]
+	}
+	rows, err := s.read(ctx).Query(ctx, linesInRangesSQL, launchID, los, his, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: lines in ranges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var l Line
+		if err := rows.Scan(&i, &l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
+			return nil, fmt.Errorf("store: lines in ranges: %w", err)
+		}
+		out[i-1] = append(out[i-1], l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: lines in ranges: %w", err)
+	}
+	return out, nil
+}
+
+// SignatureLaunchesFor returns, for each of ids, the keys of the launches
+// the signature matched lines of, newest first, at most limit a signature,
+// keyed by id; a signature with none is absent.
+func (s *Store) SignatureLaunchesFor(ctx context.Context, ids []int64, limit int) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT s.id, k.key FROM unnest($1::bigint[]) WITH ORDINALITY AS s(id, i)
+		CROSS JOIN LATERAL (
+			SELECT l.key, l.created_at, l.id FROM signature_hits h JOIN launches l ON l.id = h.launch_id
+			WHERE h.signature_id = s.id ORDER BY l.created_at DESC, l.id DESC LIMIT $2) AS k
+		ORDER BY s.i, k.created_at DESC, k.id DESC`, ids, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: signature launches: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var key string
+		if err := rows.Scan(&id, &key); err != nil {
+			return nil, fmt.Errorf("store: signature launches: %w", err)
+		}
+		out[id] = append(out[id], key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: signature launches: %w", err)
+	}
+	return out, nil
+}

@@ -17,6 +17,7 @@ import (
 	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
+	"launchwatch/internal/upkeep"
 )
 
 // TestCompactedLinesReadAsRows holds every read of lines to the same answer
@@ -215,6 +216,30 @@ func readAll(t *testing.T, st *store.Store, id int64) string {
 	put("between", ls, err)
 	ls, err = st.ReadyLines(ctx, id, 5)
 	put("ready", ls, err)
+	// LinesInRanges answers each range as LinesBetween does, in one
+	// statement (an empty range, one past the end and overlapping ones too).
+	ranges := [][2]int64{{60, 140}, {1, 3}, {990, 1200}, {500, 400}, {130, 200}, {2000, 3000}}
+	in, err := st.LinesInRanges(ctx, id, ranges, 50)
+	if err != nil || len(in) != len(ranges) {
+		t.Fatalf("lines in ranges: %d ranges, %v", len(in), err)
+	}
+	text := func(ls []store.Line) string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, line(l))
+		}
+		return strings.Join(out, "\n")
+	}
+	for i, r := range ranges {
+		one, err := st.LinesBetween(ctx, id, r[0], r[1], 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text(in[i]) != text(one) {
+			t.Errorf("lines in range %d-%d: %d lines, LinesBetween %d", r[0], r[1], len(in[i]), len(one))
+		}
+		put(fmt.Sprintf("in range %d-%d", r[0], r[1]), in[i], nil)
+	}
 	filters := map[string]store.LineFilter{
 		"all":               {Limit: 100},
 		"after":             {After: 300, Limit: 40},
@@ -371,7 +396,7 @@ func TestPackRetiredPartitions(t *testing.T) {
 	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {
 		t.Fatalf("before its block was used up: packed %v, %v", packed, err)
 	}
-	if moved, err := st.CompactOnce(ctx, t0.Add(time.Hour), store.CompactTail); err != nil || moved != 40_000 {
+	if moved, err := upkeep.CompactOnce(ctx, st, t0.Add(time.Hour), upkeep.CompactTail); err != nil || moved != 40_000 {
 		t.Fatalf("compacted %d lines, %v", moved, err)
 	}
 	if packed, err := st.PackRetiredPartitions(ctx); err != nil || len(packed) != 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/linesearch"
 )
 
 // copyLineColumns are the columns a COPY of new lines writes, in the order
@@ -87,13 +89,13 @@ func (t *Tx) copyFrom(ctx context.Context, table string, columns []string, r io.
 // LineIndex is what new lines of a launch add to its search index and its
 // template summary, before they are stored (CopyLineStream).
 type LineIndex struct {
-	blooms    map[int64]bloom
+	blooms    map[int64]linesearch.Bloom
 	templates templateAcc
 }
 
 // NewLineIndex returns an empty index.
 func NewLineIndex() *LineIndex {
-	return &LineIndex{blooms: map[int64]bloom{}, templates: templateAcc{}}
+	return &LineIndex{blooms: map[int64]linesearch.Bloom{}, templates: templateAcc{}}
 }
 
 // Add indexes lines, with their final verdicts.

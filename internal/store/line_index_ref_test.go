@@ -12,43 +12,13 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
+	"launchwatch/internal/linesearch"
 )
 
-// refBloomAdd and refTemplateHash are the search filter and the template
-// hash as they were before they were made cheaper: the fast ones must
-// set the same bits and give the same hashes (the index and the summary
-// of lines stored before must stay valid).
-func refBloomAdd(b bloom, text string) {
-	set := func(a, c, d byte) {
-		x := uint32(a)<<16 | uint32(c)<<8 | uint32(d)
-		for _, h := range [2]uint32{(x * 2654435761) >> (32 - bloomLog), ((x ^ 0x5bd1e995) * 2246822519) >> (32 - bloomLog)} {
-			b[h>>3] |= 0x80 >> (h & 7)
-		}
-	}
-	lowerByte := func(c byte) byte {
-		if c >= 'A' && c <= 'Z' {
-			return c + 'a' - 'A'
-		}
-		return c
-	}
-	t := text
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 0x80 {
-			t = foldText(text)
-			break
-		}
-	}
-	if len(t) < 3 {
-		return
-	}
-	x, y := lowerByte(t[0]), lowerByte(t[1])
-	for i := 2; i < len(t); i++ {
-		z := lowerByte(t[i])
-		set(x, y, z)
-		x, y = y, z
-	}
-}
-
+// refTemplateHash is the template hash as it was before it was made
+// cheaper: the fast one must give the same hashes (the summary of lines
+// stored before must stay valid). The search filter's reference is
+// internal/linesearch's.
 func refTemplateHash(template string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(template)) //nolint:errcheck // a hash never fails to write
@@ -86,33 +56,32 @@ func randomIndexLines() []string {
 	return lines
 }
 
-// TestSearchIndexAgreesWithReference checks that the filters of every
-// line, alone and in chunks of 64, hold the same bits as the reference's,
-// and that template hashes agree.
+// TestSearchIndexAgreesWithReference checks that the filters of chunks of
+// 64 lines hold the bits of their lines' own filters (whose agreement
+// with the reference internal/linesearch checks), and that template hashes
+// agree with the reference's.
 func TestSearchIndexAgreesWithReference(t *testing.T) {
 	t.Parallel()
 	lines := indexLines(t)
 	rows := make([]Line, len(lines))
-	want := map[int64]bloom{}
+	want := map[int64]linesearch.Bloom{}
 	for i, l := range lines {
-		got, ref := newBloom(), newBloom()
-		got.addText(l)
-		refBloomAdd(ref, l)
-		if !bytes.Equal(got, ref) {
-			t.Fatalf("filter of %q differs from the reference", l)
-		}
 		rows[i] = Line{Seq: int64(i + 1), Text: l}
-		c := rows[i].Seq >> chunkShift
+		c := rows[i].Seq >> linesearch.ChunkShift
 		if want[c] == nil {
-			want[c] = newBloom()
+			want[c] = linesearch.NewBloom()
 		}
-		refBloomAdd(want[c], l)
+		one := linesearch.NewBloom()
+		one.AddText(l)
+		for k := range one {
+			want[c][k] |= one[k]
+		}
 		tmpl, _ := classify.LineTemplate(l)
 		if h, r := TemplateHash(tmpl), refTemplateHash(tmpl); h != r {
 			t.Fatalf("TemplateHash(%q) = %d, reference %d", tmpl, h, r)
 		}
 	}
-	got := map[int64]bloom{}
+	got := map[int64]linesearch.Bloom{}
 	bloomsOf(got, rows)
 	if len(got) != len(want) {
 		t.Fatalf("%d chunks, reference %d", len(got), len(want))
@@ -180,30 +149,6 @@ func BenchmarkLineIndexAdd(b *testing.B) {
 		size += int64(len(l)) + 1
 	}
 	benchLineIndex(b, rows, size)
-}
-
-// BenchmarkBloomAdd is the search filter of the corpus and family lines
-// alone, by addText and by the reference.
-func BenchmarkBloomAdd(b *testing.B) {
-	lines := logLines(b)
-	var size int64
-	for _, l := range lines {
-		size += int64(len(l)) + 1
-	}
-	for _, c := range []struct {
-		name string
-		add  func(bloom, string)
-	}{{"Fast", bloom.addText}, {"Reference", refBloomAdd}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(size)
-			f := newBloom()
-			for b.Loop() {
-				for _, l := range lines {
-					c.add(f, l)
-				}
-			}
-		})
-	}
 }
 
 // refTemplateAcc is the template summary as it was built before: a map
@@ -310,7 +255,8 @@ func BenchmarkLineIndexAddRepeated(b *testing.B) {
 }
 
 // benchLineIndex adds rows to a LineIndex in 1024-line pieces (Fast), and
-// to the reference filters and template summary (Reference).
+// line by line to filters and the reference template summary (Reference;
+// the filters' own reference is internal/linesearch's BenchmarkBloomAdd).
 func benchLineIndex(b *testing.B, rows []Line, size int64) {
 	b.Run("Fast", func(b *testing.B) {
 		b.SetBytes(size)
@@ -326,13 +272,13 @@ func benchLineIndex(b *testing.B, rows []Line, size int64) {
 		b.SetBytes(size)
 		b.ReportAllocs()
 		for b.Loop() {
-			blooms, templates := map[int64]bloom{}, refTemplateAcc{}
+			blooms, templates := map[int64]linesearch.Bloom{}, refTemplateAcc{}
 			for _, r := range rows {
-				c := r.Seq >> chunkShift
+				c := r.Seq >> linesearch.ChunkShift
 				if blooms[c] == nil {
-					blooms[c] = newBloom()
+					blooms[c] = linesearch.NewBloom()
 				}
-				refBloomAdd(blooms[c], r.Text)
+				blooms[c].AddText(r.Text)
 				templates.add(r.Seq, r.Text, r.Kind, r.Level, false)
 			}
 		}

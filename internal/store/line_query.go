@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/linesearch"
 )
 
 // LineFilter selects a window of a launch's lines for the log view.
@@ -110,7 +112,7 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		// Lines of alarms and errors are always rows (keptAsRows), found
 		// by lines_errors_idx: the blocks hold none of them.
 		rowsOnly: f.ErrorsOnly}
-	f.lineConds(q, substringPrefilter(f.Contains))
+	f.lineConds(q, linesearch.Substring(f.Contains))
 	r.conds, r.uses = q.conds, lineColumnList
 	// An unbounded read with filters goes by spans (filteredSpans); the
 	// others are one statement.
@@ -203,7 +205,7 @@ var lineColumnList = strings.Split(lineColumns, ", ")
 
 // lineConds adds the conditions of f on a line's kind, level, stream,
 // rank and alarm, and the ILIKE conditions of search prefilter p, to q.
-func (f LineFilter) lineConds(q *launchQuery, p prefilter) {
+func (f LineFilter) lineConds(q *launchQuery, p linesearch.Prefilter) {
 	if f.ErrorsOnly {
 		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
 	}
@@ -380,4 +382,9 @@ func (s *Store) ReadyLines(ctx context.Context, launchID int64, limit int) ([]Li
 		return nil, fmt.Errorf("store: ready lines: %w", err)
 	}
 	return collectLines(rows)
+}
+
+// likePattern is the ILIKE pattern that finds lit anywhere in a line.
+func likePattern(lit string) string {
+	return "%" + strings.ReplaceAll(likeEscaper.Replace(lit), string(linesearch.WildFold), "_") + "%"
 }

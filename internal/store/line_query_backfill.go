@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"launchwatch/internal/linesearch"
 )
 
 // backfillBatch is how many seqs one step of building a launch's search
@@ -37,7 +39,7 @@ func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 			if err != nil || len(lines) == 0 {
 				return err
 			}
-			blooms := map[int64]bloom{}
+			blooms := map[int64]linesearch.Bloom{}
 			bloomsOf(blooms, lines)
 			return t.addLineChunks(ctx, launchID, blooms)
 		})

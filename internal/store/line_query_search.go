@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"launchwatch/internal/linesearch"
 )
 
 // searchGroupSeqs is how many seqs of candidate chunks one query reads: a
 // search whose window fills early stops after a group, one that matches
 // little reads every candidate in a few queries.
-const searchGroupSeqs = 256 * chunkSize
+const searchGroupSeqs = 256 * linesearch.ChunkSize
 
 // indexedSearch answers a search (f.Contains or f.Match) from the search
 // index when it can: the chunks whose filters hold every trigram the
@@ -22,12 +24,12 @@ const searchGroupSeqs = 256 * chunkSize
 // indexed first (buildSearchIndex).
 func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter, lastSeq int64) (LineWindow, bool, error) {
 	var w LineWindow
-	var p prefilter
+	var p linesearch.Prefilter
 	switch {
 	case f.Match != nil:
-		p = regexpPrefilter(f.Match.String())
+		p = linesearch.Regexp(f.Match.String())
 	case f.Contains != "":
-		p = substringPrefilter(f.Contains)
+		p = linesearch.Substring(f.Contains)
 	default:
 		return w, false, nil
 	}

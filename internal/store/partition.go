@@ -78,3 +78,15 @@ func (s *Store) ensureLinePartition(ctx context.Context, launchID int64) error {
 	s.partitions.add(block)
 	return nil
 }
+
+// VacuumLinePartition vacuums (and analyzes) the partitions of lines and
+// line blocks of block, a block of LaunchesPerPartition launch ids: after
+// compaction moved many rows out, so that index scans of the rows left do
+// not step over the deleted ones until autovacuum comes.
+func (s *Store) VacuumLinePartition(ctx context.Context, block int64) error {
+	// The name is computed from an integer, never from input.
+	if _, err := s.pool.Exec(ctx, fmt.Sprintf(`VACUUM (ANALYZE) lines_p%06d, line_blocks_p%06d`, block, block)); err != nil {
+		return fmt.Errorf("store: vacuum after compaction: %w", err)
+	}
+	return nil
+}

@@ -20,6 +20,7 @@ import (
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
+	"launchwatch/internal/upkeep"
 )
 
 // appRoleDB is a test database migrated by its owner (the test server's
@@ -139,7 +140,7 @@ func TestAppRoleServes(t *testing.T) {
 	if _, err := st.DeleteLaunch(ctx, "as-app-0", "ada"); err != nil {
 		t.Fatalf("delete as the app role: %v", err)
 	}
-	if _, err := st.CompactOnce(ctx, time.Now().Add(time.Hour), 0); err != nil {
+	if _, err := upkeep.CompactOnce(ctx, st, time.Now().Add(time.Hour), 0); err != nil {
 		t.Fatalf("compaction as the app role: %v", err)
 	}
 	if _, err := st.PackRetiredPartitions(ctx); err != nil {

@@ -288,22 +288,6 @@ type SignatureHit struct {
 	Lines       int64
 }
 
-// SignatureLaunches returns the keys of the launches a signature matched
-// lines of, newest first, at most limit.
-func (s *Store) SignatureLaunches(ctx context.Context, id int64, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT l.key FROM signature_hits h JOIN launches l ON l.id = h.launch_id
-		WHERE h.signature_id = $1 ORDER BY l.created_at DESC, l.id DESC LIMIT $2`, id, limit)
-	if err != nil {
-		return nil, fmt.Errorf("store: signature launches: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("store: signature launches: %w", err)
-	}
-	return out, nil
-}
-
 // SignaturesJudging returns the signatures of ids (those in a launch's
 // scope when it was judged) and those that matched lines of the launch,
 // with the lines each matched there, by id.

@@ -1,6 +1,6 @@
 // Package upkeep runs the database's housekeeping in every web process:
 // compaction of lines at rest into blocks and rewriting of retired
-// partitions (store.CompactOnce, store.PackRetiredPartitions), and the
+// partitions (CompactOnce over store.CompactLines, store.PackRetiredPartitions), and the
 // retention of old launches (store.ApplyRetention). The store holds the
 // SQL; this package holds the loops and their schedule. Two web processes
 // running them at once are harmless: each pass takes its rows with SKIP
@@ -16,6 +16,15 @@ import (
 	"launchwatch/internal/store"
 )
 
+// Compaction defaults: a launch with no line for CompactQuietAfter is
+// compacted to its end; a live one up to CompactTail seqs before its last
+// line (its tail is still revised by the classifier and read by live
+// followers).
+const (
+	CompactQuietAfter = time.Minute
+	CompactTail       = 16384
+)
+
 // CompactEvery is how often RunCompaction runs by default.
 const CompactEvery = 30 * time.Second
 
@@ -28,7 +37,7 @@ const DefaultRetentionEvery = 10 * time.Minute
 func RunCompaction(ctx context.Context, st *store.Store, clk clock.Clock, every time.Duration, log *slog.Logger) {
 	for {
 		now := clk.Now()
-		n, err := st.CompactOnce(ctx, now.Add(-store.CompactQuietAfter), store.CompactTail)
+		n, err := CompactOnce(ctx, st, now.Add(-CompactQuietAfter), CompactTail)
 		var packed []string
 		if err == nil {
 			packed, err = st.PackRetiredPartitions(ctx)

@@ -10,6 +10,7 @@ import (
 	"launchwatch/internal/auth"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
@@ -56,20 +57,11 @@ func (h *handler) alarmDecide(c echo.Context) error {
 
 // alarmCard reads one alarm's card.
 func (h *handler) alarmCard(c echo.Context, key string, no int) (views.AlarmProps, error) {
-	ctx := c.Request().Context()
-	l, err := h.store.LaunchByKey(ctx, key)
+	card, err := timeline.LoadAlarmCard(c.Request().Context(), h.store, key, no)
 	if err != nil {
 		return views.AlarmProps{}, err
 	}
-	a, err := h.store.Alarm(ctx, l.ID, no)
-	if err != nil {
-		return views.AlarmProps{}, err
-	}
-	lines, err := h.alarmContexts(c, l.ID, []store.Alarm{a})
-	if err != nil {
-		return views.AlarmProps{}, err
-	}
-	return alarmProps(key, a, lines[a.No]), nil
+	return alarmProps(key, card.Alarm, card.Lines), nil
 }
 
 // renderInvalidDecision shows the decision form again, as typed, with what

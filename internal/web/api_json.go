@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/decode"
 )
 
 // decodeTextJSON is decodeJSON for bodies whose strings all go into
@@ -17,7 +19,7 @@ func decodeTextJSON(c echo.Context, v any) error {
 		return err
 	}
 	if hasNUL(reflect.ValueOf(v)) {
-		return badParam("the body holds a NUL character, which text cannot hold")
+		return decode.BadRequest("the body holds a NUL character, which text cannot hold")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/auth"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 )
 
@@ -22,7 +23,7 @@ func (h *handler) apiRuleUpdate(c echo.Context) error {
 		return err
 	}
 	if req.Enabled == nil && req.Expiry == "" && req.ExpiryDays == nil {
-		return badParam(`give "enabled", or a new "expiry" ("days" with "expiry_days", or "never")`)
+		return decode.BadRequest(`give "enabled", or a new "expiry" ("days" with "expiry_days", or "never")`)
 	}
 	ctx := c.Request().Context()
 	admin := principalOf(c).level == auth.Admin

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/auth"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 )
@@ -90,7 +91,7 @@ func (h *handler) apiSignaturesList(c echo.Context) error {
 func signatureID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, badParam("signature %q is not valid", c.Param("id"))
+		return 0, decode.BadRequest("signature %q is not valid", c.Param("id"))
 	}
 	return id, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/decode"
 )
 
 // auditChainRowJSON is an audit row as its hash covers it: what
@@ -36,15 +38,15 @@ const maxAuditChainPage = 1000
 // rows chained meanwhile do not look missing), in chain order.
 func (h *handler) apiAuditChain(c echo.Context) error {
 	q := c.QueryParams()
-	after, err := intParam(q, "after", 0, 0, math.MaxInt64)
+	after, err := decode.IntParam(q, "after", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}
-	through, err := intParam(q, "through", 0, 0, math.MaxInt64)
+	through, err := decode.IntParam(q, "through", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", maxAuditChainPage, 1, maxAuditChainPage)
+	limit, err := decode.IntParam(q, "limit", maxAuditChainPage, 1, maxAuditChainPage)
 	if err != nil {
 		return err
 	}

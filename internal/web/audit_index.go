@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -25,7 +26,7 @@ func (h *handler) auditIndex(c echo.Context) error {
 	if b := c.QueryParam("before"); b != "" {
 		n, err := strconv.ParseInt(b, 10, 64)
 		if err != nil || n < 1 {
-			return badParam("before must be an event id")
+			return decode.BadRequest("before must be an event id")
 		}
 		q.Before = n
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"launchwatch/internal/corpustest"
+	"launchwatch/internal/upkeep"
 )
 
 // Budgets of the launch page, the log search and compare on a launch of a
@@ -203,7 +204,7 @@ func BenchmarkBudgets(b *testing.B) {
 	// blocks (and the rows they were vacuumed), as the worker leaves them a
 	// minute after the last line.
 	start = time.Now()
-	moved, err := bundle.store.CompactOnce(context.Background(), time.Now().Add(time.Hour), 0)
+	moved, err := upkeep.CompactOnce(context.Background(), bundle.store, time.Now().Add(time.Hour), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/compare"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -21,46 +23,27 @@ const compareShown = 50
 // launches' template summaries), the configuration keys that differ (all
 // of them with ?config=all) and phase durations.
 func (h *handler) compareShow(c echo.Context) error {
-	var sides [2]*store.Launch
-	ctx := c.Request().Context()
+	var keys [2]string
 	for i, name := range []string{"a", "b"} {
-		key := c.QueryParam(name)
-		if !launchKeyPattern.MatchString(key) {
-			return badParam("%s must be a launch key, got %q", name, key)
+		keys[i] = c.QueryParam(name)
+		if !launchid.KeyPattern.MatchString(keys[i]) {
+			return decode.BadRequest("%s must be a launch key, got %q", name, keys[i])
 		}
-		l, err := h.store.LaunchByKey(ctx, key)
-		if err != nil {
-			return err
-		}
-		sides[i] = l
 	}
-	a, b := sides[0], sides[1]
-	allConfig, allLines := c.QueryParam("config") == "all", c.QueryParam("lines") == "all"
-	cmp, err := compare.Launches(ctx, h.store, a.ID, b.ID)
+	v, err := compare.Load(c.Request().Context(), h.store, keys[0], keys[1])
 	if err != nil {
 		return err
 	}
+	a, b := v.A.Launch, v.B.Launch
+	allConfig, allLines := c.QueryParam("config") == "all", c.QueryParam("lines") == "all"
+	cmp := v.Comparison
 	p := views.CompareProps{AllConfig: allConfig, Partial: cmp.Partial,
 		ConfigToggleURL: compareURL(a.Key, b.Key, !allConfig, allLines), AllLinesURL: compareURL(a.Key, b.Key, allConfig, true)}
 	p.Config, p.ConfigSame = configDiff(a.Config, b.Config, allConfig)
 	p.NewInB, p.NewInBHidden = compareEntries(b.Key, cmp.NewInB, allLines)
 	p.OnlyA, p.OnlyAHidden = compareEntries(a.Key, cmp.OnlyInA, allLines)
-	var phases [2][]store.Phase
-	for i, l := range sides {
-		side, err := h.compareSide(c, l)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			p.A = side
-		} else {
-			p.B = side
-		}
-		if phases[i], err = h.store.Phases(ctx, l.ID); err != nil {
-			return err
-		}
-	}
-	p.Phases = phaseDiff(phases[0], phases[1])
+	p.A, p.B = compareSide(v.A), compareSide(v.B)
+	p.Phases = phaseDiff(v.A.Phases, v.B.Phases)
 	return render(c, 200, views.Compare(p))
 }
 
@@ -108,19 +91,12 @@ func compareEntry(key string, e compare.Entry) views.CompareEntry {
 	return v
 }
 
-func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSide, error) {
+func compareSide(side compare.Side) views.CompareSide {
+	l := side.Launch
 	s := views.CompareSide{Key: l.Key, Status: l.Status, Server: l.Server, Host: l.Host, Alarms: l.Alarms,
 		TimeToReady: "—", Exit: "—"}
-	first, _, err := h.store.LineSpan(c.Request().Context(), l.ID)
-	if err != nil {
-		return s, err
-	}
-	ready, err := h.readyTime(c, l)
-	if err != nil {
-		return s, err
-	}
-	if ready != nil && !first.IsZero() {
-		s.TimeToReady = views.Duration(ready.Sub(first))
+	if side.Ready != nil && !side.First.IsZero() {
+		s.TimeToReady = views.Duration(side.Ready.Sub(side.First))
 	}
 	switch {
 	case l.ExitSignal != nil && *l.ExitSignal != "":
@@ -128,7 +104,7 @@ func (h *handler) compareSide(c echo.Context, l *store.Launch) (views.CompareSid
 	case l.ExitCode != nil:
 		s.Exit = "code " + strconv.Itoa(*l.ExitCode)
 	}
-	return s, nil
+	return s
 }
 
 // configDiff lists the keys that differ and, with all, then the keys that

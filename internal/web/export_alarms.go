@@ -9,7 +9,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/export"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 )
 
@@ -28,21 +30,21 @@ func (h *handler) exportAlarms(c echo.Context) error {
 	q := c.QueryParams()
 	since, err := export.ParseSince(q.Get("since"), h.pipe.Clock().Now())
 	if err != nil {
-		return badParam("%s", err.Error())
+		return decode.BadRequest("%s", err.Error())
 	}
 	server := strings.ToLower(strings.TrimSpace(q.Get("server")))
-	if server != "" && !serverPattern.MatchString(server) {
-		return badParam("server %q is not valid: use a short name such as sglang, vllm or tgi", server)
+	if server != "" && !launchid.ServerPattern.MatchString(server) {
+		return decode.BadRequest("server %q is not valid: use a short name such as sglang, vllm or tgi", server)
 	}
 	state := q.Get("state")
 	if state != "" && !slices.Contains(export.States, state) {
-		return badParam("state %q is not valid: use %s", state, strings.Join(export.States, ", "))
+		return decode.BadRequest("state %q is not valid: use %s", state, strings.Join(export.States, ", "))
 	}
 	cur, err := export.ParseCursor(q.Get("cursor"))
 	if err != nil {
-		return badParam("%s", err.Error())
+		return decode.BadRequest("%s", err.Error())
 	}
-	limit, err := intParam(q, "limit", defaultExportLimit, 1, maxExportLimit)
+	limit, err := decode.IntParam(q, "limit", defaultExportLimit, 1, maxExportLimit)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"launchwatch/internal/decode"
 	"launchwatch/internal/incident"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -26,13 +27,13 @@ func incidentFilter(c echo.Context) (store.IncidentFilter, error) {
 		Query: strings.TrimSpace(c.QueryParam("q")), LaunchKey: strings.TrimSpace(c.QueryParam("launch"))}
 	switch {
 	case f.Status != "" && !slices.Contains(incident.Statuses, f.Status):
-		return f, badParam("status must be one of %s", strings.Join(incident.Statuses, ", "))
+		return f, decode.BadRequest("status must be one of %s", strings.Join(incident.Statuses, ", "))
 	case f.Severity != "" && !slices.Contains(incident.Severities, f.Severity):
-		return f, badParam("severity must be one of %s", strings.Join(incident.Severities, ", "))
+		return f, decode.BadRequest("severity must be one of %s", strings.Join(incident.Severities, ", "))
 	case utf8.RuneCountInString(f.Query) > incident.MaxTitle:
-		return f, badParam("q is at most %d characters", incident.MaxTitle)
-	case f.LaunchKey != "" && !launchKeyPattern.MatchString(f.LaunchKey):
-		return f, badParam("launch must be a launch key")
+		return f, decode.BadRequest("q is at most %d characters", incident.MaxTitle)
+	case f.LaunchKey != "" && !launchid.KeyPattern.MatchString(f.LaunchKey):
+		return f, decode.BadRequest("launch must be a launch key")
 	}
 	return f, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/incident"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/views"
 )
 
@@ -20,7 +21,7 @@ func (h *handler) incidentNew(c echo.Context) error {
 	}
 	p := views.IncidentNewProps{Severities: incident.Severities, Severity: incident.DefaultSeverity}
 	for _, k := range c.QueryParams()["launch"] {
-		if k = strings.TrimSpace(k); launchKeyPattern.MatchString(k) && !slices.Contains(p.Launches, k) {
+		if k = strings.TrimSpace(k); launchid.KeyPattern.MatchString(k) && !slices.Contains(p.Launches, k) {
 			p.Launches = append(p.Launches, k)
 		}
 	}

@@ -23,7 +23,7 @@ const maxIncidentJSON = 1 << 20
 func pathID(c echo.Context, name string) (int64, error) {
 	id, err := strconv.ParseInt(c.Param(name), 10, 64)
 	if err != nil || id < 1 {
-		return 0, badParam("%s must be a positive number, got %q", name, c.Param(name))
+		return 0, decode.BadRequest("%s must be a positive number, got %q", name, c.Param(name))
 	}
 	return id, nil
 }
@@ -62,15 +62,15 @@ func decodeJSON(c echo.Context, v any) error {
 	case errors.As(err, &tooLarge):
 		return &decode.InputError{Status: http.StatusRequestEntityTooLarge, Message: "a request body is at most 1 MiB"}
 	case err != nil:
-		return badParam("the body could not be read")
+		return decode.BadRequest("the body could not be read")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badParam("the body is not a valid JSON object of this request: %s", jsonProblem(err))
+		return decode.BadRequest("the body is not a valid JSON object of this request: %s", jsonProblem(err))
 	}
 	if dec.More() {
-		return badParam("the body holds more than one JSON value")
+		return decode.BadRequest("the body holds more than one JSON value")
 	}
 	return nil
 }

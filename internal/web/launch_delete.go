@@ -2,11 +2,8 @@ package web
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"launchwatch/internal/store"
 )
 
 // launchDeleteAPI answers DELETE /api/v1/launches/{key} (admin): the launch
@@ -40,18 +37,4 @@ func (h *handler) launchDeleteForm(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/")
-}
-
-// auditSince keeps the audit events recorded since a launch was created.
-// The audit log outlives a deleted launch (it is append-only), and alarm
-// subjects name the launch by key: the decisions on the alarms of a
-// deleted launch must not show on a new launch that reuses its key.
-func auditSince(events []store.AuditEvent, created time.Time) []store.AuditEvent {
-	kept := events[:0:0]
-	for _, e := range events {
-		if !e.At.Before(created) {
-			kept = append(kept, e)
-		}
-	}
-	return kept
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"launchwatch/internal/api"
+	"launchwatch/internal/decode"
 	"log/slog"
 	"math"
 	"sync/atomic"
@@ -39,7 +40,7 @@ func (h *handler) launchLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	after, err := intParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
+	after, err := decode.IntParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}

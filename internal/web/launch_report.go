@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/decode"
 )
 
 // maxReportBytes bounds the small JSON bodies of process reports.
@@ -25,7 +27,7 @@ func (h *handler) launchHeartbeat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	attrs, err := launchAttrs(c.QueryParams())
+	attrs, err := decode.LaunchAttrs(c.QueryParams())
 	if err != nil {
 		return err
 	}
@@ -59,10 +61,10 @@ func (h *handler) launchHealth(c echo.Context) error {
 		return err
 	}
 	if r.OK == nil {
-		return badParam(`a health report needs "ok": true or false`)
+		return decode.BadRequest(`a health report needs "ok": true or false`)
 	}
 	if r.Age < 0 || r.Age > maxHealthAge.Seconds() {
-		return badParam(`"age" must be the seconds since the probe ran, from 0 to %d, got %v`, int(maxHealthAge.Seconds()), r.Age)
+		return decode.BadRequest(`"age" must be the seconds since the probe ran, from 0 to %d, got %v`, int(maxHealthAge.Seconds()), r.Age)
 	}
 	age := time.Duration(r.Age * float64(time.Second))
 	ack, err := h.pipe.Health(c.Request().Context(), key, *r.OK, truncate(r.Detail, 500), age)
@@ -90,10 +92,10 @@ func (h *handler) launchExit(c echo.Context) error {
 		return err
 	}
 	if r.Signal != "" && !signalPattern.MatchString(r.Signal) {
-		return badParam(`"signal" must be a signal name such as SIGKILL, got %q`, r.Signal)
+		return decode.BadRequest(`"signal" must be a signal name such as SIGKILL, got %q`, r.Signal)
 	}
 	if r.Code != nil && (*r.Code < 0 || *r.Code > 255) {
-		return badParam(`"code" must be an exit code from 0 to 255, got %d`, *r.Code)
+		return decode.BadRequest(`"code" must be an exit code from 0 to 255, got %d`, *r.Code)
 	}
 	ack, err := h.pipe.Exit(c.Request().Context(), key, r.Code, r.Signal, r.Requested)
 	if err != nil {
@@ -106,19 +108,19 @@ func (h *handler) launchExit(c echo.Context) error {
 func decodeReport(c echo.Context, v any) error {
 	data, err := io.ReadAll(io.LimitReader(c.Request().Body, maxReportBytes+1))
 	if err != nil {
-		return badParam("reading body: %v", err)
+		return decode.BadRequest("reading body: %v", err)
 	}
 	if len(data) > maxReportBytes {
-		return badParam("body larger than %d bytes", maxReportBytes)
+		return decode.BadRequest("body larger than %d bytes", maxReportBytes)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return badParam("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+			return decode.BadRequest("%q has the wrong type (%s)", typeErr.Field, typeErr.Value)
 		}
-		return badParam("body is not the expected JSON object: %v", err)
+		return decode.BadRequest("body is not the expected JSON object: %v", err)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/decode"
 )
 
 // seqRunsJSON is the answer of GET /api/v1/launches/:key/seqs: which seqs
@@ -25,11 +27,11 @@ func (h *handler) launchSeqs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	after, err := intParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
+	after, err := decode.IntParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(c.QueryParams(), "limit", 1000, 1, 10000)
+	limit, err := decode.IntParam(c.QueryParams(), "limit", 1000, 1, 10000)
 	if err != nil {
 		return err
 	}

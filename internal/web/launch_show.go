@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"launchwatch/internal/api"
+	"launchwatch/internal/decode"
 	"net/http"
 	"time"
 
@@ -56,7 +57,7 @@ func (h *handler) launchShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	wait, err := intParam(c.QueryParams(), "wait", 1, 0, 1)
+	wait, err := decode.IntParam(c.QueryParams(), "wait", 1, 0, 1)
 	if err != nil {
 		return err
 	}

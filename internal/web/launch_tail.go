@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -18,7 +19,7 @@ func (h *handler) launchTail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	after, err := intParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
+	after, err := decode.IntParam(c.QueryParams(), "after", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}

@@ -14,16 +14,16 @@ import (
 // its deciding alarm, else its exit — the phase that moment fell in, and
 // when on the launch clock.
 func (d *launchPageData) verdict(st string) views.VerdictProps {
-	l := d.launch
+	l := d.Launch
 	v := views.VerdictProps{Status: st, Exit: exitText(l)}
 	var seq int64
 	var at *time.Time
-	if a := decidingAlarm(d.alarms); a != nil && (st == status.Alarm || st == status.Crashed) {
+	if a := decidingAlarm(d.Alarms); a != nil && (st == status.Alarm || st == status.Crashed) {
 		v.Headline, v.AlarmNo, v.Kind = views.Plain(a.Headline), a.No, a.Kind
 		seq, at = a.FirstSeq, a.FirstTS
-	} else if v.Exit != "" && !d.last.IsZero() {
+	} else if v.Exit != "" && !d.Last.IsZero() {
 		// The exit is reported after the last line (see clockTimes).
-		seq, at = l.LastSeq, &d.last
+		seq, at = l.LastSeq, &d.Last
 	}
 	if !v.Decided() {
 		v.Exit = ""
@@ -32,12 +32,12 @@ func (d *launchPageData) verdict(st string) views.VerdictProps {
 	}
 	if at != nil && !at.IsZero() {
 		v.At = at
-		if !d.first.IsZero() {
-			into := at.Sub(d.first)
+		if !d.First.IsZero() {
+			into := at.Sub(d.First)
 			v.Into = &into
 		}
 	}
-	v.Phase, v.PhaseEnded = phaseAt(d.phases, seq)
+	v.Phase, v.PhaseEnded = phaseAt(d.Phases, seq)
 	return v
 }
 
@@ -101,11 +101,11 @@ func phaseAt(phases []store.Phase, seq int64) (name string, ended bool) {
 
 // summary says where a launch nothing decided stands.
 func (d *launchPageData) summary(st string) string {
-	l := d.launch
+	l := d.Launch
 	switch st {
 	case status.Ready:
-		if d.ready != nil && !d.first.IsZero() {
-			return "ready " + views.Duration(d.ready.Sub(d.first)) + " after its first line (launch clock)"
+		if d.Ready != nil && !d.First.IsZero() {
+			return "ready " + views.Duration(d.Ready.Sub(d.First)) + " after its first line (launch clock)"
 		}
 		return "ready"
 	case status.Loading:

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -81,21 +82,21 @@ func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
 		Label: strings.TrimSpace(q.Get("label")), Query: strings.TrimSpace(q.Get("q")),
 	}
 	if f.Status != "" && !slices.Contains(allStatuses, f.Status) {
-		return f, badParam("status %q is not one of %s", f.Status, strings.Join(allStatuses, ", "))
+		return f, decode.BadRequest("status %q is not one of %s", f.Status, strings.Join(allStatuses, ", "))
 	}
-	if f.Server != "" && !serverPattern.MatchString(f.Server) {
-		return f, badParam("server %q is not valid", f.Server)
+	if f.Server != "" && !launchid.ServerPattern.MatchString(f.Server) {
+		return f, decode.BadRequest("server %q is not valid", f.Server)
 	}
-	if name, value, _ := strings.Cut(f.Label, "="); f.Label != "" && (!labelKeyPattern.MatchString(name) ||
+	if name, value, _ := strings.Cut(f.Label, "="); f.Label != "" && (!launchid.LabelKeyPattern.MatchString(name) ||
 		len(value) > 200 || !utf8.ValidString(value) || strings.ContainsAny(value, "\x00\n\r")) {
-		return f, badParam("label filter %q is not valid: use name or name=value, a name of letters, digits, _ . - (starting with a letter or _) and a value of at most 200 bytes on one line", f.Label)
+		return f, decode.BadRequest("label filter %q is not valid: use name or name=value, a name of letters, digits, _ . - (starting with a letter or _) and a value of at most 200 bytes on one line", f.Label)
 	}
 	if len(f.Query) > 200 || !utf8.ValidString(f.Query) {
-		return f, badParam("search must be at most 200 bytes of text")
+		return f, decode.BadRequest("search must be at most 200 bytes of text")
 	}
 	if s := q.Get("sort"); s != "" {
 		if _, ok := store.LaunchSorts[s]; !ok {
-			return f, badParam("sort %q is not one of key, status, server, host, received, ready, alarms", s)
+			return f, decode.BadRequest("sort %q is not one of key, status, server, host, received, ready, alarms", s)
 		}
 		f.Sort = s
 	}
@@ -104,9 +105,9 @@ func parseLaunchesFilter(q url.Values) (views.LaunchesFilter, error) {
 	case "asc":
 		f.Asc = true
 	default:
-		return f, badParam("dir must be asc or desc, not %q", q.Get("dir"))
+		return f, decode.BadRequest("dir must be asc or desc, not %q", q.Get("dir"))
 	}
-	page, err := intParam(q, "page", 1, 1, 100000)
+	page, err := decode.IntParam(q, "page", 1, 1, 100000)
 	f.Page = int(page)
 	return f, err
 }

@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"launchwatch/internal/api"
+	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,20 +50,20 @@ func (h *handler) launchesList(c echo.Context) error {
 	}
 	if f.Sort != "" {
 		// The cursor (after) is a place in the newest-first order.
-		return badParam("sort is for the launches page; the API lists newest first, paged with after")
+		return decode.BadRequest("sort is for the launches page; the API lists newest first, paged with after")
 	}
-	limit, err := intParam(q, "limit", defaultLaunchesLimit, 1, maxLaunchesLimit)
+	limit, err := decode.IntParam(q, "limit", defaultLaunchesLimit, 1, maxLaunchesLimit)
 	if err != nil {
 		return err
 	}
 	after := strings.TrimSpace(q.Get("after"))
 	ctx := c.Request().Context()
 	if after != "" {
-		if !launchKeyPattern.MatchString(after) {
-			return badParam("after %q is not a launch key: pass the next_after of the previous page", after)
+		if !launchid.KeyPattern.MatchString(after) {
+			return decode.BadRequest("after %q is not a launch key: pass the next_after of the previous page", after)
 		}
 		if _, err := h.store.LaunchByKey(ctx, after); errors.Is(err, store.ErrNotFound) {
-			return badParam("after %q names no launch: pass the next_after of the previous page", after)
+			return decode.BadRequest("after %q names no launch: pass the next_after of the previous page", after)
 		} else if err != nil {
 			return err
 		}

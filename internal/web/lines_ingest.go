@@ -16,16 +16,12 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 		return err
 	}
 	q := c.QueryParams()
-	attrs, err := launchAttrs(q)
-	if err != nil {
-		return err
-	}
-	firstSeq, err := decode.SeqParam(q)
+	attrs, err := decode.LaunchAttrs(q)
 	if err != nil {
 		return err
 	}
 	req := c.Request()
-	format, err := decode.FormatOf(req.Header.Get(echo.HeaderContentType))
+	batch, err := decode.NativeBatchOf(q, req.Header.Get(echo.HeaderContentType))
 	if err != nil {
 		return err
 	}
@@ -38,17 +34,7 @@ func (h *handler) linesIngest(c echo.Context, rec *ingestRecord) error {
 	if err != nil {
 		return err
 	}
-	var lines []decode.Line
-	switch {
-	case format != decode.FormatText && q.Has("seq"):
-		return badParam("seq is a parameter of text/plain batches; NDJSON objects carry their own \"seq\", and so do JSON arrays")
-	case format == decode.FormatNDJSON:
-		lines, err = decode.NDJSON(body, h.cfg.MaxLineBytes)
-	case format == decode.FormatJSON:
-		lines, err = decode.JSON(body, h.cfg.MaxLineBytes)
-	default:
-		lines, err = decode.Text(body, firstSeq, h.cfg.MaxLineBytes)
-	}
+	lines, err := decode.Native(body, batch, h.cfg.MaxLineBytes)
 	if err != nil {
 		return err
 	}

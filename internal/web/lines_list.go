@@ -2,6 +2,7 @@ package web
 
 import (
 	"launchwatch/internal/api"
+	"launchwatch/internal/decode"
 	"math"
 	"net/http"
 
@@ -23,11 +24,11 @@ func (h *handler) linesList(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParams()
-	after, err := intParam(q, "after", 0, 0, math.MaxInt64)
+	after, err := decode.IntParam(q, "after", 0, 0, math.MaxInt64)
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", defaultLinesLimit, 1, maxLinesLimit)
+	limit, err := decode.IntParam(q, "limit", defaultLinesLimit, 1, maxLinesLimit)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 )
 
 // logWindow is how many lines the log view shows at once.
@@ -64,31 +66,31 @@ func parseLogQuery(q url.Values) (logQuery, error) {
 		lq.zoomInvalid = true
 		return lq, err
 	}
-	if f.After, err = intParam(q, "after", 0, 0, math.MaxInt64); err != nil {
+	if f.After, err = decode.IntParam(q, "after", 0, 0, math.MaxInt64); err != nil {
 		return lq, err
 	}
-	if f.Before, err = intParam(q, "before", 0, 0, math.MaxInt64); err != nil {
+	if f.Before, err = decode.IntParam(q, "before", 0, 0, math.MaxInt64); err != nil {
 		return lq, err
 	}
 	lq.filter = f
 	switch {
 	case f.Level != "" && !logLevelPattern.MatchString(f.Level):
-		return lq, badParam("level %q is not valid: use a level name such as INFO, WARNING or ERROR", f.Level)
+		return lq, decode.BadRequest("level %q is not valid: use a level name such as INFO, WARNING or ERROR", f.Level)
 	case f.Stream != "" && !logTokenPattern.MatchString(f.Stream):
-		return lq, badParam("stream %q is not valid", f.Stream)
+		return lq, decode.BadRequest("stream %q is not valid", f.Stream)
 	case f.Rank != "" && !logTokenPattern.MatchString(f.Rank):
-		return lq, badParam("rank %q is not valid", f.Rank)
+		return lq, decode.BadRequest("rank %q is not valid", f.Rank)
 	case f.Kind != "" && !slices.Contains(logKinds, f.Kind):
-		return lq, badParam("kind %q is not one of %s", f.Kind, strings.Join(logKinds, ", "))
+		return lq, decode.BadRequest("kind %q is not one of %s", f.Kind, strings.Join(logKinds, ", "))
 	case len(lq.query) > 500 || !utf8.ValidString(lq.query) || strings.ContainsAny(lq.query, "\x00\n"):
-		return lq, badParam("search must be at most 500 bytes of text on one line")
+		return lq, decode.BadRequest("search must be at most 500 bytes of text on one line")
 	}
 	switch {
 	case lq.query == "":
 	case lq.regexp:
 		re, err := regexp.Compile(lq.query)
 		if err != nil {
-			return lq, badParam("search %q is not a valid RE2 regular expression: %s", lq.query, reError(err))
+			return lq, decode.BadRequest("search %q is not a valid RE2 regular expression: %s", lq.query, reError(err))
 		}
 		lq.filter.Match = re
 	default:
@@ -133,4 +135,14 @@ func (lq logQuery) url(key, cursor string, at int64) string {
 func (lq logQuery) narrowed() bool {
 	f := lq.filter
 	return f.ErrorsOnly || f.HideConfig || f.Narrowing() || lq.zoom.set()
+}
+
+// read is the query timeline reads the log window with: zoomed to the
+// page's range, nothing read when the query was refused.
+func (lq logQuery) read() timeline.LogQuery {
+	q := timeline.LogQuery{Filter: lq.filter, Refused: lq.invalid != ""}
+	if lq.zoom.set() {
+		q.Zoom = lq.zoom.resolve
+	}
+	return q
 }

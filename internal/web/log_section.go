@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
@@ -32,44 +33,14 @@ func (h *handler) logSection(c echo.Context, key string, lq logQuery, status int
 	if status == http.StatusBadRequest {
 		status = http.StatusUnprocessableEntity
 	}
-	ctx := c.Request().Context()
-	l, err := h.store.LaunchByKey(ctx, key)
+	v, err := timeline.LoadLog(c.Request().Context(), h.store, key, lq.read())
 	if err != nil {
 		return err
 	}
-	lq, w, err := h.logWindow(c, l, lq)
-	if err != nil {
-		return err
-	}
-	alarms, err := h.store.Alarms(ctx, l.ID)
-	if err != nil {
-		return err
-	}
-	p := logProps(l, w, lq)
-	p.Alarms, p.MoreAlarms = logAlarms(l.Key, alarms)
+	lq.filter = v.Log.Filter
+	p := logProps(v.Launch, v.Log.Window, lq)
+	p.Alarms, p.MoreAlarms = logAlarms(v.Launch.Key, v.Alarms)
 	return render(c, status, views.LogSection(p))
-}
-
-// logWindow reads the window of l's lines lq selects: within the zoom's
-// time range when the page is zoomed (lq comes back narrowed to it, for
-// the paging links). A refused query reads nothing.
-func (h *handler) logWindow(c echo.Context, l *store.Launch, lq logQuery) (logQuery, store.LineWindow, error) {
-	if lq.invalid != "" {
-		return lq, store.LineWindow{}, nil
-	}
-	lastSeq := l.LastSeq
-	if lq.zoom.set() {
-		first, _, err := h.store.LineSpan(c.Request().Context(), l.ID)
-		if err != nil {
-			return lq, store.LineWindow{}, err
-		}
-		if lq, err = h.zoomLog(c, l.ID, lq, first); err != nil {
-			return lq, store.LineWindow{}, err
-		}
-		lastSeq = min(lastSeq, lq.filter.MaxSeq)
-	}
-	w, err := h.store.FilteredWindow(c.Request().Context(), l.ID, lq.filter, lastSeq)
-	return lq, w, err
 }
 
 // logAlarmLinks bounds the log view's links to alarms; the alarm cards

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"launchwatch/internal/decode"
 )
@@ -45,28 +44,15 @@ func (h *handler) otlpLogs(c echo.Context, rec *ingestRecord) error {
 	return c.Blob(http.StatusOK, decode.OTLPContentType(enc), resp)
 }
 
-// otlpError answers a client mistake with a google.rpc.Status in the
-// request's encoding ({"code": 3, "message": "..."} in JSON); it returns
-// other errors for handleError. It still returns the error so the request
-// is counted as rejected.
+// otlpError answers a client mistake with decode.OTLPError's
+// google.rpc.Status; it returns other errors for handleError. It still
+// returns the error so the request is counted as rejected.
 func otlpError(c echo.Context, enc decode.OTLPEncoding, err error) error {
 	var inputErr *decode.InputError
 	if !errors.As(err, &inputErr) {
 		return err
 	}
-	const invalidArgument = 3 // google.rpc.Code INVALID_ARGUMENT
-	var werr error
-	if enc == decode.OTLPJSON {
-		werr = c.JSON(inputErr.Status, map[string]any{"code": invalidArgument, "message": inputErr.Message})
-	} else {
-		var b []byte
-		b = protowire.AppendTag(b, 1, protowire.VarintType)
-		b = protowire.AppendVarint(b, invalidArgument)
-		b = protowire.AppendTag(b, 2, protowire.BytesType)
-		b = protowire.AppendString(b, inputErr.Message)
-		werr = c.Blob(inputErr.Status, decode.OTLPContentType(enc), b)
-	}
-	if werr != nil {
+	if werr := c.Blob(inputErr.Status, decode.OTLPContentType(enc), decode.OTLPError(enc, inputErr.Message)); werr != nil {
 		return werr
 	}
 	return err // already answered: handleError sees a committed response

@@ -9,6 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -28,7 +30,7 @@ func problemHref(fp string) string { return "/problems/" + url.PathEscape(fp) }
 func problemFingerprint(c echo.Context) (string, error) {
 	fp := c.Param("fp")
 	if !fingerprintPattern.MatchString(fp) {
-		return "", badParam("%q is not a problem's fingerprint", clipParam(fp))
+		return "", decode.BadRequest("%q is not a problem's fingerprint", clipParam(fp))
 	}
 	return fp, nil
 }
@@ -46,8 +48,8 @@ func (h *handler) problemsIndex(c echo.Context) error {
 	q := c.QueryParams()
 	f := store.ProblemFilter{OpenOnly: q.Get("open") == "1", Server: strings.ToLower(strings.TrimSpace(q.Get("server"))),
 		Limit: maxProblems}
-	if f.Server != "" && !serverPattern.MatchString(f.Server) {
-		return badParam("server %q is not valid: use a short name such as sglang, vllm or tgi", clipParam(f.Server))
+	if f.Server != "" && !launchid.ServerPattern.MatchString(f.Server) {
+		return decode.BadRequest("server %q is not valid: use a short name such as sglang, vllm or tgi", clipParam(f.Server))
 	}
 	ps, err := h.store.Problems(c.Request().Context(), h.pipe.Clock().Now(), f)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -26,7 +27,7 @@ func (h *handler) problemDecide(c echo.Context) error {
 	}
 	refs := form["alarm"]
 	if len(refs) > review.MaxProblemDecision {
-		return badParam("at most %d alarms per decision", review.MaxProblemDecision)
+		return decode.BadRequest("at most %d alarms per decision", review.MaxProblemDecision)
 	}
 	previewed := make(map[string]bool, len(refs))
 	for _, r := range refs {

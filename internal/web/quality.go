@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -14,7 +15,7 @@ import (
 // classifier's precision from people's decisions, overall and by kind,
 // server and signature, week by week, and every rule's hits.
 func (h *handler) qualityIndex(c echo.Context) error {
-	weeks, err := intParam(c.QueryParams(), "weeks", 8, 1, 52)
+	weeks, err := decode.IntParam(c.QueryParams(), "weeks", 8, 1, 52)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"launchwatch/internal/decode"
 )
 
 // checkText refuses query or form values that no text column can hold:
@@ -15,7 +17,7 @@ func checkText(v url.Values) error {
 	for k, vs := range v {
 		for _, s := range vs {
 			if !utf8.ValidString(k) || !utf8.ValidString(s) || strings.ContainsRune(k, 0) || strings.ContainsRune(s, 0) {
-				return badParam("%s must be text (UTF-8 without NUL bytes)", strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "?"))
+				return decode.BadRequest("%s must be text (UTF-8 without NUL bytes)", strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "?"))
 			}
 		}
 	}
@@ -26,7 +28,7 @@ func checkText(v url.Values) error {
 func formText(c echo.Context) (url.Values, error) {
 	form, err := c.FormParams()
 	if err != nil {
-		return nil, badParam("the form could not be read")
+		return nil, decode.BadRequest("the form could not be read")
 	}
 	return form, checkText(form)
 }

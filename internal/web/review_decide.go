@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -23,7 +24,7 @@ func (h *handler) reviewDecide(c echo.Context) error {
 	}
 	fp := c.FormValue("fingerprint")
 	if fp == "" || len(fp) > 200 {
-		return badParam("fingerprint is missing")
+		return decode.BadRequest("fingerprint is missing")
 	}
 	d := review.Decision{Verdict: c.FormValue("verdict"), Actor: actorName(c), Reason: c.FormValue("reason")}
 	// One alarm of the group, read before the decision: a bulk dismissal

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/launchid"
 	"launchwatch/internal/views"
 )
 
@@ -27,7 +28,7 @@ func (h *handler) reviewIndex(c echo.Context) error {
 			p.Done = strconv.Itoa(n) + " alarms " + v + "ed."
 		}
 		key, no := c.QueryParam("rule_launch"), c.QueryParam("rule_alarm")
-		if n, err := strconv.Atoi(no); err == nil && n > 0 && launchKeyPattern.MatchString(key) {
+		if n, err := strconv.Atoi(no); err == nil && n > 0 && launchid.KeyPattern.MatchString(key) {
 			p.RuleHref = "/rules/new?launch=" + url.QueryEscape(key) + "&alarm=" + no
 		}
 	}

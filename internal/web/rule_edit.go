@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -15,7 +16,7 @@ import (
 func ruleID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, badParam("rule %q is not valid", c.Param("id"))
+		return 0, decode.BadRequest("rule %q is not valid", c.Param("id"))
 	}
 	return id, nil
 }

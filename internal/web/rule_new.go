@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/auth"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -44,7 +45,7 @@ func (h *handler) ruleForm(c echo.Context, v url.Values) (views.RuleFormProps, r
 	if p.FromLaunch != "" {
 		no, err := strconv.Atoi(v.Get("alarm"))
 		if err != nil || no < 1 || no > math.MaxInt32 {
-			return p, review.RuleDraft{}, badParam("alarm %q is not valid", v.Get("alarm"))
+			return p, review.RuleDraft{}, decode.BadRequest("alarm %q is not valid", v.Get("alarm"))
 		}
 		p.FromAlarm = no
 		ctx := c.Request().Context()

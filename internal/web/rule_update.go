@@ -3,6 +3,7 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 )
 
@@ -15,7 +16,7 @@ func (h *handler) ruleUpdate(c echo.Context) error {
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return badParam("the form could not be read")
+		return decode.BadRequest("the form could not be read")
 	}
 	p, d, err := h.ruleForm(c, form)
 	if err != nil {

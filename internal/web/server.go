@@ -20,6 +20,7 @@ import (
 	"launchwatch/internal/metrics"
 	"launchwatch/internal/pipeline"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/static"
 )
 
@@ -109,9 +110,9 @@ type handler struct {
 	// metrics and ingestSlots serve the ingest routes (ingest_route.go).
 	metrics     *metrics.Metrics
 	ingestSlots chan struct{}
-	bodySlots   chan struct{}    // ingest bodies being read (ingest_route.go)
-	credSlots   *credentialSlots // of which each credential holds at most a share (ingest_credential.go)
-	gaps        *gapCache        // the timeline's gaps of unchanged launches (gap_cache.go)
+	bodySlots   chan struct{}      // ingest bodies being read (ingest_route.go)
+	credSlots   *credentialSlots   // of which each credential holds at most a share (ingest_credential.go)
+	gaps        *timeline.GapCache // the timeline's gaps of unchanged launches, kept per process
 	// hosts and crossOrigin are the server's notion of its own origin
 	// (origin.go).
 	hosts       hostPolicy
@@ -211,7 +212,7 @@ func New(cfg Config, st *store.Store, pipe *pipeline.Pipeline, log *slog.Logger)
 	if cfg.DatabaseProbeAfter <= 0 {
 		cfg.DatabaseProbeAfter = DefaultDatabaseProbeAfter
 	}
-	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: newGapCache(),
+	h := &handler{cfg: cfg, store: st, pipe: pipe, hub: cfg.Hub, log: log, gaps: timeline.NewGapCache(),
 		policies: map[string]routePolicy{}, logins: auth.NewLoginLimiter(loginBurst, loginEvery),
 		hasher: auth.Hasher{Cost: cfg.Auth.PasswordCost}}
 	h.touched = map[int64]time.Time{}

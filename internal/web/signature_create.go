@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/views"
 )
@@ -19,7 +20,7 @@ import (
 func (h *handler) signatureCreate(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
-		return badParam("the form could not be read")
+		return decode.BadRequest("the form could not be read")
 	}
 	p, d, err := h.signatureForm(c, form)
 	if err != nil {

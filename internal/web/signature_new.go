@@ -10,6 +10,7 @@ import (
 
 	"launchwatch/internal/auth"
 	"launchwatch/internal/classify"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/review"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
@@ -48,7 +49,7 @@ func (h *handler) signatureForm(c echo.Context, v url.Values) (views.SignatureFo
 	if p.FromLaunch != "" {
 		seq, err := strconv.ParseInt(v.Get("seq"), 10, 64)
 		if err != nil || seq < 1 {
-			return p, review.SignatureDraft{}, badParam("seq %q is not a line number", v.Get("seq"))
+			return p, review.SignatureDraft{}, decode.BadRequest("seq %q is not a line number", v.Get("seq"))
 		}
 		p.FromSeq = seq
 		ctx := c.Request().Context()

@@ -12,15 +12,15 @@ import (
 )
 
 // signaturesIndex answers GET /signatures: every taught signature with its
-// hits, the launches it affected, its author and history.
+// hits, the launches it affected, its author and history
+// (review.LoadSignatures).
 func (h *handler) signaturesIndex(c echo.Context) error {
-	ctx := c.Request().Context()
-	sigs, err := h.store.Signatures(ctx)
+	v, err := review.LoadSignatures(c.Request().Context(), h.store)
 	if err != nil {
 		return err
 	}
 	var p views.SignaturesProps
-	for _, s := range sigs {
+	for _, s := range v.Signatures {
 		row := views.SignatureRow{ID: s.ID, Meaning: s.Meaning, Matcher: s.Matcher, Pattern: s.Pattern, Scope: s.Scope,
 			Author: s.Author, Reason: s.Reason, Created: s.CreatedAt, State: "enabled", Hits: s.Hits, Launches: s.Launches,
 			LastHit: s.LastHitAt}
@@ -36,23 +36,13 @@ func (h *handler) signaturesIndex(c echo.Context) error {
 		if !s.Enabled {
 			row.State = "disabled"
 		}
-		if s.FromLaunchID != nil && s.FromSeq != nil {
-			if l, err := h.store.LaunchByID(ctx, *s.FromLaunchID); err == nil {
-				row.FromHref = "/launches/" + url.PathEscape(l.Key) + windowHref(*s.FromSeq)
-			}
+		if s.FromKey != "" {
+			row.FromHref = "/launches/" + url.PathEscape(s.FromKey) + windowHref(*s.FromSeq)
 		}
-		keys, err := h.store.SignatureLaunches(ctx, s.ID, 20)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
+		for _, k := range s.Affected {
 			row.Affected = append(row.Affected, views.KV{K: k, V: "/launches/" + url.PathEscape(k)})
 		}
-		audit, err := h.store.AuditFor(ctx, review.SignatureSubject(s.ID))
-		if err != nil {
-			return err
-		}
-		for _, e := range audit {
+		for _, e := range s.History {
 			line := views.Time(&e.At) + " " + strings.TrimPrefix(e.Action, "signature.") + " by " + e.Actor
 			switch {
 			case e.Action == "signature.apply":

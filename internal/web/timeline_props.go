@@ -7,43 +7,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/review"
 	"launchwatch/internal/status"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
-// launchPageData is what the launch page reads from the store.
+// launchPageData is the launch page's read model with the zoom it was
+// asked for, which the timeline's props are drawn from.
 type launchPageData struct {
-	launch      *store.Launch
-	phases      []store.Phase
-	alarms      []store.Alarm
-	gaps        []store.Gap
-	first, last time.Time
-	ready       *time.Time
-	readies     []store.Line         // every ready line, the first included
-	context     map[int][]store.Line // alarm number → its lines with context
-	lines       store.LineWindow
-	notes       []store.Annotation
-	audit       []store.AuditEvent // decisions on the launch's alarms
-	zoom        zoomQuery          // the timeline's time range, ?from=&to=
-	now         time.Time          // now on the launch clock
+	*timeline.View
+	zoom zoomQuery // the timeline's time range, ?from=&to=
 }
-
-// readyMarks bounds the ready lines the timeline reads; they are merged
-// per column anyway.
-const readyMarks = 200
-
-// alarmContextLines is how many lines an alarm card shows around its event.
-const (
-	alarmContextLines = 3
-	alarmMaxLines     = 60
-)
 
 // mainConfigKeys are the configuration keys an engineer compares first
 // between launches, across server families.
@@ -51,36 +29,6 @@ var mainConfigKeys = []string{"model_path", "model", "served_model_name", "tp_si
 	"dp_size", "pp_size", "pipeline_parallel_size", "dtype", "quantization", "kv_cache_dtype",
 	"mem_fraction_static", "gpu_memory_utilization", "cuda_graph_max_bs", "max_model_len", "context_length",
 	"max_num_seqs", "max_running_requests"}
-
-// gapThreshold is the shortest silence the timeline marks as a gap: long
-// enough that ordinary pauses between log lines are not gaps.
-func gapThreshold(first, last time.Time) time.Duration {
-	return max(30*time.Second, last.Sub(first)/10)
-}
-
-func (h *handler) readyTime(c echo.Context, l *store.Launch) (*time.Time, error) {
-	if l.ReadySeq == nil {
-		return nil, nil
-	}
-	lines, err := h.store.LinesBetween(c.Request().Context(), l.ID, *l.ReadySeq, *l.ReadySeq, 1)
-	if err != nil || len(lines) == 0 {
-		return nil, err
-	}
-	return &lines[0].TS, nil
-}
-
-func (h *handler) alarmContexts(c echo.Context, launchID int64, alarms []store.Alarm) (map[int][]store.Line, error) {
-	out := make(map[int][]store.Line, len(alarms))
-	for _, a := range alarms {
-		lines, err := h.store.LinesBetween(c.Request().Context(), launchID, a.FirstSeq-alarmContextLines,
-			a.LastSeq+alarmContextLines, alarmMaxLines)
-		if err != nil {
-			return nil, err
-		}
-		out[a.No] = lines
-	}
-	return out, nil
-}
 
 // lineHref is the permalink of a line: a log window that starts a little
 // before it, scrolled to it.
@@ -95,16 +43,16 @@ func windowHref(seq int64) string {
 }
 
 func (d *launchPageData) props() views.LaunchProps {
-	l := d.launch
+	l := d.Launch
 	p := views.LaunchProps{Key: l.Key, Name: l.Name, Status: l.Status, Server: l.Server, Host: l.Host,
 		Phase: l.Phase, PhaseDone: l.PhaseDone, PhaseTotal: l.PhaseTotal, ExitCode: l.ExitCode,
 		ExitSignal: l.ExitSignal, LineCount: l.LineCount, OpenAlarms: l.OpenAlarms,
 		Labels: sortedKV(l.Labels), Config: sortedKV(l.Config)}
-	if !d.first.IsZero() {
-		p.Start = &d.first
+	if !d.First.IsZero() {
+		p.Start = &d.First
 	}
-	if d.ready != nil && !d.first.IsZero() {
-		ttr := d.ready.Sub(d.first)
+	if d.Ready != nil && !d.First.IsZero() {
+		ttr := d.Ready.Sub(d.First)
 		p.TimeToReady = &ttr
 	}
 	for _, k := range mainConfigKeys {
@@ -114,19 +62,19 @@ func (d *launchPageData) props() views.LaunchProps {
 	}
 	p.Timeline = d.timeline()
 	history := map[string][]string{}
-	for _, e := range d.audit {
+	for _, e := range d.Audit {
 		line := views.Time(&e.At) + " " + strings.TrimPrefix(e.Action, "alarm.") + " by " + e.Actor
 		if r, _ := e.Detail["reason"].(string); r != "" {
 			line += ": " + r
 		}
 		history[e.Subject] = append(history[e.Subject], line)
 	}
-	for _, a := range d.alarms {
-		ap := alarmProps(l.Key, a, d.context[a.No])
+	for _, a := range d.Alarms {
+		ap := alarmProps(l.Key, a, d.Context[a.No])
 		ap.History = history[review.Subject(l.Key, a.No)]
 		p.Alarms = append(p.Alarms, ap)
 	}
-	for _, n := range d.notes {
+	for _, n := range d.Notes {
 		np := views.NoteProps{Anchor: review.NoteAnchor(n.ID), Author: n.Author, Body: n.Body, Created: n.CreatedAt}
 		if n.Seq != nil {
 			np.Seq, np.SeqHref = *n.Seq, lineHref(l.Key, *n.Seq)
@@ -139,21 +87,21 @@ func (d *launchPageData) props() views.LaunchProps {
 // timelineInput is what the launch's timeline is drawn from: its phases,
 // marks and restarts' reset lines, on the launch clock.
 func (d *launchPageData) timelineInput() views.TimelineInput {
-	l := d.launch
+	l := d.Launch
 	key := l.Key
-	in := views.TimelineInput{Origin: d.first, Last: d.last, Now: d.now,
+	in := views.TimelineInput{Origin: d.First, Last: d.Last, Now: d.Now,
 		Live: l.Status == status.Starting || l.Status == status.Loading}
-	in.From, in.To = d.zoom.resolve(d.first)
-	for _, ph := range d.phases {
+	in.From, in.To = d.zoom.resolve(d.First)
+	for _, ph := range d.Phases {
 		in.Phases = append(in.Phases, views.TimelinePhase{Name: ph.Name, BeginSeq: ph.BeginSeq, Begin: ph.Begin,
 			End: ph.End, Done: ph.Done, Total: ph.Total, Href: lineHref(key, ph.BeginSeq)})
 	}
-	if d.ready != nil {
-		in.Ready = &views.TimelineMark{At: *d.ready, Href: lineHref(key, *l.ReadySeq)}
+	if d.Ready != nil {
+		in.Ready = &views.TimelineMark{At: *d.Ready, Href: lineHref(key, *l.ReadySeq)}
 		in.Resets = append(in.Resets, *l.ReadySeq)
 		in.Readies = append(in.Readies, *in.Ready)
 	}
-	for _, r := range d.readies {
+	for _, r := range d.Readies {
 		// The launch's ready line may be one a health probe stood for, or
 		// before a restart; later ones are the server ready again.
 		if l.ReadySeq == nil || r.Seq > *l.ReadySeq {
@@ -171,10 +119,10 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 		if l.ExitSignal != nil {
 			title += " " + *l.ExitSignal
 		}
-		in.Exit = &views.TimelineMark{At: d.last, Title: title, Href: lineHref(key, l.LastSeq)}
+		in.Exit = &views.TimelineMark{At: d.Last, Title: title, Href: lineHref(key, l.LastSeq)}
 	}
-	for _, a := range d.alarms {
-		at := d.first
+	for _, a := range d.Alarms {
+		at := d.First
 		if a.FirstTS != nil {
 			at = *a.FirstTS
 		}
@@ -184,8 +132,8 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 		in.Alarms = append(in.Alarms, views.TimelineAlarm{No: a.No, At: at, State: a.State, Headline: a.Headline,
 			Href: lineHref(key, a.FirstSeq)})
 	}
-	for _, n := range d.notes {
-		at, href := d.first, "#"+review.NoteAnchor(n.ID)
+	for _, n := range d.Notes {
+		at, href := d.First, "#"+review.NoteAnchor(n.ID)
 		if n.At != nil {
 			at = *n.At
 		}
@@ -194,7 +142,7 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 		}
 		in.Notes = append(in.Notes, views.TimelineNote{At: at, Author: n.Author, Body: n.Body, Href: href})
 	}
-	for _, g := range d.gaps {
+	for _, g := range d.Gaps {
 		in.Gaps = append(in.Gaps, views.TimelineGap{From: g.From, To: g.To})
 	}
 	return in
@@ -203,19 +151,9 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 func (d *launchPageData) timeline() views.TimelineProps {
 	in := d.timelineInput()
 	t := views.NewTimeline(in)
-	t.Zooms = zoomLinks(d.launch.Key, d.zoom, in)
-	t.ZoomBase = "/launches/" + url.PathEscape(d.launch.Key)
+	t.Zooms = zoomLinks(d.Launch.Key, d.zoom, in)
+	t.ZoomBase = "/launches/" + url.PathEscape(d.Launch.Key)
 	return t
-}
-
-// clockNow is now on the launch clock of a launch whose last line, at last
-// on its clock, was received at receivedAt: the clock runs on from its
-// last line, whatever the log's own times were (a replayed old log).
-func clockNow(last time.Time, receivedAt *time.Time, now time.Time) time.Time {
-	if receivedAt == nil || now.Before(*receivedAt) {
-		return last
-	}
-	return last.Add(now.Sub(*receivedAt))
 }
 
 func alarmProps(key string, a store.Alarm, context []store.Line) views.AlarmProps {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/views"
 )
 
@@ -37,14 +38,14 @@ func parseZoomEnd(q url.Values, name string) (zoomEnd, error) {
 	}
 	if f, err := strconv.ParseFloat(e.raw, 64); err == nil {
 		if math.IsNaN(f) || f < 0 || f > maxZoomSeconds {
-			return e, badParam("%s=%s is out of range: use seconds from the launch's first line, from 0", name, e.raw)
+			return e, decode.BadRequest("%s=%s is out of range: use seconds from the launch's first line, from 0", name, e.raw)
 		}
 		e.secs = f
 		return e, nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, e.raw)
 	if err != nil {
-		return e, badParam("%s=%q is not a time: use seconds from the launch's first line (90, 1.5) or an RFC 3339 time (2026-11-29T10:00:00Z)", name, e.raw)
+		return e, decode.BadRequest("%s=%q is not a time: use seconds from the launch's first line (90, 1.5) or an RFC 3339 time (2026-11-29T10:00:00Z)", name, e.raw)
 	}
 	e.at = at
 	return e, nil
@@ -64,7 +65,7 @@ func parseZoom(q url.Values) (zoomQuery, error) {
 	f, t := z.from, z.to
 	if f.raw != "" && t.raw != "" && f.at.IsZero() == t.at.IsZero() &&
 		(f.at.IsZero() && t.secs <= f.secs || !f.at.IsZero() && !t.at.After(f.at)) {
-		return zoomQuery{}, badParam("to=%s must be after from=%s", t.raw, f.raw)
+		return zoomQuery{}, decode.BadRequest("to=%s must be after from=%s", t.raw, f.raw)
 	}
 	return z, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 )
 
@@ -14,7 +15,7 @@ import (
 func (h *handler) tokenRevokeForm(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return badParam("no such token")
+		return decode.BadRequest("no such token")
 	}
 	if _, err := h.store.RevokeToken(c.Request().Context(), id, h.now(), actorName(c)); err != nil {
 		if errors.Is(err, store.ErrNotFound) {

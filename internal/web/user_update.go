@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/auth"
+	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
 	"launchwatch/internal/views"
 )
@@ -18,7 +19,7 @@ import (
 func (h *handler) userUpdate(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return badParam("no such user")
+		return decode.BadRequest("no such user")
 	}
 	u, err := h.store.UserByID(c.Request().Context(), id)
 	if err != nil {
@@ -56,7 +57,7 @@ func (h *handler) userUpdate(c echo.Context) error {
 		}
 		ch.PasswordHash = &hash
 	default:
-		return badParam("action must be role, disable, enable or password")
+		return decode.BadRequest("action must be role, disable, enable or password")
 	}
 	if _, err := h.store.UpdateUser(c.Request().Context(), id, ch, actorName(c)); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"launchwatch/internal/decode"
 	"launchwatch/internal/notify"
 	"launchwatch/internal/store"
 )
@@ -157,7 +158,7 @@ const maxDeliveriesShown = 100
 func webhookID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, badParam("no such webhook: %q", c.Param("id"))
+		return 0, decode.BadRequest("no such webhook: %q", c.Param("id"))
 	}
 	return id, nil
 }

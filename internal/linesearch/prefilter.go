@@ -1,4 +1,4 @@
-package store
+package linesearch
 
 import (
 	"regexp/syntax"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// A search prefilter is what every line a search matches must contain: a
+// A Prefilter is what every line a search matches must contain: a
 // conjunction of clauses, each a disjunction of literals. It never leaves
 // out a matching line (it may keep lines that do not match): the substring
 // search is one clause of one literal, an RE2 expression gives the
@@ -15,30 +15,33 @@ import (
 // of "CUDA error" and "CUDA out of memory"), and the expression itself is
 // then applied in Go, so its semantics stay RE2's.
 //
-// A literal holds wildFold where a case-insensitive expression may match a
+// A literal holds WildFold where a case-insensitive expression may match a
 // character that folds to something no case-insensitive LIKE of the
 // database's locale would find (k matches the Kelvin sign in RE2): the
 // bloom filter skips trigrams holding it and ILIKE reads it as "_".
-type prefilter [][]string
+type Prefilter [][]string
+
+// WildFold stands in a literal for a character no case-insensitive LIKE
+// would find; it is never in stored text (ingest replaces NUL).
+const WildFold = '\x00'
 
 const (
-	wildFold       = '\x00' // never in stored text: ingest replaces NUL
-	maxExact       = 16     // the most strings an exact set keeps
+	maxExact       = 16 // the most strings an exact set keeps
 	maxClauses     = 8
 	maxClauseWords = 16
 )
 
-// substringPrefilter is the prefilter of a case-insensitive substring.
-func substringPrefilter(s string) prefilter {
+// Substring is the prefilter of a case-insensitive substring.
+func Substring(s string) Prefilter {
 	if s == "" {
 		return nil
 	}
-	return prefilter{{s}}
+	return Prefilter{{s}}
 }
 
-// regexpPrefilter is the prefilter of an RE2 expression (nil when it
+// Regexp is the prefilter of an RE2 expression (nil when it
 // requires no literal, such as `.*` or `\d+`).
-func regexpPrefilter(expr string) prefilter {
+func Regexp(expr string) Prefilter {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil
@@ -55,7 +58,7 @@ func regexpPrefilter(expr string) prefilter {
 // each clause of cnf.
 type reInfo struct {
 	exact []string
-	cnf   prefilter
+	cnf   Prefilter
 }
 
 func anyInfo() reInfo { return reInfo{} }
@@ -63,7 +66,7 @@ func anyInfo() reInfo { return reInfo{} }
 func exactInfo(s ...string) reInfo { return reInfo{exact: s} }
 
 // clauses turns an exact set into a clause (useless when it holds "").
-func (i reInfo) clauses() prefilter {
+func (i reInfo) clauses() Prefilter {
 	if i.exact == nil {
 		return i.cnf
 	}
@@ -72,7 +75,7 @@ func (i reInfo) clauses() prefilter {
 			return nil
 		}
 	}
-	return prefilter{i.exact}
+	return Prefilter{i.exact}
 }
 
 func reInfoOf(re *syntax.Regexp) reInfo {
@@ -148,14 +151,14 @@ func reInfoOf(re *syntax.Regexp) reInfo {
 		if len(clause) > maxClauseWords {
 			return anyInfo()
 		}
-		return reInfo{cnf: prefilter{clause}}
+		return reInfo{cnf: Prefilter{clause}}
 	}
 	return anyInfo() // any character, a star
 }
 
 // bestClause is the clause of p whose shortest literal is longest: the
 // most selective one alone stands for a branch of an alternation.
-func bestClause(p prefilter) []string {
+func bestClause(p Prefilter) []string {
 	var best []string
 	bestLen := -1
 	for _, c := range p {
@@ -174,7 +177,7 @@ func bestClause(p prefilter) []string {
 
 // literalOf is a literal of runes; fold marks case-insensitive ones: a
 // letter that folds beyond ASCII (k, s, and any non-ASCII letter) becomes
-// wildFold.
+// WildFold.
 func literalOf(rs []rune, fold bool) string {
 	var b strings.Builder
 	for _, r := range rs {
@@ -184,15 +187,10 @@ func literalOf(rs []rune, fold bool) string {
 		case r < utf8.RuneSelf && !strings.ContainsRune("kKsS", r):
 			b.WriteRune(unicode.ToLower(r))
 		case unicode.SimpleFold(r) != r:
-			b.WriteByte(wildFold)
+			b.WriteByte(WildFold)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
-}
-
-// likePattern is the ILIKE pattern that finds lit anywhere in a line.
-func likePattern(lit string) string {
-	return "%" + strings.ReplaceAll(likeEscaper.Replace(lit), string(wildFold), "_") + "%"
 }

@@ -1,4 +1,4 @@
-package web
+package timeline
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"launchwatch/internal/store"
 )
 
-// gapCache keeps the gaps of launches whose lines did not change since they
+// GapCache keeps the gaps of launches whose lines did not change since they
 // were computed: finding gaps reads every line time of a launch (about half
 // a second for a million lines), while a finished launch never changes. A
 // launch that only grew at its end (a live one, whose page asks for its
@@ -19,7 +19,7 @@ import (
 // without a time of their own moves), or lines stored under another clock
 // would be measured against gaps of the old one. It is per process; the
 // web tier stays stateless because a miss only costs the query.
-type gapCache struct {
+type GapCache struct {
 	mu      sync.Mutex
 	entries map[int64]gapEntry
 }
@@ -47,12 +47,13 @@ type gapClock struct {
 	first  int64         // its first line's time on that clock, unix ns
 }
 
-func newGapCache() *gapCache { return &gapCache{entries: map[int64]gapEntry{}} }
+// NewGapCache returns an empty cache, for one process.
+func NewGapCache() *GapCache { return &GapCache{entries: map[int64]gapEntry{}} }
 
 // get returns the gaps of launch l longer than min, from the cache when the
 // launch's lines are unchanged or only appended to, on the same clock: its
 // offset read now and first, its first line's time.
-func (gc *gapCache) get(ctx context.Context, st *store.Store, l *store.Launch, first time.Time, min time.Duration) ([]store.Gap, error) {
+func (gc *GapCache) get(ctx context.Context, st *store.Store, l *store.Launch, first time.Time, min time.Duration) ([]store.Gap, error) {
 	c, err := st.Clock(ctx, l.ID)
 	if err != nil {
 		return nil, err

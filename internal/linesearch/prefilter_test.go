@@ -1,11 +1,11 @@
-package store
+package linesearch
 
 import (
 	"fmt"
 	"testing"
 )
 
-func TestRegexpPrefilter(t *testing.T) {
+func TestRegexp(t *testing.T) {
 	t.Parallel()
 	for expr, want := range map[string]string{
 		`CUDA (error|out of memory)`: `[[CUDA error CUDA out of memory]]`,
@@ -20,8 +20,8 @@ func TestRegexpPrefilter(t *testing.T) {
 		`(foo)+bar`:                  `[[foo] [bar]]`,
 		`x{3}`:                       `[[xxx]]`,
 	} {
-		if got := fmt.Sprint(regexpPrefilter(expr)); got != want {
-			t.Errorf("regexpPrefilter(%q) = %q, want %q", expr, got, want)
+		if got := fmt.Sprint(Regexp(expr)); got != want {
+			t.Errorf("Regexp(%q) = %q, want %q", expr, got, want)
 		}
 	}
 }
@@ -30,10 +30,10 @@ func TestRegexpPrefilter(t *testing.T) {
 // any case-insensitive spelling of it asks for.
 func TestBloomHoldsFoldedTrigrams(t *testing.T) {
 	t.Parallel()
-	b := newBloom()
-	b.addText("CUDA Out Of Memory \u212Aelvin ſtep İnit")
+	b := NewBloom()
+	b.AddText("CUDA Out Of Memory \u212Aelvin ſtep İnit")
 	for _, lit := range []string{"cuda out of memory", "CUDA", "kelvin", "step", "init", literalOf([]rune("KELVIN"), true)} {
-		m, ok := literalMask(lit)
+		m, ok := LiteralMask(lit)
 		if !ok {
 			t.Errorf("%q has no usable trigram", lit)
 			continue
@@ -45,7 +45,7 @@ func TestBloomHoldsFoldedTrigrams(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := literalMask("ab"); ok {
+	if _, ok := LiteralMask("ab"); ok {
 		t.Error("a two-letter word has no trigram")
 	}
 }
@@ -55,9 +55,9 @@ func TestBloomHoldsFoldedTrigrams(t *testing.T) {
 func BenchmarkBloomAddText(b *testing.B) {
 	b.ReportAllocs()
 	line := "[2026-04-02 09:28:17 TP3] Decode batch. #running-req: 17, #token: 4913, token usage: 0.42, gen throughput (token/s): 1289.42"
-	bl := newBloom()
+	bl := NewBloom()
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
-		bl.addText(line)
+		bl.AddText(line)
 	}
 }
