@@ -86,6 +86,8 @@ var listeningPhrases = []string{
 	"endpoint:", "endpoint at", "url:", "urls:",
 	"server started", "server is running", "server running", "started server", "started http",
 	"started grpc", "started rest", "api server",
+	// "Running gRPC ModelServer at 0.0.0.0:8500", "Exporting HTTP/REST API at:localhost:8501"
+	"server at", "api at",
 }
 
 // advisingPhrases tell a person where to point a browser or a client
@@ -108,6 +110,20 @@ var notAnnouncing = []string{
 	"will ", "not ", "n't", "tcp://", "nccl", "master_", "master addr", "rendezvous", "init_method",
 	"dist_url", "zmq", "ipc://", "unix://", "huggingface.co", "github.com", "e.g.", "example", "usage:",
 	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
+	"connecting", // a client's "Connecting to server at ...": someone else's endpoint
+}
+
+// bareStartedLine reads a logger's line that says only "Started" or
+// "Ready" (Petals' server once its blocks serve): an announcement with no
+// address, which waits as one before loading and is readiness after it
+// (announcedReady). Only a line with a logger's prefix: a bare word
+// printed alone is too little to go on.
+func bareStartedLine(body string) announcement {
+	switch strings.TrimSuffix(body, ".") {
+	case "Started", "Ready", "started", "ready":
+		return announcement{ok: true}
+	}
+	return announcement{}
 }
 
 // announcedEndpoint reads one line body. The words are looked at before

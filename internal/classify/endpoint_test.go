@@ -28,6 +28,8 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		{"**  API: http://127.0.0.1:8765  **", "http://127.0.0.1:8765"},
 		{"Starting Acme inference at endpoint: http://0.0.0.0:9997", "http://0.0.0.0:9997"},
 		{"gRPC server listening on 0.0.0.0:50051", "http://0.0.0.0:50051"},
+		{"Running gRPC ModelServer at 0.0.0.0:8500 ...", "http://0.0.0.0:8500"},
+		{"Exporting HTTP/REST API at localhost:8501 ...", "http://localhost:8501"},
 		{`INFO:     127.0.0.1:51234 - "GET /health HTTP/1.1" 200 OK`, ""},
 		{`10.0.0.7 - - [01/Mar/2026 10:00:01] "GET /v1/models HTTP/1.1" 200 -`, ""},
 		{`level=info msg=request method=GET path=/readyz status=200 took=1ms`, ""},
@@ -44,6 +46,7 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		"Metrics server listening on http://0.0.0.0:9090",
 		"Failed to connect to http://10.0.0.2:8000: connection refused",
 		"Connecting to existing cluster at address: 10.0.0.1:6379...",
+		"Connecting to server at 10.0.0.1:9000",
 		"The server will listen on http://0.0.0.0:8000 once the model is loaded",
 		"usage: serve --host 0.0.0.0 --port 8000",
 		"Downloading https://files.example.org:8443/model.bin",
@@ -117,6 +120,15 @@ func TestAnnouncedReadiness(t *testing.T) {
 			"acme-serve 1.2",
 			`10.0.0.9 - - [01/Mar/2026 10:00:01] "GET /healthz HTTP/1.1" 200 -`,
 		}, 2},
+		{"BareStartedAfterLoadingIsReady", "", []string{
+			"2031-03-04 10:00:00 [INFO] Loading block 1 of acme-70b",
+			"2031-03-04 10:00:09 [INFO] Loaded block 1 of acme-70b",
+			"2031-03-04 10:00:10 [INFO] Started",
+		}, 3},
+		{"BareStartedBeforeLoadingWaitsAndLoadingCancels", "", []string{
+			"2031-03-04 10:00:00 [INFO] Started",
+			"2031-03-04 10:00:01 [INFO] Loading block 1 of acme-70b",
+		}, 0},
 		{"EndpointBeforeLoadingThenServedIsReady", "", []string{
 			"acme-frontend 0.3 starting",
 			"HTTP service listening on 0.0.0.0:8000",

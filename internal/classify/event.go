@@ -75,6 +75,11 @@ type event struct {
 	// Spawned: the event came after a supervisor or proxy started a child
 	// (stateData.Spawned): it may be that child's failure, which the
 	// parent would report next (see undecided).
+	// Words: the event is a line that reads as a program's last words
+	// ("error: ...") and nothing else: no signature named a failure. A
+	// server that serves on after it was reporting one request's failure
+	// it handled (see survived).
+	Words   bool  `json:"words,omitempty"`
 	Spawned bool  `json:"spawned,omitempty"`
 	SpawnN  int64 `json:"spawn_n,omitempty"` // the line count when it opened
 }

@@ -52,6 +52,7 @@ func (s *State) openLastWords(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	}
 	ev := s.openEvent(fb, p, seq, at, src, t, stLast, AlarmOther, 2, m)
 	ev.Await = s.d.N + awaitWindow // "Error: ..., retrying" was no last word
+	ev.Words = m.best == nil
 	return ev
 }
 

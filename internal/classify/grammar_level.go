@@ -148,7 +148,7 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 	}
 	// An indented continuation (a multi-line message, an error's
 	// "Caused by:" list or backtrace) of the run's last line.
-	if r := s.d.G.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t)) {
+	if r := s.d.G.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t) || isDetailLine(t)) {
 		r.add(p, seq, s.d.Prev.Seq, t, m, false)
 	}
 	return nil
@@ -322,6 +322,29 @@ func tellingPrio(t string, m *lineMatch) int {
 
 // isContinuationHeader reports the unindented lines inside an error's
 // multi-line report (anyhow's, eyre's and Rust's backtrace headers).
+// isDetailLine reports a line of the details an error message goes on
+// with on lines of their own: a list item ("- Free GPUs:") or a heading in
+// capitals ("SYSTEM INFO").
+func isDetailLine(t string) bool {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		return true
+	}
+	if len(t) > 40 {
+		return false
+	}
+	letters := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c == ' ' || c == '_' || c == ':':
+		default:
+			return false
+		}
+	}
+	return letters >= 4
+}
+
 func isContinuationHeader(t string) bool {
 	switch t {
 	case "Caused by:", "Stack backtrace:", "stack backtrace:", "Location:", "Backtrace:":

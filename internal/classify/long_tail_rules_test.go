@@ -193,3 +193,35 @@ Events:
 		t.Errorf("a container that completed: %+v", alarms)
 	}
 }
+
+// An ERROR line whose details follow on lines of their own (a heading in
+// capitals, list items), and then the process ends: one fatal alarm of the
+// line and its details when the stream ends.
+func TestErrorDetailsThenTheEnd(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `INFO 2031-03-04 15:00:04.118 profile.py:360] Looking for a runnable profile
+ERROR 2031-03-04 15:00:04.122 utils.py:21] Could not find a profile that is runnable on this hardware. See the system information below.
+SYSTEM INFO
+- Free GPUs:
+  -  (0) NVIDIA L40S
+- Non-free GPUs:
+  -  (1) NVIDIA L40S [current utilization: 91%]`)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].FirstSeq != 2 || alarms[0].LastSeq != 7 || alarms[0].HeadlineSeq != 2 {
+		t.Errorf("%d alarms %+v, want one fatal alarm of lines 2-7 headed by the ERROR line", len(alarms), alarms)
+	}
+}
+
+// A lower-case "error: ..." that reads as last words, after which the
+// server takes and answers requests, was one request's handled failure:
+// no alarm, as a client's rejected request is none.
+func TestLastWordsTheServerServesOnAfterAreNoAlarm(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `audio server listening at http://0.0.0.0:8080
+Received request: memo.m4a
+error: failed to read audio data
+Received request: standup.wav
+Received request: beep.wav`)
+	if st.Summary().Ready == nil || len(alarms) != 0 {
+		t.Errorf("ready %v, alarms %+v: want ready and no alarm", st.Summary().Ready, alarms)
+	}
+}

@@ -193,6 +193,10 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 			if rest, ok := p.eatLevelWord(s, year); ok {
 				return rest, true
 			}
+		} else if len(s) > 3 && s[3] == ' ' {
+			if rest, ok := p.eatMonthLevel(s, year); ok {
+				return rest, true
+			}
 		}
 		if isGlogLevel(c) && isDigit(s[1]) {
 			return p.eatGlog(s, year, 0)

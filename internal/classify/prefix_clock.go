@@ -81,6 +81,64 @@ func (p *Prefix) eatKitchen(s string) (string, bool) {
 	return s[h+10:], true
 }
 
+// eatMonthLevel reads a month-day time without a year, then a bracketed
+// level, as hivemind's logger writes it (Petals: "%b %d %H:%M:%S.%f
+// [LEVEL] ..."): "Mar 04 10:01:57.004 [INFO] Started". The year comes from
+// year; with 0 the time stays zero. A syslog line ("Mar 04 10:01:57 host
+// app[1]: ...") has no level there and is peeled as an envelope instead.
+func (p *Prefix) eatMonthLevel(s string, year int) (string, bool) {
+	if len(s) < 22 || s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':' {
+		return s, false
+	}
+	mo := 0
+	for i, m := range months {
+		if s[:3] == m {
+			mo = i + 1
+			break
+		}
+	}
+	if mo == 0 {
+		return s, false
+	}
+	for _, i := range []int{5, 7, 8, 10, 11, 13, 14} {
+		if !isDigit(s[i]) {
+			return s, false
+		}
+	}
+	if s[4] != ' ' && !isDigit(s[4]) {
+		return s, false
+	}
+	n, ns := 15, 0
+	if s[n] == '.' || s[n] == ',' {
+		j, scale := n+1, 100000000
+		for ; j < len(s) && isDigit(s[j]); j++ {
+			if scale > 0 {
+				ns += int(s[j]-'0') * scale
+				scale /= 10
+			}
+		}
+		if j == n+1 {
+			return s, false
+		}
+		n = j
+	}
+	if n+1 >= len(s) || s[n] != ' ' || s[n+1] != '[' {
+		return s, false
+	}
+	rest, ok := p.eatBracketLevel(s[n+1:])
+	if !ok {
+		return s, false
+	}
+	d := int(s[5] - '0')
+	if s[4] != ' ' {
+		d = atoi2(s[4:6])
+	}
+	if year > 0 {
+		p.Time = dateUTC(year, mo, d, atoi2(s[7:9]), atoi2(s[10:12]), atoi2(s[13:15]), ns)
+	}
+	return rest, true
+}
+
 // zerologLevel maps zerolog's console level abbreviations to level names.
 func zerologLevel(w string) string {
 	switch w {

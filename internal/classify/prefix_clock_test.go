@@ -54,3 +54,22 @@ func TestKitchenPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestMonthLevelPrefix: hivemind's "%b %d %H:%M:%S.%f [LEVEL]" prefix
+// (Petals) gives the level and the time in the given year; a syslog line
+// is no such prefix.
+func TestMonthLevelPrefix(t *testing.T) {
+	t.Parallel()
+	p := ParsePrefix("Mar 04 10:01:57.004 [INFO] Started", 2031)
+	if p.Level != "INFO" || p.Body != "Started" || p.Time.Format("2006-01-02 15:04:05.000") != "2031-03-04 10:01:57.004" {
+		t.Errorf("got level %q body %q time %v", p.Level, p.Body, p.Time)
+	}
+	p = ParsePrefix("Mar  4 10:01:57 [WARN] low disk", 2031)
+	if p.Level != "WARNING" || p.Body != "low disk" {
+		t.Errorf("space-padded day: level %q body %q", p.Level, p.Body)
+	}
+	p = ParsePrefix("Mar 04 10:01:57 gpu-3 heron[12]: [INFO] hello", 2031)
+	if p.Origin == "" || p.Body != "hello" {
+		t.Errorf("a syslog line: origin %q body %q, want its envelope peeled", p.Origin, p.Body)
+	}
+}

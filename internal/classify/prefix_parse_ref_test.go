@@ -101,6 +101,11 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 		if rest, ok := p.oldEatLevelWord(s, year); ok {
 			return rest, true
 		}
+		// hivemind's month-day stamp and bracketed level, added after
+		// the copy: a new reader, shared (prefix_clock.go).
+		if rest, ok := p.eatMonthLevel(s, year); ok {
+			return rest, true
+		}
 		if isGlogLevel(c) {
 			return p.eatGlog(s, year, 0)
 		}

@@ -558,6 +558,8 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 	m.builtin = s.h.builtin
 	if s.h.endpoint {
 		m.announce = announcedEndpoint(p.Body)
+	} else if len(p.Body) <= len("Started.") && p.Tagged {
+		m.announce = bareStartedLine(p.Body)
 	}
 	s.observeFamily(p)
 	if len(s.h.sigs) == 0 {

@@ -41,6 +41,13 @@ func (s *State) survived(fb *feedBuf) {
 		}
 		ev.Alive++
 		if ev.Alive >= servedToSurvive {
+			if ev.Words && ev.A.Cause == 0 {
+				// "error: ..." that the server served on after was no
+				// last word: one request's failure it handled and
+				// answered, as a client's rejected request is.
+				s.withdraw(fb, ev)
+				continue
+			}
 			s.setFatal(ev, false)
 			fb.touch(ev)
 		}
