@@ -195,6 +195,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	}
 	compactTime, compactDBCPU, compactGoCPU := time.Since(start), cpuSince(ctx, pool, db0), cpuTime()-cpu0
 	stored := storedBytes(b, pool, true)
+	byColumn := blockColumnBytes(b, pool)
 
 	// Classification is measured alone, in this process, on the same
 	// lines.
@@ -282,8 +283,35 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		w, "≤ 1.2×", w <= 1.2, fmt.Sprintf("what ingest left stored before any compaction (in-order batches write blocks straight away), %s", fresh.detail))
 	s := float64(stored.total) / float64(logBytes)
 	ratio("stored-per-log-byte", fmt.Sprintf("stored %.1f MB", float64(stored.total)/1e6), fmt.Sprintf("log %.1f MB", float64(logBytes)/1e6),
-		s, "≤ 0.5×", s <= 0.5, fmt.Sprintf("at rest (the worker's pass over the quiet launch, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; compacting %d lines took %s (database cpu %s, web %s)",
-			stored.detail, movedLines, compactTime.Round(time.Millisecond), compactDBCPU.Round(time.Millisecond), compactGoCPU.Round(time.Millisecond)))
+		s, "≤ 0.5×", s <= 0.5, fmt.Sprintf("at rest (the worker's pass over the quiet launch, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; line_blocks' arrays as stored (TOAST lz4), per byte of log: %s; compacting %d lines took %s (database cpu %s, web %s)",
+			stored.detail, byColumn(logBytes), movedLines, compactTime.Round(time.Millisecond), compactDBCPU.Round(time.Millisecond), compactGoCPU.Round(time.Millisecond)))
+}
+
+// blockColumnBytes is what each array of line_blocks takes as stored
+// (compressed, or not where compression did not pay), summed over every
+// block: which column a better compression would pay on. It returns the
+// figures per byte of a log of the given size.
+func blockColumnBytes(b *testing.B, pool *pgxpool.Pool) func(logBytes int64) string {
+	cols := []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+	sums := make([]string, len(cols))
+	for i, c := range cols {
+		sums[i] = "COALESCE(sum(pg_column_size(" + c + ")), 0)::bigint"
+	}
+	vals := make([]int64, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := pool.QueryRow(context.Background(), `SELECT `+strings.Join(sums, ", ")+` FROM line_blocks`).Scan(ptrs...); err != nil {
+		b.Fatal(err)
+	}
+	return func(logBytes int64) string {
+		parts := make([]string, len(cols))
+		for i, c := range cols {
+			parts[i] = fmt.Sprintf("%s %.3f×", c, float64(vals[i])/float64(logBytes))
+		}
+		return strings.Join(parts, ", ")
+	}
 }
 
 // stored is the database's bytes of the lines of every launch stored so
