@@ -2,7 +2,7 @@
 GO ?= go
 ARGS ?=
 
-.PHONY: run test test-failover test-deps lint bench bench-all pgo build postgres chromium clients otelcol generate screenshot clean
+.PHONY: run test test-failover test-deps lint bench bench-scale bench-all pgo build postgres chromium clients otelcol generate screenshot clean
 
 ## build: compile cmd/web and cmd/launchwatch into ./bin
 build:
@@ -49,6 +49,14 @@ lint:
 bench: postgres
 	$(GO) test $(PGO) -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x -count=1 -timeout 30m ./internal/bench/
 	$(GO) test $(PGO) -run '^$$' -bench '^BenchmarkBudgets$$' -benchtime 1x -count=1 -timeout 30m ./internal/web/
+
+## bench-scale: the scale bench (internal/bench BenchmarkScale): 10M lines over 1000 launches of
+## random sizes from the corpus and testdata/families, then the list, launch page (cold and warm),
+## log page, search and compare p95, retention's cost per launch dropped and storage per byte of
+## log; LWBENCH_SCALE_LINES (and LWBENCH_SCALE_LAUNCHES) size it down. Not part of make test, nor
+## of bench-all (it runs only with LWBENCH_SCALE set)
+bench-scale: postgres
+	LWBENCH_SCALE=1 $(GO) test $(PGO) -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -count=1 -timeout 180m ./internal/bench/
 
 # PGO is the profile `go build ./cmd/web` compiles the server with by itself (default.pgo in the
 # main package's directory); benchmarks of other packages are given it explicitly

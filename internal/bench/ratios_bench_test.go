@@ -124,15 +124,21 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	// database and this process used in it is measured.
 	type anchorRun struct {
 		time, dbCPU, goCPU time.Duration
-		target             int64 // the new launch
+		bare               time.Duration // the bare COPY of (launch_id, seq, text)
+		target             int64         // the new launch
 	}
 	anchor := func(key, anchorKey string) anchorRun {
 		l, err := srv.Store.LaunchByKey(ctx, key)
 		if err != nil {
 			b.Fatal(err)
 		}
+		// Every line the launch holds, rows and blocks alike (in-order
+		// batches write most lines straight into blocks).
 		cols := []string{"seq", "ts", "received_at", "stream", "kind", "level", "rank", "alarm_no", "text", "logged_at"}
-		rows, err := pool.Query(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM lines WHERE launch_id = $1 ORDER BY seq`, l.ID)
+		list := strings.Join(cols, ", ")
+		rows, err := pool.Query(ctx, `SELECT `+list+` FROM (SELECT `+list+` FROM lines WHERE launch_id = $1
+			UNION ALL SELECT u.* FROM line_blocks b CROSS JOIN LATERAL unnest(b.`+strings.Join(cols, ", b.")+`) AS u(`+list+`)
+			WHERE b.launch_id = $1) l ORDER BY seq`, l.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -154,7 +160,25 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 			b.Fatal(err)
 		}
 		copyTime := time.Since(start)
-		return anchorRun{time: copyTime, dbCPU: cpuSince(ctx, pool, db0), goCPU: cpuTime() - go0, target: target}
+		run := anchorRun{time: copyTime, dbCPU: cpuSince(ctx, pool, db0), goCPU: cpuTime() - go0, target: target}
+		// The bare anchor: the same lines' (launch_id, seq, text) alone
+		// into a table with nothing but its primary key.
+		bare := make([][]any, len(copied))
+		for i, r := range copied {
+			bare[i] = []any{target, r[0], r[8]}
+		}
+		if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bare_lines; CREATE TABLE bare_lines (launch_id bigint, seq bigint, text text, PRIMARY KEY (launch_id, seq))`); err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		if _, err := pool.CopyFrom(ctx, pgx.Identifier{"bare_lines"}, []string{"launch_id", "seq", "text"}, pgx.CopyFromRows(bare)); err != nil {
+			b.Fatal(err)
+		}
+		run.bare = time.Since(start)
+		if _, err := pool.Exec(ctx, `DROP TABLE bare_lines`); err != nil {
+			b.Fatal(err)
+		}
+		return run
 	}
 	first := anchor("ingest-run", "copy-anchor")
 	copyTime, copyDBCPU, copyGoCPU, target := first.time, first.dbCPU, first.goCPU, first.target
@@ -172,6 +196,7 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	}
 	compactTime, compactDBCPU, compactGoCPU := time.Since(start), cpuSince(ctx, pool, db0), cpuTime()-cpu0
 	stored := storedBytes(b, pool, true)
+	byColumn := blockColumnBytes(b, pool)
 
 	// Classification is measured alone, in this process, on the same
 	// lines.
@@ -201,28 +226,31 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 	indexTime := cpuTime() - cpu0
 
 	// The later rounds: ingest, its anchor, and both launches deleted.
-	ingestTimes, copyTimes := []time.Duration{ingestTime}, []time.Duration{copyTime}
+	ingestTimes, copyTimes, bareTimes := []time.Duration{ingestTime}, []time.Duration{copyTime}, []time.Duration{first.bare}
 	for k := 2; k <= rounds; k++ {
 		key := fmt.Sprintf("ingest-run-%d", k)
 		it := ingest(key)
 		a := anchor(key, fmt.Sprintf("copy-anchor-%d", k))
-		ingestTimes, copyTimes = append(ingestTimes, it), append(copyTimes, a.time)
+		ingestTimes, copyTimes, bareTimes = append(ingestTimes, it), append(copyTimes, a.time), append(bareTimes, a.bare)
 		// What the deleted launches leave is vacuumed now, so that the
 		// next round starts from the same tables as this one, and
 		// autovacuum does not run while later figures are measured.
 		if _, err := pool.Exec(ctx, `DELETE FROM launches WHERE id = $1 OR key = $2`, a.target, key); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) lines, line_keys, line_chunks, line_templates, classifier_checkpoints, launch_phases, alarms, launches`); err != nil {
+		if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) lines, line_blocks, line_keys, line_chunks, line_templates, classifier_checkpoints, launch_phases, alarms, launches`); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ratios := make([]float64, len(ingestTimes))
-	var each []string
+	ratios, bareRatios := make([]float64, len(ingestTimes)), make([]float64, len(ingestTimes))
+	var each, bareEach []string
 	for k := range ratios {
 		ratios[k] = copyTimes[k].Seconds() / ingestTimes[k].Seconds()
 		each = append(each, fmt.Sprintf("%s/%s %.2f×", ingestTimes[k].Round(10*time.Millisecond), copyTimes[k].Round(10*time.Millisecond), ratios[k]))
+		bareRatios[k] = bareTimes[k].Seconds() / ingestTimes[k].Seconds()
+		bareEach = append(bareEach, fmt.Sprintf("%s/%s %.2f×", ingestTimes[k].Round(10*time.Millisecond), bareTimes[k].Round(10*time.Millisecond), bareRatios[k]))
 	}
+	br, bt := percentile(bareRatios, 50), percentile(bareTimes, 50)
 
 	// Ingest classifies and indexes lines while the COPY stores the ones
 	// before them, so its time does not add up by part: the wall time is
@@ -247,11 +275,44 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 			ingestDBCPU.Round(time.Millisecond), copyDBCPU.Round(time.Millisecond),
 			ingestGoCPU.Round(time.Millisecond), copyGoCPU.Round(time.Millisecond),
 			classifyTime.Round(time.Millisecond), indexTime.Round(time.Millisecond), decodeCPU.Round(time.Millisecond), statements))
+	ratio("ingest-vs-bare-copy", fmt.Sprintf("ingest %.0f lines/s (%s)", float64(n)/it.Seconds(), it.Round(time.Millisecond)),
+		fmt.Sprintf("bare COPY %.0f lines/s (%s)", float64(n)/bt.Seconds(), bt.Round(time.Millisecond)), br, "≥ 1.0×", br >= 1.0,
+		fmt.Sprintf("the same lines' (launch_id, seq, text) COPYed into a table with only its primary key, right after each round's full-table COPY; median of %d rounds (ingest/bare COPY: %s)",
+			len(bareRatios), strings.Join(bareEach, ", ")))
+	w := float64(fresh.total) / float64(logBytes)
+	ratio("written-per-log-byte", fmt.Sprintf("written %.1f MB", float64(fresh.total)/1e6), fmt.Sprintf("log %.1f MB", float64(logBytes)/1e6),
+		w, "≤ 1.2×", w <= 1.2, fmt.Sprintf("what ingest left stored before any compaction (in-order batches write blocks straight away), %s", fresh.detail))
 	s := float64(stored.total) / float64(logBytes)
 	ratio("stored-per-log-byte", fmt.Sprintf("stored %.1f MB", float64(stored.total)/1e6), fmt.Sprintf("log %.1f MB", float64(logBytes)/1e6),
-		s, "≤ 1.3×", s <= 1.3, fmt.Sprintf("at rest (compacted, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; as ingest wrote it %.1f MB (%.2f×: %s); compacting %d lines took %s (database cpu %s, web %s)",
-			stored.detail, float64(fresh.total)/1e6, float64(fresh.total)/float64(logBytes), fresh.detail,
-			movedLines, compactTime.Round(time.Millisecond), compactDBCPU.Round(time.Millisecond), compactGoCPU.Round(time.Millisecond)))
+		s, "≤ 0.5×", s <= 0.5, fmt.Sprintf("at rest (the worker's pass over the quiet launch, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; line_blocks' arrays as stored (TOAST lz4), per byte of log: %s; compacting %d lines took %s (database cpu %s, web %s)",
+			stored.detail, byColumn(logBytes), movedLines, compactTime.Round(time.Millisecond), compactDBCPU.Round(time.Millisecond), compactGoCPU.Round(time.Millisecond)))
+}
+
+// blockColumnBytes is what each array of line_blocks takes as stored
+// (compressed, or not where compression did not pay), summed over every
+// block: which column a better compression would pay on. It returns the
+// figures per byte of a log of the given size.
+func blockColumnBytes(b *testing.B, pool *pgxpool.Pool) func(logBytes int64) string {
+	cols := []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+	sums := make([]string, len(cols))
+	for i, c := range cols {
+		sums[i] = "COALESCE(sum(pg_column_size(" + c + ")), 0)::bigint"
+	}
+	vals := make([]int64, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := pool.QueryRow(context.Background(), `SELECT `+strings.Join(sums, ", ")+` FROM line_blocks`).Scan(ptrs...); err != nil {
+		b.Fatal(err)
+	}
+	return func(logBytes int64) string {
+		parts := make([]string, len(cols))
+		for i, c := range cols {
+			parts[i] = fmt.Sprintf("%s %.3f×", c, float64(vals[i])/float64(logBytes))
+		}
+		return strings.Join(parts, ", ")
+	}
 }
 
 // stored is the database's bytes of the lines of every launch stored so

@@ -58,7 +58,7 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 			}
 		})
 	}()
-	err := b.tx.CopyLineStream(ctx, b.launch.ID, index, func() ([]store.Line, error) {
+	next := func() ([]store.Line, error) {
 		select {
 		case rows, ok := <-pieces:
 			if ok {
@@ -68,7 +68,15 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
-	})
+	}
+	var err error
+	if first, last := fresh[0].Seq, fresh[len(fresh)-1].Seq; last-first+1 == int64(len(fresh)) {
+		// Every seq of the run (fresh is sorted, without repeats): the
+		// blocks it completes are written as blocks (store.CopyLineRun).
+		err = b.tx.CopyLineRun(ctx, b.launch.ID, index, first, last, next)
+	} else {
+		err = b.tx.CopyLineStream(ctx, b.launch.ID, index, next)
+	}
 	close(stop)
 	<-done
 	if err == nil {

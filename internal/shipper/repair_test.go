@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"launchwatch/internal/client"
+	"launchwatch/internal/store/storetest"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -98,7 +99,7 @@ func TestFollowOnceConfirmsTheServerHoldsEveryLine(t *testing.T) {
 	proxy := losingProxy(t, srv.URL, 3000, func() {
 		l, err := srv.Store.LaunchByKey(context.Background(), "lossy")
 		if err == nil {
-			_, err = srv.Store.Pool().Exec(context.Background(), `DELETE FROM lines WHERE launch_id = $1 AND seq BETWEEN 1001 AND 2000`, l.ID)
+			err = storetest.LoseLines(context.Background(), srv.Store.Pool(), l.ID, 1001, 2000)
 		}
 		if err != nil {
 			t.Error(err)
@@ -131,8 +132,10 @@ func TestFollowOnceConfirmsTheServerHoldsEveryLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Store.Pool().Exec(context.Background(), `DELETE FROM lines WHERE launch_id = $1 AND (seq BETWEEN 10 AND 19 OR seq BETWEEN 4990 AND 4999)`, l.ID); err != nil {
-		t.Fatal(err)
+	for _, lost := range [][2]int64{{10, 19}, {4990, 4999}} {
+		if err := storetest.LoseLines(context.Background(), srv.Store.Pool(), l.ID, lost[0], lost[1]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res, err = Follow(context.Background(), c, FollowConfig{Path: log, StatePath: filepath.Join(dir, "state"), Once: true,
 		Sender: SenderConfig{Launch: "lossy", MaxLines: 500}})

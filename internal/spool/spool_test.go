@@ -205,7 +205,7 @@ func TestDeliverSendsAgainWhatTheServerLost(t *testing.T) {
 			!lost.Swap(true) {
 			l, err := srv.Store.LaunchByKey(context.Background(), "forgetful")
 			if err == nil {
-				_, err = srv.Store.Pool().Exec(context.Background(), `DELETE FROM lines WHERE launch_id = $1 AND seq BETWEEN 100 AND 299`, l.ID)
+				err = storetest.LoseLines(context.Background(), srv.Store.Pool(), l.ID, 100, 299)
 			}
 			if err != nil {
 				t.Error(err)

@@ -15,7 +15,8 @@ import (
 // A line is a row of lines or an element of a block, never both. Every
 // read takes the union of the two (lineRead); every write that adds or
 // rewrites lines first turns the blocks it touches back into rows
-// (ThawLines), so blocks are only ever written whole, by CompactLines.
+// (ThawLines), so blocks are only ever written whole: by CompactLines, or
+// by CopyLineRun for the blocks an in-order batch completes (write once).
 
 // blockShift is log2 of the seqs per block: block = seq >> blockShift.
 const blockShift = 6
