@@ -29,9 +29,10 @@ import (
 // block (the tail of the batches before, at or after compacted_through):
 // normally under a block's worth. A launch whose compacted_through lags
 // further (stored before blocks were written at ingest) is left to the
-// compaction worker, which brings it within CompactTail of its last line,
-// so the fold catches up once that is within reach.
-const maxFoldedHead = 2 * CompactTail
+// compaction worker, which brings it within upkeep.CompactTail (16,384
+// seqs) of its last line, so the fold catches up once that is within
+// reach: twice that.
+const maxFoldedHead = 2 * 16384
 
 // blockCopyColumns are the columns of line_blocks a COPY of blocks writes,
 // in the order blockCopy encodes them.
