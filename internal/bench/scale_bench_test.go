@@ -23,6 +23,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"launchwatch/internal/corpustest"
+	"launchwatch/internal/upkeep"
 	"launchwatch/internal/web"
 	"launchwatch/internal/web/webtest"
 )
@@ -189,7 +190,7 @@ func BenchmarkScale(b *testing.B) {
 
 		// At rest: the worker's pass over the quiet launches.
 		start = time.Now()
-		moved, err := srv.Store.CompactOnce(ctx, time.Now().Add(time.Hour), 0)
+		moved, err := upkeep.CompactOnce(ctx, srv.Store, time.Now().Add(time.Hour), 0)
 		if err != nil {
 			b.Fatal(err)
 		}
