@@ -190,7 +190,7 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 		s.consequence(ev, m)
 		ev.St, ev.Blanks = stFault, 0
 		return consumed, true
-	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m):
+	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m) && !isContainerExitReport(t):
 		s.consequence(ev, m)
 		if ev.A.Kind == AlarmSignal && m.best != nil && m.best.Priority > ev.Prio {
 			// The event is itself a death report opened by its intro line
@@ -235,6 +235,15 @@ func (s *State) offer(ev *event, t string, seq int64, prio int, m *lineMatch) {
 		return
 	}
 	s.setHeadline(ev, t, seq, prio, g)
+}
+
+// isContainerExitReport reports docker compose's line that a service's
+// container ended ("web-1 exited with code 139"): the container runtime's
+// report of the process's death, an event of its own linked to its cause,
+// not a line of the process's own dump.
+func isContainerExitReport(t string) bool {
+	name, rest, ok := strings.Cut(t, " exited with code ")
+	return ok && name != "" && !strings.ContainsAny(name, " :") && rest != "" && allDigits(rest)
 }
 
 // isSignalConsequence reports a line that says the process died by a signal

@@ -225,3 +225,16 @@ Received request: beep.wav`)
 		t.Errorf("ready %v, alarms %+v: want ready and no alarm", st.Summary().Ready, alarms)
 	}
 }
+
+// docker compose's report that a service's container ended is the
+// runtime's report of the death, an alarm of its own linked to the failure
+// the process printed, not a line of that failure.
+func TestContainerExitIsItsOwnConsequence(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `Launching heron with arguments: --port 7860
+./run.sh: line 12:    87 Segmentation fault      (core dumped) python -u launch.py
+heron-1 exited with code 139`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 2 || alarms[1].HeadlineSeq != 3 || alarms[1].Cause != alarms[0].ID {
+		t.Errorf("%d alarms %+v, want the segfault and the container's exit linked to it", len(alarms), alarms)
+	}
+}
