@@ -1,5 +1,3 @@
-//go:build failover
-
 package failover
 
 import (
@@ -205,6 +203,10 @@ func failover(t *testing.T, lagging bool) {
 	pair.WaitReplayed()
 
 	var acked map[string]int64 // what the primary acknowledged before it died
+	// killed is when the kill began: from then on the primary answers
+	// nothing (KillPrimary returns once every process of it is dead, and
+	// a shipper may have been answered 503 by then).
+	var killed time.Time
 	var standbyHeld map[string]int64
 	if lagging {
 		// The standby's WAL receiver freezes; the primary goes on. Past
@@ -228,8 +230,14 @@ func failover(t *testing.T, lagging bool) {
 		if got := hooks.of(nativeKey, "ready"); len(got) != 0 {
 			t.Errorf("the native launch's ready webhook was sent while the standby lacked it: %+v", got)
 		}
+		// The primary's postmaster dies alone: its WAL senders exit at
+		// once, its backends as they notice, a webhook worker's statement
+		// in the middle of a look at pg_stat_replication finishes first
+		// and finds no standby connected. The standby's replication slot
+		// still holds the delivery back.
 		acked = lastSeqs()
-		pair.KillPrimary()
+		killed = time.Now()
+		pair.KillPrimaryPostmaster()
 		resume()
 		standbyHeld = map[string]int64{}
 		for _, k := range keys {
@@ -240,14 +248,15 @@ func failover(t *testing.T, lagging bool) {
 		}
 	} else {
 		// The native launch becomes ready, its webhook is delivered, the
-		// standby replays everything written so far: the primary dies.
+		// standby replays everything written so far: the primary dies, as
+		// a machine losing power, every process of it at once.
 		feeds[nativeKey].printReady()
 		eventually(t, time.Minute, "the native launch's ready webhook", delivered(3))
 		pair.WaitReplayed()
 		acked = lastSeqs()
+		killed = time.Now()
 		pair.KillPrimary()
 	}
-	killed := time.Now()
 	// No primary: the web node answers 503 until the standby is promoted.
 	// Every shipper sees it before it is (so each checks what the new
 	// primary holds before it sends anything new, and ship comes back

@@ -21,6 +21,24 @@ import (
 // delivery goes out, once.
 func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 	t.Parallel()
+	heldBack(t, false)
+}
+
+// A standby that is not connected any more still holds deliveries back
+// through its replication slot: its WAL sender ended (as
+// wal_sender_timeout ends it, or the postmaster's death before a backend
+// that still runs a worker's statement), pg_stat_replication lists no
+// standby, and the delivery still waits, until the standby is back and
+// has flushed it.
+func TestDeliveryWaitsForAStandbyThatIsAway(t *testing.T) {
+	t.Parallel()
+	heldBack(t, true)
+}
+
+// heldBack creates a delivery while the standby's WAL receiver is frozen,
+// with its WAL sender ended too when away, and requires it held back until
+// the standby receives again.
+func heldBack(t *testing.T, away bool) {
 	pair := storetest.NewPair(t)
 	ctx := context.Background()
 	pool := storetest.PairPool(t, pair.PrimaryURL())
@@ -41,6 +59,9 @@ func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 		Clock: wclk})
 
 	resume := pair.StopReceiving()
+	if away {
+		pair.CutReplication()
+	}
 	b.crash(t, "held-back")
 	// Looked at again and again while the standby lacks it.
 	const looks = 20
@@ -53,11 +74,18 @@ func TestDeliveryWaitsUntilTheStandbyHoldsIt(t *testing.T) {
 	if got := rcv.deliveries(); len(got) != 0 {
 		t.Fatalf("%d deliveries sent while the standby did not hold them (%d looks)", len(got), looks)
 	}
+	if away {
+		var connected int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_replication`).Scan(&connected); err != nil || connected != 0 {
+			t.Fatalf("%d standbys connected (%v), want none: the WAL receiver is frozen", connected, err)
+		}
+	}
 	if ds, err := st.WebhookDeliveries(ctx, w.ID, 10); err != nil || len(ds) != 1 || ds[0].State != "pending" || ds[0].Attempts != 0 {
 		t.Fatalf("delivery log %+v (%v): want one pending delivery, not attempted", ds, err)
 	}
 	resume()
-	deadline := time.Now().Add(30 * time.Second)
+	// Once away, the standby is back after wal_retrieve_retry_interval (5 s).
+	deadline := time.Now().Add(time.Minute)
 	for len(rcv.deliveries()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the delivery was not sent once the standby received again")

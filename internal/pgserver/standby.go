@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,10 @@ import (
 
 // StartStandby runs an asynchronous streaming standby of primary (a hot standby: it answers
 // reads) in cfg.DataDir: on first use the cluster is a base backup of primary taken over
-// primary's socket (pg_basebackup -X stream -R, so it connects back to primary for WAL), then
-// it starts like any cluster, on a socket of its own. The primary needs nothing beyond initdb's
-// defaults (wal_level=replica, max_wal_senders=10, and the local replication line of
+// primary's socket (pg_basebackup -X stream -R, so it connects back to primary for WAL, through
+// a physical replication slot the backup creates: SlotName), then it starts like any cluster, on
+// a socket of its own. The primary needs nothing beyond initdb's defaults (wal_level=replica,
+// max_wal_senders=10, max_replication_slots=10, and the local replication line of
 // --auth-local=trust in pg_hba.conf).
 //
 // It is for tests of failover and read replicas; a production standby is the business of
@@ -50,7 +52,8 @@ func (s *Server) baseBackup(ctx context.Context, primary *Server) error {
 		return err
 	}
 	args := []string{"--pgdata=" + tmp, "--host=" + primary.sockDir, "--port=5432", "--username=" + superuser,
-		"--wal-method=stream", "--write-recovery-conf", "--checkpoint=fast", "--no-password"}
+		"--wal-method=stream", "--write-recovery-conf", "--checkpoint=fast", "--no-password",
+		"--create-slot", "--slot=" + s.SlotName()}
 	if s.cfg.Ephemeral {
 		args = append(args, "--no-sync")
 	}
@@ -73,6 +76,17 @@ func (s *Server) baseBackup(ctx context.Context, primary *Server) error {
 	return nil
 }
 
+// SlotName is the physical replication slot a standby streams through, created on its primary by
+// the base backup (primary_slot_name in its configuration): the primary keeps the WAL the standby
+// has not confirmed yet, and the flush position it last confirmed (pg_replication_slots.restart_lsn)
+// while it is away, as Patroni's and pg_auto_failover's standbys have. Unique among a primary's
+// standbys: it is named after the standby's cluster directory.
+func (s *Server) SlotName() string {
+	h := fnv.New64a()
+	h.Write([]byte(s.loc.dir))
+	return fmt.Sprintf("lw_standby_%016x", h.Sum64())
+}
+
 // Promote makes a standby the primary (pg_ctl promote) and waits until it accepts writes.
 func (s *Server) Promote(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
@@ -89,27 +103,78 @@ func (s *Server) Promote(ctx context.Context) error {
 	return nil
 }
 
-// Kill ends the server as a machine that loses power would: every process of it (its process
-// group: the postmaster, the backends, the WAL senders) stops at once, then all are killed with
-// SIGKILL; none runs on while another is gone (a backend does not see its WAL sender gone and its
-// standby with it, say), no checkpoint is written, no client or standby is told goodbye. Stop
-// afterwards only releases and (Ephemeral) removes the cluster.
+// Kill ends the server as a machine that loses power would: every process of it (the postmaster,
+// the backends, the WAL senders) stops, then all are killed with SIGKILL; none runs on while
+// another is gone (a backend does not see its WAL sender gone and its standby with it, say), no
+// checkpoint is written, no client or standby is told goodbye. Stop afterwards only releases and
+// (Ephemeral) removes the cluster.
+//
+// Every child of the postmaster leads a process group of its own (PostgreSQL calls setsid in
+// each), so a signal to the postmaster's group reaches the postmaster alone: the postmaster is
+// stopped first (it forks nothing more), then each child's group, until every process is.
 func (s *Server) Kill() error {
 	s.killed.Store(true)
-	pid := s.cmd.Process.Pid
-	if err := syscall.Kill(-pid, syscall.SIGSTOP); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("pgserver: stop postgres: %w", err)
-	}
+	pm := s.cmd.Process.Pid
 	deadline := time.Now().Add(10 * time.Second)
-	for !groupStopped(pid) {
-		if time.Now().After(deadline) {
-			break // kill what runs anyway
+	for {
+		procs := serverProcesses(pm)
+		running := false
+		for _, p := range procs {
+			if !p.stopped {
+				running = true
+				_ = syscall.Kill(p.pid, syscall.SIGSTOP) // gone already: nothing to stop
+			}
+		}
+		if !running || time.Now().After(deadline) {
+			break // kill what runs anyway past the deadline
 		}
 		time.Sleep(time.Millisecond) // polling the kernel's process states
 	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+	procs := serverProcesses(pm)
+	for _, p := range procs {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL) // gone already: nothing to kill
+	}
+	// Each is dead (a zombie or gone) before Kill returns.
+	for _, p := range procs {
+		for processRuns(p.pid) {
+			if time.Now().After(deadline.Add(time.Minute)) {
+				return fmt.Errorf("pgserver: process %d of postgres (pid %d) survives SIGKILL", p.pid, pm)
+			}
+			time.Sleep(time.Millisecond) // polling the kernel's process states
+		}
+	}
+	return s.waitKilled(pm)
+}
+
+// processRuns reports whether pid exists and is not a zombie.
+func processRuns(pid int) bool {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X" && f[0] != "x"
+}
+
+// KillPostmaster kills the postmaster alone with SIGKILL, as the kernel's OOM killer or a careless
+// kill -9 would: its children notice and exit on their own, the WAL senders at once (a standby is
+// gone from pg_stat_replication), a backend in the middle of a statement only once it finishes it
+// and waits for its client again. Stop afterwards only releases and (Ephemeral) removes the
+// cluster.
+func (s *Server) KillPostmaster() error {
+	s.killed.Store(true)
+	pm := s.cmd.Process.Pid
+	if err := syscall.Kill(pm, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("pgserver: kill postgres: %w", err)
 	}
+	return s.waitKilled(pm)
+}
+
+func (s *Server) waitKilled(pid int) error {
 	select {
 	case <-s.done:
 		return nil
@@ -118,37 +183,62 @@ func (s *Server) Kill() error {
 	}
 }
 
-// groupStopped reports whether no process of process group pgrp runs: each is stopped, a zombie,
-// or gone.
-func groupStopped(pgrp int) bool {
+// process is one process of a server, as /proc shows it.
+type process struct {
+	pid     int
+	stopped bool // stopped, a zombie, or exiting
+}
+
+// serverProcesses lists postmaster pm, its children, and every process in a process group one of
+// them leads (what a child runs, an archive command say).
+func serverProcesses(pm int) []process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return true
+		return nil
 	}
+	type stat struct {
+		process
+		ppid, pgrp int
+	}
+	var all []stat
 	for _, e := range entries {
 		n, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || n == os.Getpid() {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
 			continue // gone
 		}
-		// After the command name (in parentheses, possibly with spaces):
-		// state, ppid, pgrp.
-		i := bytes.LastIndexByte(stat, ')')
+		// After the command name (in parentheses, possibly with spaces): state, ppid, pgrp.
+		i := bytes.LastIndexByte(raw, ')')
 		if i < 0 {
 			continue
 		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgrp) || n == os.Getpid() {
+		f := strings.Fields(string(raw[i+1:]))
+		if len(f) < 3 {
 			continue
 		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		stopped := false
 		switch f[0] {
-		case "T", "t", "Z", "X":
-		default:
-			return false
+		case "T", "t", "Z", "X", "x":
+			stopped = true
+		}
+		all = append(all, stat{process{n, stopped}, ppid, pgrp})
+	}
+	leaders := map[int]bool{pm: true}
+	for _, p := range all {
+		if p.ppid == pm {
+			leaders[p.pid] = true
 		}
 	}
-	return true
+	var out []process
+	for _, p := range all {
+		if leaders[p.pid] || leaders[p.pgrp] {
+			out = append(out, p.process)
+		}
+	}
+	return out
 }

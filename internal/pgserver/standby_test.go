@@ -83,3 +83,49 @@ func TestStandbyStreamsAndIsPromotedWhenThePrimaryDies(t *testing.T) {
 		t.Errorf("the promoted standby writes on timeline %d (%v), want 2", timeline, err)
 	}
 }
+
+// Kill stops every process of the server before it kills any, and
+// returns once all are dead: a backend in the middle of a statement that
+// never waits (so never notices the postmaster's death) runs no further.
+// Each child of the postmaster is a process group of its own (setsid), so
+// a signal to the postmaster's group alone would leave it running.
+func TestKillEndsEveryProcess(t *testing.T) {
+	t.Parallel()
+	dir := traversableTempDir(t)
+	ctx := context.Background()
+	s := startServer(t, Config{DataDir: filepath.Join(dir, "pg"), Ephemeral: true})
+	busy, watch := connect(t, s), connect(t, s)
+	var pid int
+	if err := busy.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan error, 1)
+	go func() {
+		// Hours of work that checks for nothing but interrupts.
+		_, err := busy.Exec(context.Background(), `SELECT count(*) FROM generate_series(1, 1e12::bigint)`)
+		answered <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var active bool
+		if err := watch.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1 AND state = 'active')`, pid).Scan(&active); err != nil {
+			t.Fatal(err)
+		}
+		if active {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the busy statement did not start")
+		}
+		time.Sleep(10 * time.Millisecond) // polling pg_stat_activity
+	}
+	if err := s.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if processRuns(pid) {
+		t.Fatalf("backend %d runs on after Kill returned", pid)
+	}
+	if err := <-answered; err == nil {
+		t.Fatal("the busy statement was answered")
+	}
+}

@@ -44,8 +44,9 @@ type SendFunc func(d WebhookDelivery) DeliveryResult
 // this one die while sending, its transaction ends and another takes the
 // delivery. It reports whether there was one.
 //
-// A delivery is sent only once every standby streaming from this primary
-// has flushed it (standbyHolds): until then it is put off by
+// A delivery is sent only once every standby streaming from this primary,
+// and every standby with a physical replication slot on it connected or
+// not, has flushed it (standbysHold): until then it is put off by
 // StandbyWait, not attempted. A promoted standby therefore holds every
 // delivery that was ever sent, with its id: what it re-sends (a result
 // the failover lost) carries the id the receiver saw, and no id is handed
@@ -71,8 +72,7 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 				UPDATE webhook_deliveries SET send_after_lsn = pg_current_wal_insert_lsn()
 				WHERE id = $1 AND send_after_lsn IS NULL RETURNING send_after_lsn),
 			at AS (SELECT COALESCE((SELECT send_after_lsn FROM mark), $2::pg_lsn) AS lsn)
-			SELECT `+standbysHold+` FROM at
-			LEFT JOIN pg_stat_replication r ON r.state IN ('streaming', 'catchup') AND r.flush_lsn IS NOT NULL`,
+			SELECT `+standbysHold+` FROM at`,
 			d.ID, after).Scan(&held); err != nil {
 			return fmt.Errorf("store: webhook delivery's standbys: %w", err)
 		}
@@ -93,14 +93,32 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 // put off before it is looked at again.
 const StandbyWait = 100 * time.Millisecond
 
-// standbysHold holds when every standby streaming from this server (each
-// walsender of pg_stat_replication r that streams or catches up) has
-// flushed its log through at.lsn. None connected (a lone primary; a
-// standby that stopped answering is dropped after wal_sender_timeout)
-// holds at once; so does a flush position the role may not see (without
-// pg_read_all_stats or pg_monitor it is NULL): deliveries are then not held
-// back, and docs/scale.md says what that costs.
-const standbysHold = `COALESCE(bool_and(r.flush_lsn >= at.lsn), true)`
+// standbysHold holds when every standby that could be promoted has
+// flushed its log through at.lsn:
+//
+//   - each walsender of pg_stat_replication that streams or catches up
+//     (flush_lsn, as the standby last reported it), and
+//   - each physical replication slot, whether its standby is connected or
+//     not (restart_lsn: a physical slot's is the flush position its standby
+//     last confirmed, kept by the primary while the standby is away).
+//
+// The slots are what make the rule hold when a walsender is gone before
+// the backend that reads pg_stat_replication: its standby timed out
+// (wal_sender_timeout) or was cut off, or the postmaster died and the
+// walsenders exited at once while a backend ran on for a moment and sent
+// what the standby lacked (docs/scale.md). A slot that holds nothing (no
+// restart_lsn: never used, or invalidated, wal_status lost) and temporary
+// slots (a base backup's, gone with its connection) are not waited for.
+//
+// Nothing to wait for (a lone primary; standbys without slots that are
+// not connected) holds at once; so does a flush position the role may not
+// see (without pg_read_all_stats or pg_monitor pg_stat_replication shows
+// it NULL; pg_replication_slots is readable by every role).
+const standbysHold = `
+	(SELECT COALESCE(bool_and(r.flush_lsn >= at.lsn), true) FROM pg_stat_replication r
+		WHERE r.state IN ('streaming', 'catchup') AND r.flush_lsn IS NOT NULL)
+	AND (SELECT COALESCE(bool_and(s.restart_lsn >= at.lsn), true) FROM pg_replication_slots s
+		WHERE s.slot_type = 'physical' AND NOT s.temporary AND s.restart_lsn IS NOT NULL AND s.wal_status <> 'lost')`
 
 // NextWebhookDue returns when the earliest pending delivery is due (zero
 // when none is pending).

@@ -236,10 +236,48 @@ func (p *Pair) StopReceiving() (resume func()) {
 	return resume
 }
 
-// KillPrimary kills the primary as a machine losing power would.
+// CutReplication ends the primary's WAL senders (pg_terminate_backend), as
+// wal_sender_timeout does to a standby that stopped answering, and waits
+// until pg_stat_replication lists none. A standby whose WAL receiver is
+// frozen (StopReceiving) stays away until it is resumed; its replication
+// slot stays, inactive, with the flush position the standby last
+// confirmed.
+func (p *Pair) CutReplication() {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, p.PrimaryURL())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_replication`).Scan(&n); err != nil {
+			p.t.Fatalf("storetest: cutting replication: %v", err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polling the WAL senders' exit
+	}
+}
+
+// KillPrimary kills the primary as a machine losing power would: every
+// process of it stops, then all die.
 func (p *Pair) KillPrimary() {
 	p.t.Helper()
 	if err := p.Primary.Kill(); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// KillPrimaryPostmaster kills the primary's postmaster alone: its WAL
+// senders exit at once, a backend in the middle of a statement finishes it
+// first (pgserver.Server.KillPostmaster).
+func (p *Pair) KillPrimaryPostmaster() {
+	p.t.Helper()
+	if err := p.Primary.KillPostmaster(); err != nil {
 		p.t.Fatal(err)
 	}
 }
