@@ -331,12 +331,16 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
 		s.doomed()
 	}
-	if m.spawn {
-		s.d.Spawned = true
-		s.d.SpawnShape = prefixShape(p)
-	}
-	if s.d.Spawned && prefixShape(p) == s.d.SpawnShape {
-		s.d.ParentN = s.d.N
+	if m.spawn || s.d.Spawned {
+		// Which lines are the supervisor's own (waitsForParent): those in
+		// the prefix shape of the line that started a child.
+		shape := prefixShape(p)
+		if m.spawn {
+			s.d.Spawned, s.d.SpawnShape = true, shape
+		}
+		if shape == s.d.SpawnShape {
+			s.d.ParentN = s.d.N
+		}
 	}
 	if m.shutdown && s.d.Shutdown == 0 {
 		s.d.Shutdown = l.Seq
