@@ -13,6 +13,7 @@ import (
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/store"
+	"launchwatch/internal/templates"
 )
 
 // Source is what a comparison reads; *store.Store is one.
@@ -130,7 +131,7 @@ func NewIn(x store.TemplateSummary, heads []store.AlarmHeadline, y store.Templat
 	}
 	for _, h := range heads {
 		tmpl, isNoise := classify.LineTemplate(h.Text)
-		hash := store.TemplateHash(tmpl)
+		hash := templates.Hash(tmpl)
 		if inY[hash] || isNoise {
 			continue // the same error in both launches is not what changed
 		}
@@ -209,9 +210,9 @@ func byEvent(entries []Entry, heads []store.AlarmHeadline, inOther map[int64]boo
 		}
 		delete(groups, a.No)
 		tmpl, _ := classify.LineTemplate(a.Text)
-		hash := store.TemplateHash(tmpl)
+		hash := templates.Hash(tmpl)
 		slices.SortFunc(members, func(x, y Entry) int { return cmp.Compare(x.FirstSeq, y.FirstSeq) })
-		lead := slices.IndexFunc(members, func(m Entry) bool { return m.Headline && store.TemplateHash(m.Template) == hash })
+		lead := slices.IndexFunc(members, func(m Entry) bool { return m.Headline && templates.Hash(m.Template) == hash })
 		var head Entry
 		if lead >= 0 {
 			head = members[lead]
@@ -247,11 +248,11 @@ func boolFirst(a, b bool) int {
 
 func tierOf(severity int) Tier {
 	switch severity {
-	case store.SeverityCritical:
+	case templates.SeverityCritical:
 		return Critical
-	case store.SeverityError:
+	case templates.SeverityError:
 		return Error
-	case store.SeverityWarning:
+	case templates.SeverityWarning:
 		return Warning
 	}
 	return Other

@@ -6,13 +6,14 @@ import (
 	"launchwatch/internal/classify"
 	"launchwatch/internal/compare"
 	"launchwatch/internal/store"
+	"launchwatch/internal/templates"
 )
 
 // summary builds a template summary from made-up lines, as ingest would.
-func summary(lines ...store.LineTemplate) store.TemplateSummary {
+func summary(lines ...templates.LineTemplate) store.TemplateSummary {
 	for i := range lines {
 		tmpl, noise := classify.LineTemplate(lines[i].Sample)
-		lines[i].Template, lines[i].Noise, lines[i].Hash = tmpl, noise, store.TemplateHash(tmpl)
+		lines[i].Template, lines[i].Noise, lines[i].Hash = tmpl, noise, templates.Hash(tmpl)
 		if lines[i].Count == 0 {
 			lines[i].Count = 1
 		}
@@ -25,16 +26,16 @@ func TestNewIn(t *testing.T) {
 
 	t.Run("RankedBySeverityThenFirstLine", func(t *testing.T) {
 		t.Parallel()
-		a := summary(store.LineTemplate{Sample: "boot: reading settings from /etc/acme.toml", FirstSeq: 1})
+		a := summary(templates.LineTemplate{Sample: "boot: reading settings from /etc/acme.toml", FirstSeq: 1})
 		b := summary(
-			store.LineTemplate{Sample: "boot: reading settings from /etc/other.toml", FirstSeq: 1},
-			store.LineTemplate{Sample: "Compiling:  40%|████      | 4/10", FirstSeq: 2, Count: 900},
-			store.LineTemplate{Sample: "planner: 7 experts idle", FirstSeq: 3, Count: 500},
-			store.LineTemplate{Sample: "WARNING cache dir is not writable", FirstSeq: 4, Severity: store.SeverityWarning},
-			store.LineTemplate{Sample: "  File \"/srv/acme/plan.py\", line 9, in plan", FirstSeq: 5, Severity: store.SeverityError},
-			store.LineTemplate{Sample: "        ^^^^^^^^", FirstSeq: 6, Severity: store.SeverityError, Count: 4},
-			store.LineTemplate{Sample: "KeyError: 'expert_17'", FirstSeq: 7, Severity: store.SeverityError},
-			store.LineTemplate{Sample: "CRITICAL watchdog: worker 3 unresponsive", FirstSeq: 8, Severity: store.SeverityCritical},
+			templates.LineTemplate{Sample: "boot: reading settings from /etc/other.toml", FirstSeq: 1},
+			templates.LineTemplate{Sample: "Compiling:  40%|████      | 4/10", FirstSeq: 2, Count: 900},
+			templates.LineTemplate{Sample: "planner: 7 experts idle", FirstSeq: 3, Count: 500},
+			templates.LineTemplate{Sample: "WARNING cache dir is not writable", FirstSeq: 4, Severity: templates.SeverityWarning},
+			templates.LineTemplate{Sample: "  File \"/srv/acme/plan.py\", line 9, in plan", FirstSeq: 5, Severity: templates.SeverityError},
+			templates.LineTemplate{Sample: "        ^^^^^^^^", FirstSeq: 6, Severity: templates.SeverityError, Count: 4},
+			templates.LineTemplate{Sample: "KeyError: 'expert_17'", FirstSeq: 7, Severity: templates.SeverityError},
+			templates.LineTemplate{Sample: "CRITICAL watchdog: worker 3 unresponsive", FirstSeq: 8, Severity: templates.SeverityCritical},
 		)
 		heads := []store.AlarmHeadline{{No: 1, Fatal: true, Seq: 7, Text: "KeyError: 'expert_17'"}}
 		got := compare.NewIn(b, heads, a)
@@ -64,7 +65,7 @@ func TestNewIn(t *testing.T) {
 
 	t.Run("HeadlineDroppedByTheCapStillLeads", func(t *testing.T) {
 		t.Parallel()
-		b := summary(store.LineTemplate{Sample: "ERROR something else", FirstSeq: 3, Severity: store.SeverityError})
+		b := summary(templates.LineTemplate{Sample: "ERROR something else", FirstSeq: 3, Severity: templates.SeverityError})
 		b.Evicted = 12
 		heads := []store.AlarmHeadline{{No: 2, Fatal: true, Seq: 90, Text: "OSError: disk quota exceeded"}}
 		got := compare.NewIn(b, heads, summary())
@@ -75,7 +76,7 @@ func TestNewIn(t *testing.T) {
 
 	t.Run("SameErrorInBothIsNotNew", func(t *testing.T) {
 		t.Parallel()
-		line := store.LineTemplate{Sample: "RuntimeError: probe 4 failed", FirstSeq: 2, Severity: store.SeverityError}
+		line := templates.LineTemplate{Sample: "RuntimeError: probe 4 failed", FirstSeq: 2, Severity: templates.SeverityError}
 		heads := []store.AlarmHeadline{{No: 1, Fatal: true, Seq: 2, Text: "RuntimeError: probe 9 failed"}}
 		if got := compare.NewIn(summary(line), heads, summary(line)); len(got) != 0 {
 			t.Errorf("entries %+v, want none", got)
@@ -103,8 +104,8 @@ func TestConfig(t *testing.T) {
 func TestNewInHeadlineLeadsItsTier(t *testing.T) {
 	t.Parallel()
 	b := summary(
-		store.LineTemplate{Sample: "Traceback (most recent call last):", FirstSeq: 10, Severity: store.SeverityError},
-		store.LineTemplate{Sample: "OSError: socket closed", FirstSeq: 12, Severity: store.SeverityError},
+		templates.LineTemplate{Sample: "Traceback (most recent call last):", FirstSeq: 10, Severity: templates.SeverityError},
+		templates.LineTemplate{Sample: "OSError: socket closed", FirstSeq: 12, Severity: templates.SeverityError},
 	)
 	heads := []store.AlarmHeadline{{No: 1, Seq: 12, Text: "OSError: socket closed"}} // not fatal: the server lives on
 	got := compare.NewIn(b, heads, summary())
@@ -119,21 +120,21 @@ func TestNewInHeadlineLeadsItsTier(t *testing.T) {
 // other launch has too is led by its first new line and says so.
 func TestNewInOneEntryPerEvent(t *testing.T) {
 	t.Parallel()
-	var lines []store.LineTemplate
-	lines = append(lines, store.LineTemplate{Sample: "Scheduler hit an exception: Traceback (most recent call last):", FirstSeq: 10, Severity: store.SeverityError})
+	var lines []templates.LineTemplate
+	lines = append(lines, templates.LineTemplate{Sample: "Scheduler hit an exception: Traceback (most recent call last):", FirstSeq: 10, Severity: templates.SeverityError})
 	for i := range 60 {
-		lines = append(lines, store.LineTemplate{Sample: "  File \"/sgl/srt/mod.py\", line 9, in step_" + string(rune('a'+i%26)) + string(rune('a'+i/26)),
-			FirstSeq: int64(11 + i), Severity: store.SeverityError})
+		lines = append(lines, templates.LineTemplate{Sample: "  File \"/sgl/srt/mod.py\", line 9, in step_" + string(rune('a'+i%26)) + string(rune('a'+i/26)),
+			FirstSeq: int64(11 + i), Severity: templates.SeverityError})
 	}
 	lines = append(lines,
-		store.LineTemplate{Sample: "torch.OutOfMemoryError: CUDA out of memory.", FirstSeq: 71, Severity: store.SeverityError},
-		store.LineTemplate{Sample: "WARNING slow tokenizer", FirstSeq: 80, Severity: store.SeverityWarning},
-		store.LineTemplate{Sample: "Exception in probe: Traceback (most recent call last):", FirstSeq: 90, Severity: store.SeverityError},
-		store.LineTemplate{Sample: "RuntimeError: probe unavailable", FirstSeq: 92, Severity: store.SeverityError},
-		store.LineTemplate{Sample: "  File \"/sgl/srt/retry.py\", line 3, in retry", FirstSeq: 101, Severity: store.SeverityError},
+		templates.LineTemplate{Sample: "torch.OutOfMemoryError: CUDA out of memory.", FirstSeq: 71, Severity: templates.SeverityError},
+		templates.LineTemplate{Sample: "WARNING slow tokenizer", FirstSeq: 80, Severity: templates.SeverityWarning},
+		templates.LineTemplate{Sample: "Exception in probe: Traceback (most recent call last):", FirstSeq: 90, Severity: templates.SeverityError},
+		templates.LineTemplate{Sample: "RuntimeError: probe unavailable", FirstSeq: 92, Severity: templates.SeverityError},
+		templates.LineTemplate{Sample: "  File \"/sgl/srt/retry.py\", line 3, in retry", FirstSeq: 101, Severity: templates.SeverityError},
 	)
 	b := summary(lines...)
-	a := summary(store.LineTemplate{Sample: "ValueError: bad batch", FirstSeq: 5, Severity: store.SeverityError})
+	a := summary(templates.LineTemplate{Sample: "ValueError: bad batch", FirstSeq: 5, Severity: templates.SeverityError})
 	heads := []store.AlarmHeadline{
 		{No: 1, Fatal: true, Seq: 71, FirstSeq: 10, LastSeq: 71, Text: "torch.OutOfMemoryError: CUDA out of memory.", State: "open"},
 		{No: 2, Seq: 92, FirstSeq: 90, LastSeq: 92, Text: "RuntimeError: probe unavailable", State: "dismissed"},

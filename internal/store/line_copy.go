@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"launchwatch/internal/linesearch"
+	"launchwatch/internal/templates"
 )
 
 // copyLineColumns are the columns a COPY of new lines writes, in the order
@@ -61,7 +62,7 @@ func (t *Tx) CopyLineStream(ctx context.Context, launchID int64, index *LineInde
 	if err := t.addLineChunks(ctx, launchID, index.blooms); err != nil {
 		return err
 	}
-	return t.addLineTemplates(ctx, launchID, index.templates)
+	return t.addLineTemplates(ctx, launchID, &index.templates)
 }
 
 // copyFrom runs COPY table (columns) FROM STDIN in PostgreSQL's binary
@@ -90,12 +91,12 @@ func (t *Tx) copyFrom(ctx context.Context, table string, columns []string, r io.
 // template summary, before they are stored (CopyLineStream).
 type LineIndex struct {
 	blooms    map[int64]linesearch.Bloom
-	templates templateAcc
+	templates templates.Acc
 }
 
 // NewLineIndex returns an empty index.
 func NewLineIndex() *LineIndex {
-	return &LineIndex{blooms: map[int64]linesearch.Bloom{}, templates: templateAcc{}}
+	return &LineIndex{blooms: map[int64]linesearch.Bloom{}}
 }
 
 // Add indexes lines, with their final verdicts.
@@ -103,6 +104,6 @@ func (x *LineIndex) Add(lines []Line) {
 	bloomsOf(x.blooms, lines)
 	for i := range lines {
 		l := &lines[i]
-		x.templates.add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
+		x.templates.Add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
 	}
 }

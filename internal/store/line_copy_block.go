@@ -103,7 +103,7 @@ func (t *Tx) CopyLineRun(ctx context.Context, launchID int64, index *LineIndex, 
 	if err := t.addLineChunks(ctx, launchID, index.blooms); err != nil {
 		return err
 	}
-	return t.addLineTemplates(ctx, launchID, index.templates)
+	return t.addLineTemplates(ctx, launchID, &index.templates)
 }
 
 // foldHead deletes the launch's rows with seq in [from, to), but for the

@@ -3,16 +3,15 @@ package store
 import (
 	"bytes"
 	"hash/fnv"
-	"maps"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/corpustest"
 	"launchwatch/internal/linesearch"
+	"launchwatch/internal/templates"
 )
 
 // refTemplateHash is the template hash as it was before it was made
@@ -77,8 +76,8 @@ func TestSearchIndexAgreesWithReference(t *testing.T) {
 			want[c][k] |= one[k]
 		}
 		tmpl, _ := classify.LineTemplate(l)
-		if h, r := TemplateHash(tmpl), refTemplateHash(tmpl); h != r {
-			t.Fatalf("TemplateHash(%q) = %d, reference %d", tmpl, h, r)
+		if h, r := templates.Hash(tmpl), refTemplateHash(tmpl); h != r {
+			t.Fatalf("templates.Hash(%q) = %d, reference %d", tmpl, h, r)
 		}
 	}
 	got := map[int64]linesearch.Bloom{}
@@ -100,7 +99,7 @@ func TestLineIndexTemplatesAgree(t *testing.T) {
 	t.Parallel()
 	lines := indexLines(t)
 	rows := make([]Line, len(lines))
-	want := map[int64]LineTemplate{}
+	want := map[int64]templates.LineTemplate{}
 	kinds := []string{"plain", "error", "warning", string(classify.KindConfig)}
 	for i, l := range lines {
 		rows[i] = Line{Seq: int64(len(lines) - i), Text: l, Kind: kinds[i%len(kinds)], Level: []string{"", "ERROR", "warn"}[i%3]}
@@ -109,16 +108,16 @@ func TestLineIndexTemplatesAgree(t *testing.T) {
 		}
 		tmpl, noise := classify.LineTemplate(l)
 		h := refTemplateHash(tmpl)
-		sev := LineSeverity(rows[i].Kind, rows[i].Level, false)
+		sev := templates.LineSeverity(rows[i].Kind, rows[i].Level, false)
 		w, ok := want[h]
 		if !ok {
-			want[h] = LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: rows[i].Seq, Count: 1, Sample: sample(l)}
+			want[h] = templates.LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: rows[i].Seq, Count: 1, Sample: templates.Sample(l)}
 			continue
 		}
 		w.Count++
 		w.Severity = max(w.Severity, sev)
 		if rows[i].Seq < w.FirstSeq {
-			w.FirstSeq, w.Sample = rows[i].Seq, sample(l)
+			w.FirstSeq, w.Sample = rows[i].Seq, templates.Sample(l)
 		}
 		want[h] = w
 	}
@@ -126,11 +125,11 @@ func TestLineIndexTemplatesAgree(t *testing.T) {
 	for i := 0; i < len(rows); i += 1000 {
 		x.Add(rows[i:min(i+1000, len(rows))])
 	}
-	if len(x.templates.byHash) != len(want) {
-		t.Fatalf("%d templates, reference %d", len(x.templates.byHash), len(want))
+	if x.templates.Len() != len(want) {
+		t.Fatalf("%d templates, reference %d", x.templates.Len(), len(want))
 	}
 	for h, w := range want {
-		if g := x.templates.byHash[h]; g == nil || *g != w {
+		if g := x.templates.Get(h); g == nil || *g != w {
 			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
 		}
 	}
@@ -152,8 +151,10 @@ func BenchmarkLineIndexAdd(b *testing.B) {
 }
 
 // refTemplateAcc is the template summary as it was built before: a map
-// by FNV hash, the template of every line hashed.
-type refTemplateAcc map[int64]*LineTemplate
+// by FNV hash, the template of every line hashed; the benchmark's
+// reference (internal/templates checks its Acc's pruning against a copy
+// of it, since it cannot import this test).
+type refTemplateAcc map[int64]*templates.LineTemplate
 
 func (m refTemplateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 	if kind == string(classify.KindConfig) {
@@ -161,66 +162,16 @@ func (m refTemplateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
 	}
 	tmpl, noise := classify.LineTemplate(text)
 	h := refTemplateHash(tmpl)
-	sev := LineSeverity(kind, level, inAlarm)
+	sev := templates.LineSeverity(kind, level, inAlarm)
 	if t, ok := m[h]; ok {
 		t.Count++
 		t.Severity = max(t.Severity, sev)
 		if seq < t.FirstSeq {
-			t.FirstSeq, t.Sample = seq, sample(text)
+			t.FirstSeq, t.Sample = seq, templates.Sample(text)
 		}
 		return
 	}
-	m[h] = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
-}
-
-func (m refTemplateAcc) prune(n int) int64 {
-	if len(m) <= n {
-		return 0
-	}
-	all := slices.SortedFunc(maps.Values(m), keep)
-	for _, t := range all[n:] {
-		delete(m, t.Hash)
-	}
-	return int64(len(all) - n)
-}
-
-// TestTemplateAccPrunesAsBefore builds a summary as buildLineTemplates
-// does (pruned whenever it reaches a bound) from the log lines and
-// variants of them with other numbers, and compares it with the
-// reference's after every prune.
-func TestTemplateAccPrunesAsBefore(t *testing.T) {
-	t.Parallel()
-	lines := logLines(t)
-	var acc templateAcc
-	ref := refTemplateAcc{}
-	seq := int64(0)
-	for rep := range 3 {
-		for i, l := range lines {
-			l = shiftDigits(l, rep)
-			seq++
-			kind, level := []string{"plain", "error", "warning"}[i%3], []string{"", "ERROR", "CRITICAL", "warn"}[i%4]
-			acc.add(seq, l, kind, level, i%7 == 0)
-			ref.add(seq, l, kind, level, i%7 == 0)
-			if len(ref) >= 1500 {
-				if a, b := acc.prune(500), ref.prune(500); a != b {
-					t.Fatalf("pruned %d, reference %d", a, b)
-				}
-				for text, tm := range acc.byText {
-					if acc.byHash[tm.Hash] != tm {
-						t.Fatalf("text %q points to a pruned template", text)
-					}
-				}
-			}
-		}
-	}
-	if len(acc.byHash) != len(ref) {
-		t.Fatalf("%d templates, reference %d", len(acc.byHash), len(ref))
-	}
-	for h, w := range ref {
-		if g := acc.byHash[h]; g == nil || *g != *w {
-			t.Fatalf("template %d: %+v, reference %+v", h, g, w)
-		}
-	}
+	m[h] = &templates.LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: templates.Sample(text)}
 }
 
 // shiftDigits adds n to every digit of s (mod 10): another line of the
@@ -272,14 +223,14 @@ func benchLineIndex(b *testing.B, rows []Line, size int64) {
 		b.SetBytes(size)
 		b.ReportAllocs()
 		for b.Loop() {
-			blooms, templates := map[int64]linesearch.Bloom{}, refTemplateAcc{}
+			blooms, tmpls := map[int64]linesearch.Bloom{}, refTemplateAcc{}
 			for _, r := range rows {
 				c := r.Seq >> linesearch.ChunkShift
 				if blooms[c] == nil {
 					blooms[c] = linesearch.NewBloom()
 				}
 				blooms[c].AddText(r.Text)
-				templates.add(r.Seq, r.Text, r.Kind, r.Level, false)
+				tmpls.add(r.Seq, r.Text, r.Kind, r.Level, false)
 			}
 		}
 	})

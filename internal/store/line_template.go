@@ -1,18 +1,16 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"launchwatch/internal/classify"
+	"launchwatch/internal/templates"
 )
 
 // MaxLineTemplates bounds the template summary of one launch. Over it the
@@ -26,33 +24,10 @@ const MaxLineTemplates = 1000
 // comparison rebuilds it.
 const maxTemplateRevisions = 5000
 
-// maxSample bounds the bytes kept of a template's first line.
-const maxSample = 1000
-
-// Severities of a line template: the highest of its lines.
-const (
-	SeverityOther    = 0
-	SeverityWarning  = 1 // kind warning or WARNING level
-	SeverityError    = 2 // kind error, ERROR level, or part of an alarm
-	SeverityCritical = 3 // CRITICAL or FATAL level
-)
-
-// LineTemplate is one template of a launch's lines (classify.LineTemplate)
-// in the launch's template summary.
-type LineTemplate struct {
-	Hash     int64 // TemplateHash of Template
-	Template string
-	Severity int
-	Noise    bool   // progress bar, caret, separator or blank line
-	FirstSeq int64  // the first line with the template
-	Count    int64  // how many lines had it
-	Sample   string // the text of the first line (at most 1000 bytes)
-}
-
 // TemplateSummary is a launch's lines by template, at most
 // MaxLineTemplates of them.
 type TemplateSummary struct {
-	Templates []LineTemplate
+	Templates []templates.LineTemplate
 	// Evicted is how many templates were dropped over the cap: when it is
 	// not zero, a late, unsevere template of the launch may be missing.
 	Evicted int64
@@ -76,137 +51,14 @@ type AlarmHeadline struct {
 	State string
 }
 
-// TemplateHash is the stable 64-bit hash line_templates keys a template by.
-func TemplateHash(template string) int64 {
-	return templateHash(template)
-}
-
-// templateHash is FNV-1a, 64 bits (hash/fnv's, without its interface and
-// the copy of the template it takes).
-func templateHash[T string | []byte](template T) int64 {
-	const (
-		offset64 = 14695981039346656037
-		prime64  = 1099511628211
-	)
-	h := uint64(offset64)
-	for i := 0; i < len(template); i++ {
-		h ^= uint64(template[i])
-		h *= prime64
-	}
-	return int64(h)
-}
-
-// LineSeverity is the severity of one stored line from its verdict.
-func LineSeverity(kind, level string, inAlarm bool) int {
-	switch strings.ToUpper(level) {
-	case "CRITICAL", "FATAL", "PANIC", "EMERGENCY", "ALERT":
-		return SeverityCritical
-	}
-	switch lv := strings.ToUpper(level); {
-	case kind == string(classify.KindError) || inAlarm || lv == "ERROR" || lv == "ERR":
-		return SeverityError
-	case kind == string(classify.KindWarning) || lv == "WARNING" || lv == "WARN":
-		return SeverityWarning
-	}
-	return SeverityOther
-}
-
-// templateAcc sums lines into templates by hash. byText finds a line's
-// template by its text with the map's own hash, cheaper than FNV over
-// every line's template: FNV runs once per distinct template text. The
-// zero templateAcc is empty.
-type templateAcc struct {
-	byHash map[int64]*LineTemplate
-	byText map[string]*LineTemplate // every text seen, to its template by hash
-	buf    []byte                   // where a line's template is made
-}
-
-// add counts one line. Configuration dumps are compared key by key, not
-// line by line, and are left out.
-func (m *templateAcc) add(seq int64, text, kind, level string, inAlarm bool) {
-	if kind == string(classify.KindConfig) {
-		return
-	}
-	// The template is made in a buffer kept from line to line and
-	// becomes a string only when it is new: most lines repeat a template.
-	tb, noise := classify.AppendLineTemplate(m.buf[:0], text)
-	m.buf = tb
-	sev := LineSeverity(kind, level, inAlarm)
-	t := m.byText[string(tb)]
-	if t == nil {
-		if m.byHash == nil {
-			m.byHash, m.byText = map[int64]*LineTemplate{}, map[string]*LineTemplate{}
-		}
-		h := templateHash(tb)
-		if t = m.byHash[h]; t == nil {
-			tmpl := string(tb)
-			t = &LineTemplate{Hash: h, Template: tmpl, Severity: sev, Noise: noise, FirstSeq: seq, Count: 1, Sample: sample(text)}
-			m.byHash[h], m.byText[tmpl] = t, t
-			return
-		}
-		m.byText[string(tb)] = t // another text with the same hash counts with it, as it always did
-	}
-	t.Count++
-	t.Severity = max(t.Severity, sev)
-	if seq < t.FirstSeq {
-		t.FirstSeq, t.Sample = seq, sample(text)
-	}
-}
-
-// keep orders templates by what a summary keeps first: the most severe,
-// messages before noise, the earliest.
-func keep(a, b *LineTemplate) int {
-	return cmp.Or(cmp.Compare(b.Severity, a.Severity), boolOrder(a.Noise, b.Noise),
-		cmp.Compare(a.FirstSeq, b.FirstSeq), cmp.Compare(a.Hash, b.Hash))
-}
-
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
-}
-
-// prune drops all but the n templates keep puts first and returns how many
-// it dropped.
-func (m *templateAcc) prune(n int) int64 {
-	if len(m.byHash) <= n {
-		return 0
-	}
-	all := slices.SortedFunc(maps.Values(m.byHash), keep)
-	for _, t := range all[n:] {
-		delete(m.byHash, t.Hash)
-	}
-	for text, t := range m.byText {
-		if m.byHash[t.Hash] != t {
-			delete(m.byText, text)
-		}
-	}
-	return int64(len(all) - n)
-}
-
-func sample(text string) string {
-	if len(text) <= maxSample {
-		return text
-	}
-	n := maxSample
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return text[:n]
-}
-
 // addLineTemplates adds the templates of new lines of a launch (LineIndex)
 // to its template summary, in the transaction that writes them, and keeps
 // the summary within MaxLineTemplates.
-func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc templateAcc) error {
-	if len(acc.byHash) == 0 {
+func (t *Tx) addLineTemplates(ctx context.Context, launchID int64, acc *templates.Acc) error {
+	if acc.Len() == 0 {
 		return nil
 	}
-	ts := slices.SortedFunc(maps.Values(acc.byHash), keep)
+	ts := acc.Kept()
 	n := len(ts)
 	hashes, templates, sevs, noise := make([]int64, n), make([]string, n), make([]int16, n), make([]bool, n)
 	firsts, counts, samples := make([]int64, n), make([]int64, n), make([]string, n)
@@ -265,7 +117,7 @@ var revisedLinesSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{
 func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []classify.LineVerdict) error {
 	sev := map[int64]int{}
 	for _, v := range vs {
-		if s := LineSeverity(string(v.Kind), v.Level, v.Alarm != 0); s > SeverityOther {
+		if s := templates.LineSeverity(string(v.Kind), v.Level, v.Alarm != 0); s > templates.SeverityOther {
 			sev[v.Seq] = s
 		}
 	}
@@ -296,7 +148,7 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 			continue
 		}
 		tmpl, _ := classify.LineTemplate(text)
-		h := TemplateHash(tmpl)
+		h := templates.Hash(tmpl)
 		raised[h] = max(raised[h], sev[seq])
 	}
 	rows.Close()
@@ -345,8 +197,8 @@ func (s *Store) LineTemplates(ctx context.Context, launchID int64) (TemplateSumm
 	if err != nil {
 		return sum, fmt.Errorf("store: line templates: %w", err)
 	}
-	sum.Templates, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LineTemplate, error) {
-		var t LineTemplate
+	sum.Templates, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (templates.LineTemplate, error) {
+		var t templates.LineTemplate
 		var sev int16
 		err := row.Scan(&t.Hash, &t.Template, &sev, &t.Noise, &t.FirstSeq, &t.Count, &t.Sample)
 		t.Severity = int(sev)
@@ -376,7 +228,7 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 		if err != nil {
 			return err
 		}
-		acc := templateAcc{}
+		acc := &templates.Acc{}
 		for rows.Next() {
 			var seq int64
 			var kind, level, text string
@@ -385,20 +237,20 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 				rows.Close()
 				return err
 			}
-			acc.add(seq, text, kind, level, inAlarm)
-			if len(acc.byHash) >= 4*MaxLineTemplates {
-				evicted += acc.prune(MaxLineTemplates)
+			acc.Add(seq, text, kind, level, inAlarm)
+			if acc.Len() >= 4*MaxLineTemplates {
+				evicted += acc.Prune(MaxLineTemplates)
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		evicted += acc.prune(MaxLineTemplates)
+		evicted += acc.Prune(MaxLineTemplates)
 		if _, err := t.tx.Exec(ctx, `DELETE FROM line_templates WHERE launch_id = $1`, launchID); err != nil {
 			return err
 		}
-		ts := slices.Collect(maps.Values(acc.byHash))
+		ts := slices.Collect(acc.All())
 		_, err = t.tx.CopyFrom(ctx, pgx.Identifier{"line_templates"},
 			[]string{"launch_id", "hash", "template", "severity", "noise", "first_seq", "line_count", "sample"},
 			pgx.CopyFromSlice(len(ts), func(i int) ([]any, error) {

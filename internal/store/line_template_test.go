@@ -12,6 +12,7 @@ import (
 	"launchwatch/internal/launchid"
 	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
+	"launchwatch/internal/templates"
 )
 
 func TestLineTemplates(t *testing.T) {
@@ -43,13 +44,13 @@ func TestLineTemplates(t *testing.T) {
 		now := time.Now()
 		return store.Line{Seq: seq, TS: now, ReceivedAt: now, Kind: kind, Level: level, Text: text}
 	}
-	byTemplate := func(t *testing.T, b *testBundle) (map[string]store.LineTemplate, store.TemplateSummary) {
+	byTemplate := func(t *testing.T, b *testBundle) (map[string]templates.LineTemplate, store.TemplateSummary) {
 		t.Helper()
 		sum, err := b.st.LineTemplates(ctx, b.id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := map[string]store.LineTemplate{}
+		m := map[string]templates.LineTemplate{}
 		for _, tm := range sum.Templates {
 			m[tm.Template] = tm
 		}
@@ -71,10 +72,10 @@ func TestLineTemplates(t *testing.T) {
 			line(7, "plain", "", "Tuning:  90%|█████████ | 9/10"),
 		})
 		got, _ := byTemplate(t, b)
-		if w := got["worker <num> started"]; w.Count != 3 || w.FirstSeq != 1 || w.Sample != "worker 1 started" || w.Severity != store.SeverityOther {
+		if w := got["worker <num> started"]; w.Count != 3 || w.FirstSeq != 1 || w.Sample != "worker 1 started" || w.Severity != templates.SeverityOther {
 			t.Errorf("worker started: %+v", w)
 		}
-		if w := got["worker <num> failed: bad handshake"]; w.Severity != store.SeverityError {
+		if w := got["worker <num> failed: bad handshake"]; w.Severity != templates.SeverityError {
 			t.Errorf("worker failed: %+v", w)
 		}
 		if w := got["Tuning: <progress>"]; !w.Noise || w.Count != 2 {
@@ -96,7 +97,7 @@ func TestLineTemplates(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := byTemplate(t, b)
-		if w := got["Traceback (most recent call last):"]; w.Severity != store.SeverityError {
+		if w := got["Traceback (most recent call last):"]; w.Severity != templates.SeverityError {
 			t.Errorf("revised line: %+v", w)
 		}
 	})
@@ -132,7 +133,7 @@ func TestLineTemplates(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := byTemplate(t, b)
-		if got["hello <num>"].Count != 1 || got["careful <num>"].Severity != store.SeverityWarning {
+		if got["hello <num>"].Count != 1 || got["careful <num>"].Severity != templates.SeverityWarning {
 			t.Errorf("rebuilt summary %+v", got)
 		}
 		var built bool

@@ -16,6 +16,7 @@ import (
 
 	"launchwatch/internal/live"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 )
 
 const (
@@ -140,7 +141,7 @@ func (s *launchSource) Read(ctx context.Context) ([]live.Message, int64, error) 
 		}
 		msgs, s.seq = append(msgs, m), last
 	}
-	j, err := s.h.launchView(ctx, l)
+	j, err := timeline.LoadLaunchJSON(ctx, s.h.store, l, s.h.pipe.Clock().Now(), s.h.cfg.SilentAfter)
 	if err != nil {
 		return nil, s.seq, err
 	}

@@ -22,7 +22,7 @@ func (d *launchPageData) verdict(st string) views.VerdictProps {
 		v.Headline, v.AlarmNo, v.Kind = views.Plain(a.Headline), a.No, a.Kind
 		seq, at = a.FirstSeq, a.FirstTS
 	} else if v.Exit != "" && !d.Last.IsZero() {
-		// The exit is reported after the last line (see clockTimes).
+		// The exit is reported after the last line (see timeline.LoadLaunchJSON).
 		seq, at = l.LastSeq, &d.Last
 	}
 	if !v.Decided() {

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
@@ -82,7 +83,7 @@ func (h *handler) launchesList(c echo.Context) error {
 	}
 	for i := range items {
 		it := &items[i]
-		page.Launches = append(page.Launches, launchListItemJSON{Launch: newLaunchJSON(&it.Launch, now, h.cfg.SilentAfter),
+		page.Launches = append(page.Launches, launchListItemJSON{Launch: timeline.LaunchJSON(&it.Launch, now, h.cfg.SilentAfter),
 			Why: launchWhy(it)})
 	}
 	return c.JSON(http.StatusOK, page)

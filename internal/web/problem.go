@@ -16,10 +16,8 @@ import (
 	"launchwatch/internal/views"
 )
 
-const (
-	maxProblems      = 200
-	maxProblemAlarms = 200
-)
+// maxProblems bounds the problems the index lists.
+const maxProblems = 200
 
 // fingerprintPattern is what classify.Fingerprint makes: hex.
 var fingerprintPattern = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
@@ -88,25 +86,13 @@ func problemAlarms(as []store.ProblemAlarm) []views.ProblemAlarm {
 
 // problemPage reads a problem's page: its facts, headlines and alarms.
 func (h *handler) problemPage(c echo.Context, fp string) (views.ProblemProps, error) {
-	ctx := c.Request().Context()
-	pr, err := h.store.Problem(ctx, h.pipe.Clock().Now(), fp)
+	v, err := review.LoadProblem(c.Request().Context(), h.store, fp, h.pipe.Clock().Now())
 	if err != nil {
 		return views.ProblemProps{}, err
 	}
-	heads, err := h.store.ProblemHeadlines(ctx, fp, 50)
-	if err != nil {
-		return views.ProblemProps{}, err
-	}
-	alarms, err := h.store.ProblemAlarms(ctx, fp, false, maxProblemAlarms+1)
-	if err != nil {
-		return views.ProblemProps{}, err
-	}
-	p := views.ProblemProps{Problem: problemRow(pr), Actor: actorName(c)}
-	if len(alarms) > maxProblemAlarms {
-		alarms, p.Truncated = alarms[:maxProblemAlarms], true
-	}
-	p.Alarms = problemAlarms(alarms)
-	for _, hc := range heads {
+	p := views.ProblemProps{Problem: problemRow(v.Problem), Actor: actorName(c), Truncated: v.Truncated,
+		Alarms: problemAlarms(v.Alarms)}
+	for _, hc := range v.Headlines {
 		p.Headlines = append(p.Headlines, views.ProblemHeadline{Headline: hc.Headline, Alarms: hc.Alarms})
 	}
 	return p, nil
@@ -114,18 +100,10 @@ func (h *handler) problemPage(c echo.Context, fp string) (views.ProblemProps, er
 
 // addPreview lists the open alarms a decision would decide.
 func (h *handler) addPreview(c echo.Context, p *views.ProblemProps, fp string) error {
-	open, err := h.store.ProblemAlarms(c.Request().Context(), fp, true, review.MaxProblemDecision+1)
+	pv, err := review.LoadProblemPreview(c.Request().Context(), h.store, fp)
 	if err != nil {
 		return err
 	}
-	pv := &views.ProblemPreview{}
-	if len(open) > review.MaxProblemDecision {
-		open, pv.Truncated = open[:review.MaxProblemDecision], true
-	}
-	pv.Open = problemAlarms(open)
-	for _, a := range open {
-		pv.Refs = append(pv.Refs, review.AlarmRef(a.LaunchKey, a.No))
-	}
-	p.Preview = pv
+	p.Preview = &views.ProblemPreview{Open: problemAlarms(pv.Open), Refs: pv.Refs, Truncated: pv.Truncated}
 	return nil
 }

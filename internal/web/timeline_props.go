@@ -111,7 +111,7 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 	}
 	if l.ExitCode != nil || l.ExitSignal != nil {
 		// The exit is reported after the last line; on a backfilled log's
-		// clock its report time is no time of the log (see clockTimes).
+		// clock its report time is no time of the log (see timeline.LoadLaunchJSON).
 		title := "exit"
 		if l.ExitCode != nil {
 			title += " " + strconv.Itoa(*l.ExitCode)
