@@ -86,7 +86,8 @@ var listeningPhrases = []string{
 	"endpoint:", "endpoint at", "url:", "urls:",
 	"server started", "server is running", "server running", "started server", "started http",
 	"started grpc", "started rest", "api server",
-	// "Running gRPC ModelServer at 0.0.0.0:8500", "Exporting HTTP/REST API at:localhost:8501"
+	// "Running gRPC ModelServer at 0.0.0.0:8500", "REST API at localhost:8501" (an
+	// address glued to a colon, "at:localhost:8501", is not read as one)
 	"server at", "api at",
 }
 
