@@ -52,8 +52,8 @@ bench: postgres
 ## bench-scale: the scale bench (internal/bench BenchmarkScale): 10M lines over 1000 launches of
 ## random sizes from the corpus and testdata/families, then the list, launch page (cold and warm),
 ## log page, search and compare p95, retention's cost per launch dropped and storage per byte of
-## log; LWBENCH_SCALE_LINES (and LWBENCH_SCALE_LAUNCHES) size it down. Not part of make test, nor
-## of bench-all (it runs only with LWBENCH_SCALE set)
+## log; LWBENCH_SCALE_LINES (and LWBENCH_SCALE_LAUNCHES) size it down. Not part of make test;
+## bench-all runs it at 100,000 lines
 bench-scale: postgres
 	LWBENCH_SCALE=1 $(GO) test $(PGO) -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -count=1 -timeout 180m ./internal/bench/
 

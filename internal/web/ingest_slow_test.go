@@ -161,18 +161,14 @@ func TestOneCredentialCannotHoldEveryBodySlot(t *testing.T) {
 	}
 	// A slow body that goes gives its slot back to its token.
 	held[0].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, 10*time.Second, "the token's slot to come back", func() bool {
 		conn, _, status := startBody(t, b.url, greedy, "greedy-again")
 		if status == http.StatusContinue {
-			break
+			return true
 		}
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("the token's slot did not come back: %d", status)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the server, with a deadline
-	}
+		return false
+	})
 }
 
 // TestTricklingBodyIsTimedOut: a body that keeps arriving, but slower than
