@@ -155,6 +155,25 @@ func announcedEndpoint(body string) announcement {
 	return announcement{endpoint: ep, ok: true, advice: advice}
 }
 
+// announcedAfterReady is announcedEndpoint once the launch is ready and
+// bound, where all an announcement still does is add its address to the
+// launch's endpoints (announcedReady): a health request answered adds
+// none, so the access log lines that make most of a serving launch skip
+// healthAnswered's regular expressions unless they also announce. full is
+// whether the endpoints are full already, when nothing is left to add.
+func announcedAfterReady(body string, full bool) announcement {
+	if full || len(body) > 1024 {
+		return announcement{}
+	}
+	if !hasListeningPhrase(body) && !framed(body) && !advisingSet.in(body) {
+		return announcement{}
+	}
+	if healthAnswered(body) {
+		return announcement{}
+	}
+	return announcedEndpoint(body)
+}
+
 // endpointIn finds the first address on the line and normalises it to
 // "scheme://host:port" (http and all interfaces when the line gives none),
 // "" if none.

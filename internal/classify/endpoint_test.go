@@ -65,6 +65,39 @@ func TestAnnouncedEndpoint(t *testing.T) {
 	}
 }
 
+// TestAnnouncedAfterReady holds the shortcut a ready, bound launch takes to
+// what announcedEndpoint says of the same lines: the same address where
+// one is announced, none where a health request was answered or the
+// endpoints are full.
+func TestAnnouncedAfterReady(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+		"Please connect to custom endpoint at http://localhost:5001",
+		"║   http://0.0.0.0:3000   ║",
+		"Server is listening on port 7777",
+		`INFO:     127.0.0.1:51234 - "GET /health HTTP/1.1" 200 OK`,
+		`[GIN] 2026/03/01 - 10:00:02 | 200 |     31.2µs |  127.0.0.1 | GET      "/health"`,
+		// an access line that also says "listening": a health answer
+		`server listening: 10.0.0.9:40312 - "GET /health HTTP/1.1" 200 OK`,
+		"Failed to connect to http://10.0.0.2:8000: connection refused",
+		"View the dashboard at http://127.0.0.1:8265",
+	}
+	for _, line := range lines {
+		a := announcedEndpoint(line)
+		want := a.endpoint
+		if a.health {
+			want = ""
+		}
+		if got := announcedAfterReady(line, false); got.endpoint != want {
+			t.Errorf("announcedAfterReady(%q) = %+v, want endpoint %q (announcedEndpoint: %+v)", line, got, want, a)
+		}
+		if got := announcedAfterReady(line, true); got.ok {
+			t.Errorf("announcedAfterReady(%q, full) = %+v, want nothing", line, got)
+		}
+	}
+}
+
 // feedAll feeds lines (numbered from 1) in batches of size n.
 func feedAll(s *State, lines []string, n int) {
 	for i := 0; i < len(lines); i += n {

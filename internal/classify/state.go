@@ -561,7 +561,11 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 	}
 	m.builtin = s.h.builtin
 	if s.h.endpoint {
-		m.announce = announcedEndpoint(p.Body)
+		if s.d.Ready != nil && s.d.Bound {
+			m.announce = announcedAfterReady(p.Body, len(s.d.Endpoints) >= maxEndpoints)
+		} else {
+			m.announce = announcedEndpoint(p.Body)
+		}
 	} else if len(p.Body) <= len("Started.") && p.Tagged {
 		m.announce = bareStartedLine(p.Body)
 	}
