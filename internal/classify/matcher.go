@@ -15,11 +15,13 @@ import "strings"
 // compares the literals of that bucket byte by byte. A literal of exactly
 // gramLen bytes ("vllm") is one gram at an even position or, at an odd one,
 // its first three bytes end the even window before it: that window is
-// entered once for each value its first byte can fold to. Literals shorter than a gram are few ("\r", "%|") and
-// are searched for one by one.
+// entered once for each value its first byte can fold to, and a literal of
+// three ("://") the same way on either side. Literals shorter than that are
+// few ("\r", "%|") and are searched for one by one.
 type matcher struct {
 	folded []string // the literals, ASCII lower-cased
-	short  []int32  // literals shorter than gramLen
+	short  []int32  // literals shorter than gramLen-1
+	tri    []int32  // literals of gramLen-1 bytes, filtered on grams too
 	// shortPlain holds, for each of short, whether it has no ASCII letter
 	// ("\r", "%|"): folding changes none of its bytes, and scan calls
 	// indexByLastByte itself, which indexFoldedASCII would find after
@@ -90,6 +92,21 @@ func newMatcher(pats []string, sample ...string) *matcher {
 		switch {
 		case p == "":
 			// compilePacks refuses empty literals.
+		case len(p) == gramLen-1:
+			// One byte short of a gram ("://"): an occurrence at an even
+			// position starts the window there, which one byte more ends;
+			// at an odd one it ends the window before it, which one byte
+			// more starts. Each is entered once for each value that byte
+			// can fold to; scan checks the one place neither window
+			// reaches, the line's end.
+			m.tri = append(m.tri, int32(id))
+			g := gramAt(f+" ", 0) &^ (0xff << 24)
+			for x := range uint32(256) {
+				if x&0x20 != 0 {
+					all = append(all, gramEntry{gram: g | x<<24, off: 0, pat: int32(id)},
+						gramEntry{gram: x | g<<8, off: -1, pat: int32(id)})
+				}
+			}
 		case len(p) < gramLen:
 			m.short = append(m.short, int32(id))
 			m.shortPlain = append(m.shortPlain, !hasLetter(f))
@@ -172,6 +189,22 @@ func (m *matcher) scan(s string, hit func(pat int32)) {
 		}
 		if at >= 0 {
 			hit(id)
+		}
+	}
+	if len(s) < gramLen {
+		for _, id := range m.tri {
+			if indexFoldedASCII(s, m.folded[id]) >= 0 {
+				hit(id)
+			}
+		}
+		return
+	}
+	if (len(s)-(gramLen-1))%2 == 0 {
+		// An occurrence at the end, at an even position: no window holds it.
+		for _, id := range m.tri {
+			if hasFoldedPrefix(s[len(s)-(gramLen-1):], m.folded[id]) {
+				hit(id)
+			}
 		}
 	}
 	bloom := &m.bloom

@@ -33,7 +33,8 @@ func TestMatcherAgreesWithAhoCorasick(t *testing.T) {
 	for _, g := range rs.sigs {
 		lits = append(lits, g.Any...)
 	}
-	lits = append(lits, "ab", "Q", "x_[", "[@^_", "Ünï", "µs", "a\x7fb_", "Q[Z]", "%||x", "|%|", "]]")
+	lits = append(lits, endpointLiterals...)
+	lits = append(lits, "ab", "Q", "x_[", "://", "Zq:", "[@^_", "Ünï", "µs", "a\x7fb_", "Q[Z]", "%||x", "|%|", "]]")
 	gm, ac := newMatcher(lits), newACMatcher(lits)
 	check := func(s string) {
 		t.Helper()
