@@ -141,7 +141,7 @@ func (s *State) consume(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, 
 	if r, ok := s.takeover(ev, p, seq, t, m); ok {
 		return r
 	}
-	if c := consumers[ev.St]; c != nil {
+	if c := consumerOf(ev.St); c != nil {
 		return c(s, fb, ev, p, seq, t, m)
 	}
 	return ended // stClosed, or a state an older classifier saved

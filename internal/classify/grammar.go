@@ -120,22 +120,46 @@ var recognisers = [...]recogniser{
 	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp},
 }
 
-// consumers maps an event state to its recogniser's consumer. It is built
-// by init: the consumers themselves reach it (an event that changes
-// grammar half-way), which an initializer may not.
-var consumers map[evState]func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult
+// consumers maps an event state to its recogniser's consumer (consumerOf).
+// It is built by init: the consumers themselves reach it (an event that
+// changes grammar half-way), which an initializer may not.
+var consumers []func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult
+
+// openersFor lists, for each first byte of a line, the recognisers (indices
+// into recognisers, in order) whose openers may open an event there: a
+// table lookup instead of checking every recogniser's first bytes on each
+// line no event took.
+var openersFor [256][]uint8
 
 func init() {
-	consumers = map[evState]func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult{}
-	for _, r := range recognisers {
+	for i, r := range recognisers {
+		if r.open != nil {
+			for c := range openersFor {
+				if r.first == "" || strings.IndexByte(r.first, byte(c)) >= 0 {
+					openersFor[c] = append(openersFor[c], uint8(i))
+				}
+			}
+		}
 		if r.consume == nil {
 			continue
 		}
-		if _, dup := consumers[r.st]; dup {
+		for int(r.st) >= len(consumers) {
+			consumers = append(consumers, nil)
+		}
+		if consumers[r.st] != nil {
 			panic("classify: two consumers for one event state: " + r.name)
 		}
 		consumers[r.st] = r.consume
 	}
+}
+
+// consumerOf is the consumer of events in state st, nil if none (a closed
+// event, or a state no grammar has: a checkpoint is input too).
+func consumerOf(st evState) func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult {
+	if st < 0 || int(st) >= len(consumers) {
+		return nil
+	}
+	return consumers[st]
 }
 
 // openGrammar lets the recognisers open an event at a line no open event
@@ -149,12 +173,8 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 		return true
 	}
 	var ev *event
-	for i := range recognisers {
-		r := &recognisers[i]
-		if r.open == nil || r.first != "" && strings.IndexByte(r.first, t[0]) < 0 {
-			continue
-		}
-		if ev = r.open(s, fb, p, seq, at, src, t, m); ev != nil {
+	for _, i := range openersFor[t[0]] {
+		if ev = recognisers[i].open(s, fb, p, seq, at, src, t, m); ev != nil {
 			break
 		}
 	}

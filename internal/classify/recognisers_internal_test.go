@@ -1,6 +1,10 @@
 package classify
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestRecogniserTable: every grammar that opens events has a consumer for
 // the state they open in, every consumer's state is one grammar's, and
@@ -11,14 +15,30 @@ func TestRecogniserTable(t *testing.T) {
 		if r.name == "" {
 			t.Errorf("an unnamed recogniser for state %d", r.st)
 		}
-		if r.open != nil && consumers[r.st] == nil {
+		if r.open != nil && consumerOf(r.st) == nil {
 			t.Errorf("%s opens events in state %d, which no recogniser consumes", r.name, r.st)
 		}
 		if r.open == nil && r.consume == nil {
 			t.Errorf("%s neither opens nor consumes", r.name)
 		}
 	}
-	if consumers[stClosed] != nil {
+	if consumerOf(stClosed) != nil {
 		t.Error("a closed event has a consumer")
+	}
+	if consumerOf(-1) != nil || consumerOf(evState(len(consumers))) != nil {
+		t.Error("a state no grammar has has a consumer")
+	}
+	// The first-byte table lists exactly the openers whose first bytes
+	// include the byte, in the table's order.
+	for c := range 256 {
+		var want []uint8
+		for i, r := range recognisers {
+			if r.open != nil && (r.first == "" || strings.IndexByte(r.first, byte(c)) >= 0) {
+				want = append(want, uint8(i))
+			}
+		}
+		if !slices.Equal(openersFor[c], want) {
+			t.Errorf("openersFor[%q] = %v, want %v", byte(c), openersFor[c], want)
+		}
 	}
 }
