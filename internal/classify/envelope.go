@@ -92,8 +92,13 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				}
 			}
 			if !ok {
+				rest, origin, ok = peelSrunLabel(s)
+			}
+			if !ok {
 				rest, origin, ok = peelCompose(s)
 			}
+		case c == ' ':
+			rest, origin, ok = peelSrunLabel(s)
 		case c >= 'A' && c <= 'Z':
 			if len(s) >= 20 && s[3] == ' ' { // "Jan 28 ...": a level word has no space there
 				rest, t, origin, ok = peelMonthSyslog(s, year, false)
@@ -188,6 +193,37 @@ func isDNSName(s string) bool {
 		}
 	}
 	return true
+}
+
+// peelSrunLabel reads the task label `srun --label` puts before each line
+// of a task's output: the task number right-aligned to the width of the
+// largest ("%*d: "), so " 3: " among ten or more tasks. Each task is an
+// origin of its own, as a container is: two tasks' interleaved tracebacks
+// stay two events, and srun's own lines, unlabelled, are the launch's.
+// Only one padding space is read: a Rust backtrace's frames ("   0: ",
+// "  12: ") are padded to four.
+func peelSrunLabel(s string) (string, string, bool) {
+	i := 0
+	if s[0] == ' ' {
+		if !isDigit(s[1]) || s[2] != ':' {
+			return s, "", false
+		}
+		i = 1
+	}
+	j := i
+	for j < len(s) && j < i+6 && isDigit(s[j]) {
+		j++
+	}
+	if j == i || j == i+6 || j == len(s) || s[j] != ':' {
+		return s, "", false
+	}
+	switch {
+	case j+1 == len(s):
+		return "", "task" + s[i:j], true
+	case s[j+1] == ' ':
+		return s[j+2:], "task" + s[i:j], true
+	}
+	return s, "", false
 }
 
 // peelCompose reads docker compose's prefix: the container's name padded

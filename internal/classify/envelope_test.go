@@ -67,6 +67,27 @@ func TestPeelCompose(t *testing.T) {
 	})
 }
 
+// srun --label's task numbers, written from srun's "%*d: " label format:
+// each task is an origin; a Rust backtrace's frames, padded to four, and a
+// clock are not labels.
+func TestPeelSrunLabel(t *testing.T) {
+	t.Parallel()
+	checkPrefixes(t, []prefixWant{
+		{line: "0: INFO 04-02 13:00:14 [server.py:41] loading weights", origin: "task0", level: "INFO",
+			body: "loading weights", time: time.Date(2026, 4, 2, 13, 0, 14, 0, time.UTC), tagged: true},
+		{line: "1: [rank8]:[E402 13:10:16.020419338 ProcessGroupNCCL.cpp:632] [Rank 8] Watchdog caught collective operation timeout",
+			origin: "task1", level: "ERROR", rank: "rank8", source: "rank8",
+			body: "[Rank 8] Watchdog caught collective operation timeout", tagged: true},
+		{line: " 3: Traceback (most recent call last):", origin: "task3", body: "Traceback (most recent call last):"},
+		{line: "12: ", origin: "task12"},
+		{line: "12:", origin: "task12"}, // a blank line's label, its space trimmed
+		{line: "   0: std::panicking::begin_panic", body: "   0: std::panicking::begin_panic"},
+		{line: "  12: tokio::runtime::park", body: "  12: tokio::runtime::park"},
+		{line: "123456: six digits", body: "123456: six digits"},
+		{line: "3:04PM INF loading model", level: "INFO", body: "loading model", tagged: true},
+	})
+}
+
 func TestPeelJournaldAndSyslog(t *testing.T) {
 	t.Parallel()
 	checkPrefixes(t, []prefixWant{
@@ -212,22 +233,25 @@ func TestInterleavedContainersStayApart(t *testing.T) {
 		"    boot()",
 		"ValueError: beta is not set",
 	}
-	var lines []string
-	for i := range a {
-		lines = append(lines, "alpha-1  | "+a[i], "beta-1   | "+b[i])
-	}
-	run := feedLines(t, "", lines)
-	if len(run.Alarms) != 2 {
-		t.Fatalf("got %d alarms, want 2: %+v", len(run.Alarms), run.Alarms)
-	}
-	want := []struct {
-		headline string
-		lines    []int64
-	}{{"KeyError: 'alpha'", []int64{1, 3, 5, 7}}, {"ValueError: beta is not set", []int64{2, 4, 6, 8}}}
-	for i, w := range want {
-		al := run.Alarms[i]
-		if al.Headline != w.headline || !slices.Equal(alarmLines(run, al.ID), w.lines) {
-			t.Errorf("alarm %d: headline %q lines %v, want %q %v", i+1, al.Headline, alarmLines(run, al.ID), w.headline, w.lines)
+	// docker compose's services, srun --label's tasks
+	for _, tags := range [][2]string{{"alpha-1  | ", "beta-1   | "}, {"0: ", "1: "}} {
+		var lines []string
+		for i := range a {
+			lines = append(lines, tags[0]+a[i], tags[1]+b[i])
+		}
+		run := feedLines(t, "", lines)
+		if len(run.Alarms) != 2 {
+			t.Fatalf("%q: got %d alarms, want 2: %+v", tags, len(run.Alarms), run.Alarms)
+		}
+		want := []struct {
+			headline string
+			lines    []int64
+		}{{"KeyError: 'alpha'", []int64{1, 3, 5, 7}}, {"ValueError: beta is not set", []int64{2, 4, 6, 8}}}
+		for i, w := range want {
+			al := run.Alarms[i]
+			if al.Headline != w.headline || !slices.Equal(alarmLines(run, al.ID), w.lines) {
+				t.Errorf("%q: alarm %d: headline %q lines %v, want %q %v", tags, i+1, al.Headline, alarmLines(run, al.ID), w.headline, w.lines)
+			}
 		}
 	}
 }

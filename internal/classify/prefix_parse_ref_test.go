@@ -735,8 +735,13 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 				}
 			}
 			if !ok {
+				rest, origin, ok = peelSrunLabel(s)
+			}
+			if !ok {
 				rest, origin, ok = oldPeelCompose(s)
 			}
+		case c == ' ':
+			rest, origin, ok = peelSrunLabel(s)
 		case c >= 'A' && c <= 'Z':
 			if rest, t, origin, ok = oldPeelMonthSyslog(s, year, false); !ok {
 				rest, origin, ok = oldPeelCompose(s)
