@@ -175,7 +175,7 @@ func (s *State) promote(fb *feedBuf, ev *event) {
 func (s *State) continuesNativeRun(ev *event, p *Prefix, m *lineMatch) bool {
 	pr := s.d.Prev
 	if p.Level != "" || pr.Level != "" || pr.N != s.d.N-1 || pr.Alarm != ev.A.ID || ev.A.ID == 0 ||
-		isContainerExitReport(strings.TrimSpace(p.Body)) {
+		isExitReport(strings.TrimSpace(p.Body)) {
 		return false
 	}
 	return (m.best != nil && m.best.IsFatal() == ev.A.Fatal) || m.ending
@@ -247,7 +247,7 @@ func isShellDeathReport(t string) bool {
 // signal ends: the latest live fatal alarm that ended within followWindow
 // lines. nil when there is none: the line is then a death of its own.
 func (s *State) deathOfRecent(t string, m *lineMatch) *event {
-	if m.best == nil || m.best.Kind != AlarmSignal || !isShellDeathReport(t) || isContainerExitReport(t) {
+	if m.best == nil || m.best.Kind != AlarmSignal || !isShellDeathReport(t) || isExitReport(t) {
 		return nil
 	}
 	ev := s.recent()

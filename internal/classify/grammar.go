@@ -210,7 +210,7 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 		s.consequence(ev, m)
 		ev.St, ev.Blanks = stFault, 0
 		return consumed, true
-	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m) && !isContainerExitReport(t):
+	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m) && !isExitReport(t):
 		s.consequence(ev, m)
 		if ev.A.Kind == AlarmSignal && m.best != nil && m.best.Priority > ev.Prio {
 			// The event is itself a death report opened by its intro line
@@ -257,13 +257,29 @@ func (s *State) offer(ev *event, t string, seq int64, prio int, m *lineMatch) {
 	s.setHeadline(ev, t, seq, prio, g)
 }
 
-// isContainerExitReport reports docker compose's line that a service's
-// container ended ("web-1 exited with code 139"): the container runtime's
-// report of the process's death, an event of its own linked to its cause,
-// not a line of the process's own dump.
-func isContainerExitReport(t string) bool {
-	name, rest, ok := strings.Cut(t, " exited with code ")
-	return ok && name != "" && !strings.ContainsAny(name, " :") && rest != "" && allDigits(rest)
+// isExitReport reports a line in which something that ran a process says
+// how it ended: docker compose's "web-1 exited with code 139", an
+// entrypoint script's "[entrypoint] llamafile exited with status 1". It is
+// the runtime's or the wrapper's report of the process's death, an event of
+// its own linked to its cause, not a line of the process's own dump. The
+// name is one word right before the phrase, the status ends the line.
+func isExitReport(t string) bool {
+	for _, phrase := range [...]string{" exited with code ", " exited with status "} {
+		i := strings.Index(t, phrase)
+		if i <= 0 {
+			continue
+		}
+		rest := t[i+len(phrase):]
+		if rest == "" || !allDigits(rest) {
+			continue
+		}
+		name := t[:i]
+		if j := strings.LastIndexByte(name, ' '); j >= 0 {
+			name = name[j+1:]
+		}
+		return name != "" && !strings.Contains(name, ":")
+	}
+	return false
 }
 
 // isSignalConsequence reports a line that says the process died by a signal

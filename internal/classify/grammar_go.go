@@ -95,8 +95,10 @@ func (s *State) consumeGo(ev *event, p *Prefix, t string) consumeResult {
 		return consumed // a frame's file:line, a nested panic
 	case ev.Sub == goStack && isGoFrame(t):
 		return consumed
-	case ev.Sub == goHeader && !p.Tagged && ev.Cont < maxContLines:
-		ev.Cont++ // the rest of a multi-line panic value
+	case ev.Sub == goHeader && !p.Tagged && ev.Cont < maxContLines && !isExitReport(t):
+		// The rest of a multi-line panic value; a wrapper's report that
+		// the process exited is its own event (isExitReport).
+		ev.Cont++
 		return consumed
 	}
 	return ended

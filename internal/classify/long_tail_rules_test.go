@@ -238,3 +238,16 @@ heron-1 exited with code 139`)
 		t.Errorf("%d alarms %+v, want the segfault and the container's exit linked to it", len(alarms), alarms)
 	}
 }
+
+// A wrapper script's report that the program it ran exited, in its own
+// words and prefix, is that consequence too: after a Go-style "fatal
+// error:" line it is not the rest of the message.
+func TestWrapperExitReportAfterFatalError(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `[boot] 2031-05-06T07:08:09Z starting heron on 0.0.0.0:9000
+fatal error: the accelerator requested with --device was not found
+[boot] 2031-05-06T07:08:10Z heron exited with status 1`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 2 || alarms[1].HeadlineSeq != 3 || alarms[1].Cause != alarms[0].ID {
+		t.Errorf("%d alarms %+v, want the fatal error and the wrapper's exit report linked to it", len(alarms), alarms)
+	}
+}
