@@ -708,7 +708,9 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		return rest, true
 	}
 	// NVIDIA NIM's containers (around vLLM and TensorRT-LLM): a full date
-	// and the source tag, "2024-07-02 17:52:36.112 file.py:152] msg".
+	// and the source tag, "2024-07-02 17:52:36.112 file.py:152] msg". The
+	// level may be padded ("%(levelname)-8s").
+	rest = skipLevelPad(rest)
 	if t, n := parseDateTime(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
 		tail := rest[n+1:]
 		if e := indexByteWithin(tail, ']', 80); e > 0 && isFileLineTag(tail[:e]) {
@@ -719,8 +721,48 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 			p.Time, p.Level = t, lv
 			return msg, true
 		}
+		if msg, ok := pidFileLineBracket(tail); ok {
+			p.Time, p.Level = t, lv
+			return msg, true
+		}
 	}
 	return s, false
+}
+
+// skipLevelPad skips the spaces a padded level name leaves before the
+// next field ("ERROR    2025-..."): at most seven, the widest padding of
+// "%(levelname)-8s".
+func skipLevelPad(s string) string {
+	for k := 0; k < 7 && s != "" && s[0] == ' '; k++ {
+		s = s[1:]
+	}
+	return s
+}
+
+// pidFileLineBracket reads what PaddlePaddle's loggers (FastDeploy,
+// PaddleNLP) write between the time and the message: "%(process)-5s
+// %(filename)s[line:%(lineno)d] ", so "7     engine.py[line:151] msg".
+func pidFileLineBracket(s string) (string, bool) {
+	i := 0
+	for i < len(s) && i < 10 && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 || i == len(s) || s[i] != ' ' {
+		return s, false
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	tag := s[i:]
+	e := indexByteWithin(tag, ']', 100)
+	if e < 0 {
+		return s, false
+	}
+	file, line, ok := strings.Cut(tag[:e], "[line:")
+	if !ok || len(file) < 4 || !strings.HasSuffix(file, ".py") || strings.IndexByte(file, ' ') >= 0 || line == "" || !allDigits(line) {
+		return s, false
+	}
+	return skipOneSpace(tag[e+1:]), true
 }
 
 // rayServeComponent reads what Ray Serve's log format writes between the

@@ -43,6 +43,12 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`INFO 2031-01-02 03:04:05,678 proxy 10.0.0.5 -- Proxy starting on node abc.`, "INFO", "Proxy starting on node abc."},
 		{`INFO 2031-01-02 03:04:05,678 controller 4410 deployment_state.py:1392 - Deploying new version.`, "INFO", "Deploying new version."},
 		{`INFO 2031-01-02 03:04:05,678 model loaded -- fine`, "", `INFO 2031-01-02 03:04:05,678 model loaded -- fine`},
+		// PaddlePaddle's loggers (FastDeploy): "%(levelname)-8s %(asctime)s
+		// %(process)-5s %(filename)s[line:%(lineno)d] %(message)s".
+		{`ERROR    2031-01-02 03:04:05,678 7     engine.py[line:151] Failed to launch worker processes.`, "ERROR", "Failed to launch worker processes."},
+		{`WARNING  2031-01-02 03:04:05,678 31207 args_utils.py[line:1021] max_num_seqs is not set`, "WARNING", "max_num_seqs is not set"},
+		{`INFO     2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`, "", `INFO     2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`},
+		{`INFO     2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`, "", `INFO     2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`},
 	} {
 		p := ParsePrefix(c.line, 2031)
 		if p.Level != c.level || p.Body != c.body {

@@ -443,7 +443,10 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 		p.Level = lv
 		return rest, true
 	}
-	// NIM: "2024-07-02 17:52:36.112 file.py:152] msg"
+	// NIM: "2024-07-02 17:52:36.112 file.py:152] msg". The padding of a
+	// level and Paddle's pid and file[line:N] were added after the copy:
+	// new readers, shared (prefix.go).
+	rest = skipLevelPad(rest)
 	if t, n := oldParseDateTime(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
 		tail := rest[n+1:]
 		if e := strings.IndexByte(tail, ']'); e > 0 && e < 80 && isFileLineTag(tail[:e]) {
@@ -453,6 +456,10 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 		// Ray Serve's component and id, added after the copy: a new
 		// reader, shared (prefix.go).
 		if msg, ok := rayServeComponent(tail); ok {
+			p.Time, p.Level = t, lv
+			return msg, true
+		}
+		if msg, ok := pidFileLineBracket(tail); ok {
 			p.Time, p.Level = t, lv
 			return msg, true
 		}
