@@ -514,7 +514,57 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
-	return skipLog4jThreadLogger(rest), true
+	return p.log4jMessage(rest), true
+}
+
+// log4jMessage is the message after a log4j level: the thread and logger
+// dropped (skipLog4jThreadLogger, or a logger alone: DJL Serving's
+// "[%-5level] %logger - %msg"). A model server's frontend relays its Python
+// workers' output line by line, at INFO for stdout and WARN for stderr
+// (TorchServe's thread "W-9000-m_1.0-stdout", DJL's message
+// "W-231-model-stdout: line"): that level names the stream, not the line,
+// so it goes, and the worker's line is read as the worker printed it.
+func (p *Prefix) log4jMessage(s string) string {
+	msg := skipLog4jThreadLogger(s)
+	if msg != s {
+		if isWorkerStream(s[:strings.IndexByte(s, ' ')]) {
+			p.Level = ""
+		}
+		return msg
+	}
+	msg = skipLog4jLogger(s)
+	if tag, _, ok := strings.Cut(msg[:min(len(msg), 120)], ": "); ok && isWorkerStream(tag) {
+		p.Level = ""
+		return msg[len(tag)+2:]
+	}
+	return msg
+}
+
+// isWorkerStream reports a model server's name for a worker's output
+// stream: "W-9000-acme_1.0-stdout", "W-231-model-stderr".
+func isWorkerStream(s string) bool {
+	return len(s) > len("W-1-stdout") && strings.HasPrefix(s, "W-") && isDigit(s[2]) &&
+		(strings.HasSuffix(s, "-stdout") || strings.HasSuffix(s, "-stderr")) && strings.IndexByte(s, ' ') < 0
+}
+
+// skipLog4jLogger drops a log4j logger alone before " - " ("PyProcess - ",
+// "ModelServer - ", "ai.djl.serving.Foo - "): a dotted name, or a class's
+// simple name with two capitals at least, so that "Done - next" stays.
+func skipLog4jLogger(s string) string {
+	sp := strings.IndexByte(s[:min(len(s), 121)], ' ')
+	if sp < 3 || !strings.HasPrefix(s[sp:], " - ") || !isLoggerName(s[:sp]) {
+		return s
+	}
+	logger, caps := s[:sp], 0
+	for i := 0; i < len(logger); i++ {
+		if logger[i] >= 'A' && logger[i] <= 'Z' {
+			caps++
+		}
+	}
+	if !strings.Contains(logger, ".") && (caps < 2 || logger[0] < 'A' || logger[0] > 'Z') {
+		return s
+	}
+	return s[sp+3:]
 }
 
 // eatLoguru reads loguru's default format after its time:

@@ -25,10 +25,20 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05 | INFO | two words | kept`, "INFO", "two words | kept"},
 		// log4j's "%d [%-5p] %t %c - %m" (TorchServe): thread and logger go,
 		// a message with a dash in it stays.
-		{`2031-01-02T03:04:05,678 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG -   File "/srv/ts/service.py", line 130, in predict`, "INFO", `  File "/srv/ts/service.py", line 130, in predict`},
+		{`2031-01-02T03:04:05,678 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG -   File "/srv/ts/service.py", line 130, in predict`, "", `  File "/srv/ts/service.py", line 130, in predict`},
 		{`2031-01-02T03:04:05,678 [INFO ] main org.pytorch.serve.ModelServer - Torchserve version: 0.12.0`, "INFO", "Torchserve version: 0.12.0"},
 		{`2031-01-02T03:04:05,678 [INFO ] Loading model - please wait`, "INFO", "Loading model - please wait"},
 		{`2031-01-02T03:04:05,678 [INFO ] step-2 done - next`, "INFO", "step-2 done - next"},
+		// A worker's relayed stream: the frontend's level names the stream,
+		// not the line (TorchServe's thread, DJL Serving's message tag);
+		// DJL's "[%-5level] %logger - %msg" has a logger and no thread.
+		{`2031-01-02T03:04:05,678 [WARN ] W-9000-acme_1.0-stderr MODEL_LOG - Traceback (most recent call last):`, "", "Traceback (most recent call last):"},
+		{`[INFO ] PyProcess - W-7-acme-stdout: Traceback (most recent call last):`, "", "Traceback (most recent call last):"},
+		{`[INFO ] PyProcess - W-7-acme-stdout: ERROR 01-02 03:04:05 [engine.py:40] engine failed`, "ERROR", "engine failed"},
+		{`[ERROR] ModelServer - Failed register workflow`, "ERROR", "Failed register workflow"},
+		{`[INFO ] ai.djl.serving.wlm.WorkerPool - scaling up`, "INFO", "scaling up"},
+		{`[INFO ] Done - next`, "INFO", "Done - next"},
+		{`[INFO ] PyProcess - W-7: not a stream`, "INFO", "W-7: not a stream"},
 		// spdlog fields right after a bracketed time (OpenVINO Model Server).
 		{`[2031-01-02 03:04:05.678][1][modelmanager][error][servable_initializer.cpp:351] [GPU] out of GPU resources`, "ERROR", "[GPU] out of GPU resources"},
 		{`[2031-01-02 03:04:05.678][812][serving][info][servablemanagermodule.cpp:55] ServableManagerModule started`, "INFO", "ServableManagerModule started"},

@@ -285,7 +285,9 @@ func (p *Prefix) oldEatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
-	return skipLog4jThreadLogger(rest), true
+	// The log4j logger alone and the workers' relayed streams were added
+	// after the copy: a new reader, shared (prefix.go).
+	return p.log4jMessage(rest), true
 }
 
 // eatLoguru reads loguru's default format after its time:
