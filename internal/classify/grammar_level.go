@@ -162,6 +162,10 @@ func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	if r == nil {
 		return false
 	}
+	if s.runtimeDumpAfterRun(r, p, t) {
+		s.promoteRun(fb, r)
+		return false // the dump opens its own event
+	}
 	lv := levelOf(p)
 	ending := isSignalConsequence(m) || m.follow != nil || (p.Level == "" && isLastWords(t)) ||
 		(m.ending && s.d.Ready == nil)
@@ -410,4 +414,22 @@ func (r *pendingRun) add(p *Prefix, seq, prev int64, t string, m *lineMatch, hea
 		}
 	}
 	r.Ranges = append(r.Ranges, lineRange{From: seq, To: seq, Level: p.Level, Rank: p.Rank, Time: p.Time})
+}
+
+// runtimeDumpAfterRun reports a runtime's own dump (a Go or Rust panic)
+// opening on the very line after the pending ERROR run r on its source: a
+// logger cannot introduce what the runtime prints as the process dies, as
+// Python's logger.exception introduces its traceback, so the ERROR line (a
+// zap record with its own stacktrace field) is a failure of its own that
+// the process did not survive, and the dump another. A blank line or more
+// between them leaves the run to be decided as any other.
+func (s *State) runtimeDumpAfterRun(r *pendingRun, p *Prefix, t string) bool {
+	if r.Gap != 1 || r.Last != s.d.Prev.Seq || quiet(p.Level) || indented(p.Body) {
+		return false
+	}
+	if _, ok := rustPanicLine(t); ok {
+		return true
+	}
+	return strings.HasPrefix(t, "panic: ") && !isBareValue(t[len("panic: "):]) ||
+		strings.HasPrefix(t, "fatal error: ") && !isBareValue(t[len("fatal error: "):]) || isGoSignalHeader(t)
 }

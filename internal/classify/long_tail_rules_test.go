@@ -251,3 +251,29 @@ fatal error: the accelerator requested with --device was not found
 		t.Errorf("%d alarms %+v, want the fatal error and the wrapper's exit report linked to it", len(alarms), alarms)
 	}
 }
+
+// A Go program's ERROR record right before its runtime's panic is a failure
+// of its own (a logger cannot introduce the runtime's dump); with a blank
+// line between them it is decided as any ERROR line (here: the panic
+// explains the death, and the handled error stays a warning). A fallback
+// that the line says is not supported is no fallback.
+func TestErrorRecordRightBeforeAPanic(t *testing.T) {
+	t.Parallel()
+	const record = `{"level":"error","ts":1800000000.5,"logger":"setup","caller":"scorer/cache.go:104","msg":"index config is not set, falling back to defaults is not supported for this backend","stacktrace":"main.setup\n\t/src/main.go:40"}`
+	const dump = `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x23c5f1e]
+
+goroutine 1 [running]:
+main.setup(0x0)
+	/src/main.go:44 +0x3e
+main.main()
+	/src/main.go:12 +0x25`
+	_, alarms := feedSettledState("", record+"\n"+dump)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 1 || alarms[1].HeadlineSeq != 2 || !alarms[0].Fatal || !alarms[1].Fatal {
+		t.Errorf("%d alarms %+v, want the ERROR record and the panic, both fatal", len(alarms), alarms)
+	}
+	_, alarms = feedSettledState("", `{"level":"error","ts":1800000000.5,"msg":"cannot read notes.yaml: yaml: line 3: mapping values are not allowed"}`+"\n\n"+dump)
+	if len(alarms) != 1 || alarms[0].HeadlineSeq != 3 {
+		t.Errorf("%d alarms %+v, want the panic alone", len(alarms), alarms)
+	}
+}
