@@ -82,6 +82,10 @@ type event struct {
 	Words   bool  `json:"words,omitempty"`
 	Spawned bool  `json:"spawned,omitempty"`
 	SpawnN  int64 `json:"spawn_n,omitempty"` // the line count when it opened
+	// Shape is the prefix shape of the line that opened the event, when it
+	// had a prefix (prefixShape): a report in another logger's format is
+	// another program's (a supervisor's), not a line of this event.
+	Shape string `json:"shape,omitempty"`
 }
 
 // What the exception lines of an event showed so far (event.Net).
@@ -153,6 +157,9 @@ func (s *State) newEvent(fb *feedBuf, src string, seq int64, at time.Time, silen
 	// After a supervisor started a child, a failure printed under another
 	// prefix than the supervisor's own may be the child's (see undecided).
 	// s.lp is the line being read.
+	if s.lp.Tagged {
+		ev.Shape = prefixShape(&s.lp)
+	}
 	if s.d.Spawned && prefixShape(&s.lp) != s.d.SpawnShape {
 		ev.Spawned, ev.SpawnN = true, s.d.N
 	}

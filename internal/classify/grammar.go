@@ -210,7 +210,7 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 		s.consequence(ev, m)
 		ev.St, ev.Blanks = stFault, 0
 		return consumed, true
-	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m) && !isExitReport(t):
+	case (ev.St == stCpp || ev.St == stSingle) && isSignalConsequence(m) && !isExitReport(t) && !s.otherLogger(ev, p):
 		s.consequence(ev, m)
 		if ev.A.Kind == AlarmSignal && m.best != nil && m.best.Priority > ev.Prio {
 			// The event is itself a death report opened by its intro line
@@ -255,6 +255,15 @@ func (s *State) offer(ev *event, t string, seq int64, prio int, m *lineMatch) {
 		return
 	}
 	s.setHeadline(ev, t, seq, prio, g)
+}
+
+// otherLogger reports a line in another logger's format than the line that
+// opened ev, both with a prefix: a supervisor reporting, in its own words,
+// that the child which printed ev exited ("Failed to run the llama-box
+// server: exit status 1" under llama-box's own error lines). Its report is
+// a consequence event of its own, linked to ev.
+func (s *State) otherLogger(ev *event, p *Prefix) bool {
+	return ev.Shape != "" && p.Tagged && prefixShape(p) != ev.Shape
 }
 
 // isExitReport reports a line in which something that ran a process says

@@ -277,3 +277,17 @@ main.main()
 		t.Errorf("%d alarms %+v, want the panic alone", len(alarms), alarms)
 	}
 }
+
+// A supervisor's report, in its own logger's format, that the child which
+// just printed its failure exited is a consequence alarm of its own linked
+// to that failure, not a line of the child's event; a bare shell report
+// without a prefix still ends the child's event.
+func TestSupervisorReportInItsOwnFormat(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `0.00.052.118 I loader: loaded meta data from /models/wren.gguf
+0.00.288.512 E main: failed to load model '/models/wren.gguf'
+2031-04-21T10:15:03+00:00 - acme.worker.backends.box - ERROR - Failed to run the box server: exit status 1`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 2 || alarms[1].HeadlineSeq != 3 || alarms[1].Cause != alarms[0].ID {
+		t.Errorf("%d alarms %+v, want the child's failure and the supervisor's report linked to it", len(alarms), alarms)
+	}
+}
