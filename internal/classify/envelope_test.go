@@ -107,7 +107,9 @@ func TestPeelJournaldAndSyslog(t *testing.T) {
 		{line: "<13>1 2026-02-03T04:05:06Z node-b llm - - -", origin: "node-b/llm", time: at(4, 5, 6, 0)},
 		// Look-alikes keep their text.
 		{line: "Mar 3 is when the cluster moved", body: "Mar 3 is when the cluster moved"},
-		{line: "Jan 28 10:04:05 WARNING loader: slow disk", body: "Jan 28 10:04:05 WARNING loader: slow disk"},
+		// No host: no syslog envelope (no origin, no time), but a level
+		// word after prefix-like fields, which headLevel reads.
+		{line: "Jan 28 10:04:05 WARNING loader: slow disk", level: "WARNING", body: "loader: slow disk", tagged: true},
 		{line: "2026-02-03T04:05:06Z ERROR text_generation_router: boom", level: "ERROR", body: "text_generation_router: boom",
 			time: at(4, 5, 6, 0), tagged: true},
 		{line: "2026-02-03T04:05:06 node-a app[9]: no zone", body: "node-a app[9]: no zone", time: at(4, 5, 6, 0), tagged: true},

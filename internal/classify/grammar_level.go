@@ -149,6 +149,12 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 	// An indented continuation (a multi-line message, an error's
 	// "Caused by:" list or backtrace) of the run's last line.
 	if r := s.d.G.runOn(src); r != nil && r.Gap == 1 && !p.Tagged && (indented(p.Body) || isContinuationHeader(t) || isDetailLine(t)) {
+		if m.benign {
+			// The message goes on to say the failure was handled (a
+			// deprecation, a fallback): the run was no failure.
+			s.d.G.dropRun(r)
+			return nil
+		}
 		r.add(p, seq, s.d.Prev.Seq, t, m, false)
 	}
 	return nil
@@ -167,7 +173,9 @@ func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 		return false // the dump opens its own event
 	}
 	lv := levelOf(p)
-	ending := isSignalConsequence(m) || m.follow != nil || (p.Level == "" && isLastWords(t)) ||
+	// An indented line right after the run is its message going on, not a
+	// program's last words.
+	ending := isSignalConsequence(m) || m.follow != nil || (p.Level == "" && isLastWords(t) && !(r.Gap == 1 && indented(p.Body))) ||
 		(m.ending && s.d.Ready == nil)
 	adjacent := r.Gap == 1 && (m.best != nil || ((lv == "CRITICAL" || lv == "FATAL") && !m.benign))
 	if !ending && !adjacent {

@@ -40,6 +40,9 @@ type Prefix struct {
 	Body string
 
 	full string // the line without envelope, ANSI codes and trailing carriage returns
+	// relayed: a reader dropped the level because it named a relayed
+	// stream, not the line (log4jMessage); headLevel must not read it back.
+	relayed bool
 }
 
 // ParsePrefix splits a log line into its envelope, prefixes and body. It
@@ -105,6 +108,9 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		text = rest
 	}
 	p.Body = text
+	if p.Level == "" && !p.relayed {
+		p.headLevel(year, p.eat)
+	}
 	// A prefix's time is UTC, so a zero one is time.Time{}, and storing a
 	// zero envelope time would change nothing (the store is not free
 	// while the collector runs).
@@ -528,13 +534,13 @@ func (p *Prefix) log4jMessage(s string) string {
 	msg := skipLog4jThreadLogger(s)
 	if msg != s {
 		if isWorkerStream(s[:strings.IndexByte(s, ' ')]) {
-			p.Level = ""
+			p.Level, p.relayed = "", true
 		}
 		return msg
 	}
 	msg = skipLog4jLogger(s)
 	if tag, _, ok := strings.Cut(msg[:min(len(msg), 120)], ": "); ok && isWorkerStream(tag) {
-		p.Level = ""
+		p.Level, p.relayed = "", true
 		return msg[len(tag)+2:]
 	}
 	return msg
@@ -1279,4 +1285,159 @@ func isFileLineTag(s string) bool {
 		}
 	}
 	return true
+}
+
+// headLevel reads the level of a logger whose format no reader knows, from
+// the head of the line: a level word in capitals ("ERROR", "WARN", "ERR")
+// or "level=error", after nothing but fields that read as a prefix's (a
+// time or date, a pid, a bracketed tag such as "[main]", separators, a
+// month's name, AM/PM), at most five of them and within the first 100
+// bytes. "2025/12/02 09:16:40 [ERROR] msg", "[main] ERROR c.a.Foo - msg",
+// "[2025-12-02T09:16:40Z ERROR engine] msg". A word of a message before it
+// ("Tests: 1 ERROR") and a table's row ("| 3 | ERROR |") are not a prefix.
+// When the level word is still in the body, the body starts after it (and
+// after a log4j logger and a separator); otherwise a reader took the body
+// past it, and the body stays.
+//
+// A worker's relayed stream after the level ("WARN  PyProcess
+// W-188-chat-stderr: ERROR 03-14 ... msg", DJL Serving's older pattern)
+// drops the level, as log4jMessage does, and the worker's own prefix is
+// read with eat.
+func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
+	full := p.full
+	if full == "" || full[0] == ' ' || full[0] == '\t' || full[0] == '|' {
+		return
+	}
+	head := full[:min(len(full), 100)]
+	for i, n := 0, 0; i < len(head) && n <= 5; n++ {
+		for i < len(head) && head[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < len(head) && head[j] != ' ' {
+			j++
+		}
+		if j == len(head) && j < len(full) {
+			return // a token cut by the head's end
+		}
+		tok := head[i:j]
+		if lv := headLevelWord(tok, n == 0 && j+1 < len(head) && isDigit(head[j+1])); lv != "" {
+			p.Level, p.Tagged = lv, true
+			if at := len(full) - len(p.Body); at <= i {
+				// The body still holds the level word: it starts after it.
+				rest := skipSeparator(full[j:])
+				if line, ok := relayedLine(rest); ok {
+					p.Level, p.Body, p.relayed = "", line, true
+					for range 6 {
+						rest, ok := eat(p.Body, year)
+						if !ok {
+							break
+						}
+						p.Body = rest
+					}
+					return
+				}
+				p.Body = skipLog4jLogger(rest)
+			}
+			return
+		}
+		if !isPrefixField(tok) {
+			return
+		}
+		i = j
+	}
+}
+
+// relayedLine is the line a model server relays from a worker's output
+// stream after its logger's name: "PyProcess W-188-chat-stderr: line".
+func relayedLine(s string) (string, bool) {
+	logger, rest, ok := strings.Cut(s[:min(len(s), 160)], " ")
+	if !ok || !isLoggerName(logger) {
+		return s, false
+	}
+	tag, _, ok := strings.Cut(rest, ": ")
+	if !ok || !isWorkerStream(tag) {
+		return s, false
+	}
+	return s[len(logger)+1+len(tag)+2:], true
+}
+
+// headLevelWord is the level a head token names: a level word in capitals
+// with its brackets or separator ("[ERROR]", "ERROR:", "<ERROR>"),
+// "level=error", or, as the first token before a number, a glog-style
+// letter ("E 2025-12-02 ..."); "" if none.
+func headLevelWord(tok string, letterOK bool) string {
+	if v, ok := strings.CutPrefix(tok, "level="); ok {
+		return normLevel(strings.Trim(v, `"`))
+	}
+	tok = strings.TrimLeft(tok, "[(<")
+	tok = strings.TrimRight(tok, "])>:|,;")
+	if len(tok) == 1 && letterOK {
+		switch tok {
+		case "E":
+			return "ERROR"
+		case "W":
+			return "WARNING"
+		case "I":
+			return "INFO"
+		case "F":
+			return "FATAL"
+		}
+		return ""
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] < 'A' || tok[i] > 'Z' {
+			return ""
+		}
+	}
+	return normLevel(tok)
+}
+
+// isPrefixField reports a token that reads as a field of a log prefix: it
+// holds a digit (a time, a date, a pid), is only punctuation ("-", "|",
+// "---"), is a bracketed or parenthesised tag ("[main]", "(worker)"), a
+// month's name or AM/PM.
+func isPrefixField(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	if tok[0] == '[' || tok[0] == '(' {
+		return true
+	}
+	punct := true
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if isDigit(c) {
+			return true
+		}
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80 {
+			punct = false
+		}
+	}
+	if punct {
+		return true
+	}
+	switch tok {
+	case "AM", "PM", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
+		return true
+	}
+	return false
+}
+
+// skipSeparator skips what a log format puts between a level and the
+// message: the rest of its bracket or separator and spaces ("] ", " - ",
+// " | ", ": ").
+func skipSeparator(s string) string {
+	for k := 0; k < 12 && s != ""; k++ {
+		switch s[0] {
+		case ' ', ']', ')', '>', ':', '|', '-':
+			if s[0] == '-' && len(s) > 1 && s[1] != ' ' {
+				return s // "-x" starts the message
+			}
+			s = s[1:]
+		default:
+			return s
+		}
+	}
+	return s
 }

@@ -46,19 +46,48 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		// NVIDIA NIM: vLLM's level word, then a full date and the source tag.
 		{`INFO 2031-01-02 03:04:05.678 ngc_injector.py:152] Valid profile: 4f2e (vllm-bf16-tp1)`, "INFO", "Valid profile: 4f2e (vllm-bf16-tp1)"},
 		{`ERROR 2031-01-02 03:04:05,678 serving_chat.py:201] Error in preprocessing prompt inputs`, "ERROR", "Error in preprocessing prompt inputs"},
-		{`INFO 2031-01-02 03:04:05 the date, then no tag`, "", `INFO 2031-01-02 03:04:05 the date, then no tag`},
+		// Not NIM's tag: its reader leaves the date; headLevel reads the level.
+		{`INFO 2031-01-02 03:04:05 the date, then no tag`, "INFO", `2031-01-02 03:04:05 the date, then no tag`},
 		// Ray Serve's "LEVEL date time COMPONENT ID -- msg", and before 2.9
 		// "COMPONENT ID file.py:N - msg"; other words after a date stay.
 		{`ERROR 2031-01-02 03:04:05,678 controller 4410 -- Failed to update the deployments ['Acme'].`, "ERROR", "Failed to update the deployments ['Acme']."},
 		{`INFO 2031-01-02 03:04:05,678 proxy 10.0.0.5 -- Proxy starting on node abc.`, "INFO", "Proxy starting on node abc."},
 		{`INFO 2031-01-02 03:04:05,678 controller 4410 deployment_state.py:1392 - Deploying new version.`, "INFO", "Deploying new version."},
-		{`INFO 2031-01-02 03:04:05,678 model loaded -- fine`, "", `INFO 2031-01-02 03:04:05,678 model loaded -- fine`},
+		{`INFO 2031-01-02 03:04:05,678 model loaded -- fine`, "INFO", `2031-01-02 03:04:05,678 model loaded -- fine`},
 		// PaddlePaddle's loggers (FastDeploy): "%(levelname)-8s %(asctime)s
 		// %(process)-5s %(filename)s[line:%(lineno)d] %(message)s".
 		{`ERROR    2031-01-02 03:04:05,678 7     engine.py[line:151] Failed to launch worker processes.`, "ERROR", "Failed to launch worker processes."},
 		{`WARNING  2031-01-02 03:04:05,678 31207 args_utils.py[line:1021] max_num_seqs is not set`, "WARNING", "max_num_seqs is not set"},
-		{`INFO     2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`, "", `INFO     2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`},
-		{`INFO     2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`, "", `INFO     2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`},
+		{`INFO     2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`, "INFO", `2031-01-02 03:04:05,678 7 the pid, then no tag[line:3] x`},
+		{`INFO     2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`, "INFO", `2031-01-02 03:04:05,678 7 engine.py[line:x] not a line`},
+	} {
+		p := ParsePrefix(c.line, 2031)
+		if p.Level != c.level || p.Body != c.body {
+			t.Errorf("%q: level %q body %q, want %q %q", c.line, p.Level, p.Body, c.level, c.body)
+		}
+	}
+}
+
+// TestHeadLevel: the level of a logger no reader knows, read from the head
+// of its line (formats written from logback's, Rich's, env_logger's,
+// go-kit's and Python logging's documented layouts; values invented), and
+// lines whose level word is not in a prefix.
+func TestHeadLevel(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ line, level, body string }{
+		{"2031-01-02 03:04:05.678 [main] ERROR c.a.Foo - model failed", "ERROR", "model failed"},
+		{"03:04:05.678 | ERROR | engine failed", "ERROR", "engine failed"},
+		{"2031/01/02 03:04:05 [ERROR] engine failed", "ERROR", "engine failed"},
+		{"01/02/2031 03:04:05 AM - WARNING - disk almost full", "WARNING", "disk almost full"},
+		{"[01/02/31 03:04:05] ERROR    engine failed      main.py:42", "ERROR", "engine failed      main.py:42"},
+		{"[2031-01-02T03:04:05Z ERROR engine] failed", "ERROR", "failed"},
+		{`level=error ts=2031-01-02T03:04:05Z caller=main.go:42 msg="engine failed"`, "ERROR", `ts=2031-01-02T03:04:05Z caller=main.go:42 msg="engine failed"`},
+		{"Jan 02 03:04:05.678 ERR engine failed", "ERROR", "engine failed"},
+		{"WARN  PyProcess W-188-chat-stderr: ERROR 01-02 03:04:05 [core.py:396] EngineCore failed to start.", "ERROR", "EngineCore failed to start."},
+		{"Tests: 1 ERROR", "", "Tests: 1 ERROR"},
+		{"| 3 | ERROR | timeout", "", "| 3 | ERROR | timeout"},
+		{"the ERROR count is 3", "", "the ERROR count is 3"},
+		{"    ERROR indented", "", "    ERROR indented"},
 	} {
 		p := ParsePrefix(c.line, 2031)
 		if p.Level != c.level || p.Body != c.body {

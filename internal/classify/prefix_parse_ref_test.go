@@ -47,6 +47,11 @@ func (p *Prefix) oldParse(text string, year int) {
 		text = rest
 	}
 	p.Body = text
+	// The level of an unknown logger's head was added after the copy: a
+	// new reader, shared (prefix.go).
+	if p.Level == "" && !p.relayed {
+		p.headLevel(year, p.oldEat)
+	}
 	if p.Time.IsZero() {
 		p.Time = env.time
 	}
