@@ -1305,8 +1305,22 @@ func isFileLineTag(s string) bool {
 // read with eat.
 func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
 	full := p.full
-	if full == "" || full[0] == ' ' || full[0] == '\t' || full[0] == '|' {
+	if full == "" {
 		return
+	}
+	// Most lines without a level start with a message's word: a quick
+	// look at its first bytes rules it out.
+	switch c := full[0]; {
+	case c == ' ' || c == '\t' || c == '|':
+		return
+	case c >= 'a' && c <= 'z':
+		if !strings.HasPrefix(full, "level=") {
+			return
+		}
+	case c >= 'A' && c <= 'Z' && len(full) > 1 && full[1] >= 'a' && full[1] <= 'z':
+		if len(full) < 4 || full[3] != ' ' || !isPrefixField(full[:3]) { // a month's name
+			return
+		}
 	}
 	head := full[:min(len(full), 100)]
 	for i, n := 0, 0; i < len(head) && n <= 5; n++ {
