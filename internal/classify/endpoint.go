@@ -33,6 +33,10 @@ type announcement struct {
 	ok       bool   // the line announces the server serving
 	health   bool   // an access log's 2xx answer to a health or readiness request
 	advice   bool   // only an advising phrase says so (advisingPhrases)
+	// banner: only a frame around the address says so (framed), no
+	// listening phrase. Applications print their banner before the server
+	// they start binds the address, so a bind failure may still follow.
+	banner bool
 }
 
 // endpointLiterals are the prefilter's literals for the recogniser: a line
@@ -137,7 +141,8 @@ func announcedEndpoint(body string) announcement {
 	if healthAnswered(body) {
 		return announcement{ok: true, health: true}
 	}
-	listening := hasListeningPhrase(body) || framed(body)
+	phrase := hasListeningPhrase(body)
+	listening := phrase || framed(body)
 	advice := !listening && advisingSet.in(body)
 	if !listening && !advice {
 		return announcement{}
@@ -152,7 +157,7 @@ func announcedEndpoint(body string) announcement {
 	if notAnnouncingSet.in(body) {
 		return announcement{}
 	}
-	return announcement{endpoint: ep, ok: true, advice: advice}
+	return announcement{endpoint: ep, ok: true, advice: advice, banner: listening && !phrase}
 }
 
 // announcedAfterReady is announcedEndpoint once the launch is ready and
@@ -350,6 +355,11 @@ type pendingReady struct {
 	// BeforeBind line, or advice after the model loaded ("To see the GUI go
 	// to: http://..." is a server's last line until a request comes).
 	Quiet bool `json:"quiet,omitempty"`
+	// Banner: the announcement was a banner's framed address: lines after
+	// it do not confirm it by their number (the banner's own lines come
+	// next), only a request served, a quiet end, or a listening line,
+	// which is readiness at its own line.
+	Banner bool `json:"banner,omitempty"`
 }
 
 // awaitBind handles a BeforeBind ready line (its verdict v, time at,
@@ -405,8 +415,17 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 		// load, and stops) is not believed on its word.
 		return false
 	}
-	if !a.health && (!s.d.Loaded || a.advice) {
-		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Quiet: s.d.Loaded}
+	if w := s.d.Announced; w != nil && w.Banner && !a.health && !a.advice && !a.banner {
+		// The server's own listening line after an application's banner
+		// announced the same: readiness here, loaded or not (the banner
+		// says the application is up; the line, that it bound).
+		s.d.Announced = nil
+		s.becomeReady(fb, *v, at, src)
+		v.Kind = KindReady
+		return true
+	}
+	if !a.health && (!s.d.Loaded || a.advice || a.banner) {
+		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Quiet: s.d.Loaded, Banner: a.banner}
 		return false
 	}
 	if s.d.Announced != nil {
@@ -468,7 +487,7 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 		s.d.Announced = nil
 	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
 		s.d.Announced = nil
-	case m.serving || s.d.N-w.N >= confirmAfter:
+	case m.serving || (!w.Banner && s.d.N-w.N >= confirmAfter):
 		s.confirmAnnounced(fb)
 	}
 }

@@ -291,3 +291,39 @@ func TestSupervisorReportInItsOwnFormat(t *testing.T) {
 		t.Errorf("%d alarms %+v, want the child's failure and the supervisor's report linked to it", len(alarms), alarms)
 	}
 }
+
+// An application's banner with the address it will serve (framed, no
+// listening phrase) waits: a bind failure right after it means the server
+// never listened, and the server's own listening line is readiness at that
+// line. A runner's death that the server reports and outlives is an
+// error, not a crash.
+func TestBannerBeforeBindAndRunnerDeath(t *testing.T) {
+	t.Parallel()
+	banner := `[ 09:14:02.1000AM | INFO    ] Starting API
+╔══════════════════════════════════╗
+║  Dashboard & API Ready           ║
+║  http://localhost:52415          ║
+╚══════════════════════════════════╝
+`
+	st, alarms := feedSettledState("", banner+`[ 09:14:02.2000AM | CRITICAL] heron terminated due to unhandled exception
+Traceback (most recent call last):
+  File "/srv/heron/api.py", line 40, in run
+    await serve(app, config)
+OSError: [Errno 48] Address already in use`)
+	if st.Summary().Ready != nil || len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("ready %v, alarms %+v: want never ready and one fatal alarm", st.Summary().Ready, alarms)
+	}
+	st, alarms = feedSettledState("", banner+`[ 09:14:03.0566AM | INFO    ] Running on http://0.0.0.0:52415 (CTRL + C to quit)
+[ 09:16:41.7702AM | INFO    ] Starting task generate(task_id='a81f')
+[ 09:17:55.6410AM | INFO    ] Runner exited with exit code -9
+[ 09:17:55.6423AM | ERROR   ] Runner terminated with signal=9 (Killed: 9)
+RuntimeError: Runner found to be dead
+[ 09:17:55.6511AM | INFO    ] Runner supervisor shutting down
+[ 09:19:10.2288AM | INFO    ] Starting task generate(task_id='5c0e')`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 6 {
+		t.Errorf("ready %+v, want ready at the listening line 6", r)
+	}
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 9 {
+		t.Errorf("alarms %+v, want one non-fatal alarm headed by the runner's death", alarms)
+	}
+}

@@ -18,7 +18,7 @@ const (
 	mergeWindow   = 500  // lines within which the same event from another rank is merged
 	followWindow  = 8    // lines within which a follow signature joins an event
 	awaitWindow   = 5    // lines within which a retry line withdraws a traceback
-	unreadyWindow = 5    // seqs after the ready line within which a bind failure takes readiness back
+	unreadyWindow = 10   // seqs after the ready line within which a bind failure's report, begun there, takes readiness back
 	maxPrevBody   = 512
 	maxPhaseInsts = 24
 )
@@ -93,9 +93,13 @@ type stateData struct {
 	Loaded    bool          `json:"loaded,omitempty"`
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
-	Bound bool         `json:"bound,omitempty"`
-	Fam   famVotes     `json:"fam,omitempty"`
-	G     grammarState `json:"g"` // the recognisers' own state (grammar.go)
+	Bound bool `json:"bound,omitempty"`
+	// ServedAt is the last line that showed a request served (a serving
+	// signature or an answered health request): a bind failure after it
+	// does not take readiness back.
+	ServedAt int64        `json:"served_at,omitempty"`
+	Fam      famVotes     `json:"fam,omitempty"`
+	G        grammarState `json:"g"` // the recognisers' own state (grammar.go)
 }
 
 type prevLine struct {
@@ -283,8 +287,17 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		return
 	}
 
-	if m.unready && s.d.Ready != nil && l.Seq-s.d.Ready.Seq <= unreadyWindow {
-		s.takeBackReady(fb)
+	if m.unready && s.d.Ready != nil {
+		// Counted from where the failure's report began: a traceback
+		// whose final line says the bind failed began right after the
+		// banner that announced the address.
+		from := l.Seq
+		if ev := s.active(src); ev != nil && ev.A.FirstSeq > s.d.Ready.Seq {
+			from = ev.A.FirstSeq
+		}
+		if from-s.d.Ready.Seq <= unreadyWindow && s.d.ServedAt <= s.d.Ready.Seq {
+			s.takeBackReady(fb)
+		}
 	}
 
 	// A retry line right after a traceback withdraws it.
@@ -313,6 +326,9 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		}
 	}
 
+	if m.serving || m.announce.health {
+		s.d.ServedAt = l.Seq
+	}
 	if m.serving {
 		s.survived(fb)
 		s.d.G.servedOn(src)

@@ -212,8 +212,10 @@ func (s *State) takeBackReady(fb *feedBuf) {
 
 // consequence records that a line reporting the process's death (a signal,
 // an abort, an exit report) belongs to ev without taking its headline.
+// A report of a child's death that its parent survives (a non-fatal
+// signal signature: a runner died) joins it without making it fatal.
 func (s *State) consequence(ev *event, m *lineMatch) {
-	if m.follow != nil || (m.best != nil && m.best.Kind == AlarmSignal) {
+	if m.follow != nil || (m.best != nil && m.best.Kind == AlarmSignal && m.best.IsFatal()) {
 		ev.Signalled = true
 		if !ev.A.Fatal {
 			s.setFatal(ev, true)
