@@ -286,6 +286,12 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 		}
 	}
 	first, more, _ := strings.Cut(msg, "\n")
+	nested, isNested := nestedTraceback(msg)
+	if isNested {
+		// The message is a handler's error report as a JSON document: its
+		// first line is "{"; the exception it carries says what failed.
+		first, more = lastLine(nested), ""
+	}
 	b.WriteString(strings.TrimRight(first, "\r"))
 	if fields != nil {
 		writeAttrs(&b, fields, nil)
@@ -304,10 +310,10 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	if exc, ok := firstString(rec, "exc_info", "exc_text", "exception"); ok && lastLine(exc) != "" {
 		tail = lastLine(exc)
 		p.Embedded = true
-	} else if exc, ok := nestedTraceback(msg); ok {
+	} else if isNested {
 		// A handler's error report as a JSON document in the message
 		// (RunPod's SDK: {"error_type": ..., "error_traceback": "..."}).
-		tail = lastLine(exc)
+		tail = lastLine(nested)
 		p.Embedded = true
 	} else if e, ok := loguru["exception"].(map[string]any); ok {
 		typ, _ := e["type"].(string)

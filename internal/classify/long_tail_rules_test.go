@@ -147,7 +147,7 @@ func TestRequestRecordWithNestedTraceback(t *testing.T) {
 	if st.Summary().Ready == nil {
 		t.Fatalf("not ready")
 	}
-	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 3 || !strings.HasSuffix(alarms[0].Headline, "KeyError: 'prompt'") {
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 3 || !strings.HasPrefix(alarms[0].Headline, "KeyError: 'prompt'") {
 		t.Errorf("%d alarms %+v, want one non-fatal alarm at line 3 headed by the KeyError", len(alarms), alarms)
 	}
 }
