@@ -58,16 +58,23 @@ type recogniser struct {
 	name  string
 	st    evState
 	first string
-	// open opens an event at a line no open event took, or returns nil.
+	// open opens an event at a line no open event took, or returns nil;
+	// it may also return an event already open (the line joins it).
 	open func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event
 	// consume reads a line on the source of an event in state st.
 	consume func(s *State, fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult
+	// merge: the event opened may be another rank's copy of an alarm
+	// (tryMerge). stay: the line joins an event without making its
+	// source the current one (State.source's untagged continuation).
+	merge, stay bool
 }
 
 // recognisers in the order their openers are tried: the first that opens
-// an event at a line takes it. (The Python traceback and C++ frame
-// grammars of event.go, which signatures and the intro line before them
-// steer, are opened by State.classifyLine; their consumers are here.)
+// an event at a line takes it. The runtimes' dumps come first; then the
+// grammars of event.go (a logging error's dump, a Python traceback, its
+// frames without their header, a C++ frame dump), and last the events a
+// signature's line opens or ends, which the recognisers before may have
+// taken as part of a dump.
 var recognisers = [...]recogniser{
 	{name: "argparse usage error", st: stLast, open: (*State).openUsageError},
 	{name: "Python exception group", st: stPyGroup, first: "+",
@@ -110,14 +117,132 @@ var recognisers = [...]recogniser{
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 			return s.consumeLevel(ev, p, seq, t, m)
 		}},
-	// The grammars of event.go: a signature line, a Python traceback, what
-	// follows its exception line, a chain between two tracebacks, a C++
-	// frame dump.
-	{name: "signature line", st: stSingle, consume: (*State).consumeSingle},
-	{name: "Python traceback", st: stFrames, consume: (*State).consumeFrames},
+	// The grammars of event.go: a logging error's dump, a Python
+	// traceback, what follows its exception line, a chain between two
+	// tracebacks, a C++ frame dump.
+	{name: "logging error", st: stChain,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if !m.builtin[litLoggingError] || t != "--- Logging error ---" {
+				return nil
+			}
+			return s.startLoggingError(fb, src, seq, at, t)
+		}},
+	{name: "Python traceback", st: stFrames, consume: (*State).consumeFrames,
+		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if !m.builtin[litTraceback] {
+				return nil
+			}
+			s.promoteReporters(fb, src) // before: their alarms come first
+			return s.startTraceback(fb, p, seq, at, src, t, m)
+		}},
+	{name: "Python frames without their header", st: stFrames,
+		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, _ *lineMatch) *event {
+			if !isFrameLine(t) {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, s.benign(p, src))
+			ev.St, ev.PrevFile = stFrames, true
+			s.setHeadline(ev, t, seq, 0, nil)
+			return ev
+		}},
 	{name: "after an exception line", st: stAfterExc, consume: (*State).consumeAfterExc},
 	{name: "exception chain", st: stChain, consume: (*State).consumeChain},
-	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp},
+	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			raised := m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from")
+			if !raised && !strings.HasPrefix(t, "frame #") {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)
+			ev.St = stCpp
+			prio := 0
+			if strings.HasPrefix(t, "Exception raised from") {
+				prio = 1
+			}
+			s.setHeadline(ev, t, seq, prio, m.best)
+			return ev
+		}},
+	// A signature's line: what follows, what ends, what repeats.
+	{name: "a follow line ending the event before it", st: stSingle, stay: true,
+		open: func(s *State, _ *feedBuf, _ *Prefix, seq int64, _ time.Time, _, t string, m *lineMatch) *event {
+			if m.follow == nil || m.best != nil {
+				return nil
+			}
+			ev := s.recent()
+			if ev == nil {
+				return nil
+			}
+			ev.Signalled = true
+			if m.follow.Priority > ev.Prio {
+				// A root cause's rank: kubelet's "failed liveness
+				// probe, will be restarted" says why the probe
+				// failures before it ended the container.
+				s.setHeadline(ev, t, seq, m.follow.Priority, m.follow)
+			}
+			return ev
+		}},
+	{name: "a follow line", st: stSingle, merge: true,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if m.follow == nil || m.best != nil {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)
+			s.setHeadline(ev, t, seq, m.follow.Priority, m.follow)
+			return ev
+		}},
+	{name: "a shell's report of the death just printed", st: stSingle, stay: true,
+		open: func(s *State, _ *feedBuf, _ *Prefix, _ int64, _ time.Time, _, t string, m *lineMatch) *event {
+			// "Killed" after SGLang's sigquit handler kills its own tree:
+			// the end of that event, not a second one to triage.
+			if m.best == nil {
+				return nil
+			}
+			ev := s.deathOfRecent(t, m)
+			if ev != nil {
+				ev.Signalled = true
+			}
+			return ev
+		}},
+	{name: "a request failing after the engine died", st: stSingle, stay: true,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, _ string, m *lineMatch) *event {
+			// "Error in chat completion stream generator" for every
+			// in-flight request: the death's echo, shown under it.
+			if m.best == nil || m.best.IsFatal() {
+				return nil
+			}
+			death := s.echoOfDeath(src)
+			if death == nil {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, true)
+			ev.JoinTo = death.A.ID
+			return ev
+		}},
+	{name: "signature line", st: stSingle, consume: (*State).consumeSingle, merge: true,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+			if m.best == nil {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)
+			if isCppLine(t) {
+				ev.St = stCpp // "terminate called ...": what() and frames follow
+			}
+			s.setHeadline(ev, t, seq, m.best.Priority, m.best)
+			return ev
+		}},
+	{name: "a fatal alarm's headline again", st: stSingle, merge: true,
+		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, _ *lineMatch) *event {
+			// A wrapper restarted the server and it failed the same way:
+			// the same failure again, whatever made the first an alarm.
+			first := s.repeatOf(t)
+			if first == nil {
+				return nil
+			}
+			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)
+			ev.A.Kind, ev.KindPrio = first.A.Kind, first.KindPrio
+			s.setHeadline(ev, t, seq, first.Prio, nil)
+			return ev
+		}},
 }
 
 // consumers maps an event state to its recogniser's consumer (consumerOf).
@@ -173,8 +298,10 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 		return true
 	}
 	var ev *event
+	var r *recogniser
 	for _, i := range openersFor[t[0]] {
-		if ev = recognisers[i].open(s, fb, p, seq, at, src, t, m); ev != nil {
+		r = &recognisers[i]
+		if ev = r.open(s, fb, p, seq, at, src, t, m); ev != nil {
 			break
 		}
 	}
@@ -185,7 +312,12 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 		s.promoteReporters(fb, src)
 	}
 	s.assign(fb, ev, v, at)
-	s.d.CurSrc = src
+	if r.merge {
+		s.tryMerge(fb, ev)
+	}
+	if !r.stay {
+		s.d.CurSrc = src
+	}
 	return true
 }
 

@@ -287,30 +287,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		return
 	}
 
-	if m.unready && s.d.Ready != nil {
-		// Counted from where the failure's report began: a traceback
-		// whose final line says the bind failed began right after the
-		// banner that announced the address.
-		from := l.Seq
-		if ev := s.active(src); ev != nil && ev.A.FirstSeq > s.d.Ready.Seq {
-			from = ev.A.FirstSeq
-		}
-		if from-s.d.Ready.Seq <= unreadyWindow && s.d.ServedAt <= s.d.Ready.Seq {
-			s.takeBackReady(fb)
-		}
-	}
-
-	// A retry line right after a traceback withdraws it.
-	if t != "" {
-		for _, ev := range s.d.Events {
-			if ev.Await >= s.d.N && ev.Src == src {
-				if m.retry && !isRootCauseKind(ev.A.Kind) {
-					s.withdraw(fb, ev)
-				}
-				ev.Await = 0
-			}
-		}
-	}
+	s.evidenceBefore(fb, l, m, src, t)
 
 	// Lines that continue the event open on this source.
 	if ev := s.active(src); ev != nil {
@@ -326,6 +303,80 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		}
 	}
 
+	if s.evidenceAfter(fb, l, p, m, v, at, src) {
+		return
+	}
+	if len(m.phases) > 0 {
+		for _, g := range m.phases {
+			s.d.Phases.apply(fb, g, body, l.Seq, at)
+		}
+		v.Kind = KindProgress
+		return
+	}
+
+	switch {
+	case m.hint:
+		if ev := s.recent(); ev != nil {
+			s.assign(fb, ev, v, at)
+		}
+		return
+	case m.builtin[litIgnored] && strings.HasPrefix(t, "Exception ignored in"):
+		ev := s.startTeardown(fb, src, l.Seq, at)
+		s.assign(fb, ev, v, at)
+		s.d.CurSrc = src
+		return
+	case p.Embedded:
+		ev := s.startEmbedded(fb, p, l.Seq, at, src, t, m)
+		s.assign(fb, ev, v, at)
+		s.tryMerge(fb, ev)
+		return
+	case s.openGrammar(fb, p, l.Seq, at, src, t, m, v):
+		return
+	}
+
+	switch {
+	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
+		v.Kind = KindWarning
+	case isProgressLine(m):
+		v.Kind = KindProgress
+	}
+}
+
+// evidenceBefore is what a line says about the events before it, whatever
+// grammar takes it: a bind failure right after the readiness announced
+// takes that back; a retry line right after a traceback withdraws it.
+func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string) {
+	if m.unready && s.d.Ready != nil {
+		// Counted from where the failure's report began: a traceback
+		// whose final line says the bind failed began right after the
+		// banner that announced the address.
+		from := l.Seq
+		if ev := s.active(src); ev != nil && ev.A.FirstSeq > s.d.Ready.Seq {
+			from = ev.A.FirstSeq
+		}
+		if from-s.d.Ready.Seq <= unreadyWindow && s.d.ServedAt <= s.d.Ready.Seq {
+			s.takeBackReady(fb)
+		}
+	}
+	if t == "" {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if ev.Await >= s.d.N && ev.Src == src {
+			if m.retry && !isRootCauseKind(ev.A.Kind) {
+				s.withdraw(fb, ev)
+			}
+			ev.Await = 0
+		}
+	}
+}
+
+// evidenceAfter is what a line no open event took says about the launch:
+// a request served (the failures before it survived), a child's death
+// its parent outlived, what dooms the process, a supervisor's child, the
+// operator's stop, readiness. It reports whether the line was placed (a
+// readiness line).
+func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src string) bool {
 	if m.serving || m.announce.health {
 		s.d.ServedAt = l.Seq
 	}
@@ -335,7 +386,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		if s.servingReady() {
 			v.Kind = KindReady
 			s.becomeReady(fb, *v, at, src)
-			return
+			return true
 		}
 	}
 	if m.survivor {
@@ -365,136 +416,15 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		s.addEndpoint(m.announce.endpoint) // "Serving on http://...": probed too
 		s.readyEvidence(m.ready.Family)
 		if m.ready.BeforeBind && s.awaitBind(v, at, src) {
-			return
+			return true
 		}
 		v.Kind = KindReady
 		if s.d.Ready == nil {
 			s.becomeReady(fb, *v, at, src)
 		}
-		return
+		return true
 	}
-	if m.announce.ok && s.announcedReady(fb, v, at, src, &m.announce) {
-		return
-	}
-	if len(m.phases) > 0 {
-		for _, g := range m.phases {
-			s.d.Phases.apply(fb, g, body, l.Seq, at)
-		}
-		v.Kind = KindProgress
-		return
-	}
-
-	switch {
-	case m.hint:
-		if ev := s.recent(); ev != nil {
-			s.assign(fb, ev, v, at)
-		}
-		return
-	case m.builtin[litIgnored] && strings.HasPrefix(t, "Exception ignored in"):
-		ev := s.startTeardown(fb, src, l.Seq, at)
-		s.assign(fb, ev, v, at)
-		s.d.CurSrc = src
-		return
-	case p.Embedded:
-		ev := s.startEmbedded(fb, p, l.Seq, at, src, t, m)
-		s.assign(fb, ev, v, at)
-		s.tryMerge(fb, ev)
-		return
-	case s.openGrammar(fb, p, l.Seq, at, src, t, m, v):
-		return
-	case m.builtin[litLoggingError] && t == "--- Logging error ---":
-		ev := s.startLoggingError(fb, src, l.Seq, at, t)
-		s.assign(fb, ev, v, at)
-		s.d.CurSrc = src
-		return
-	case m.builtin[litTraceback]:
-		s.promoteReporters(fb, src)
-		ev := s.startTraceback(fb, p, l.Seq, at, src, t, m)
-		s.assign(fb, ev, v, at)
-		s.d.CurSrc = src
-		return
-	case isFrameLine(t):
-		ev := s.newEvent(fb, src, l.Seq, at, s.benign(p, src))
-		ev.St, ev.PrevFile = stFrames, true
-		s.setHeadline(ev, t, l.Seq, 0, nil)
-		s.assign(fb, ev, v, at)
-		s.d.CurSrc = src
-		return
-	case strings.HasPrefix(t, "frame #") || m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from"):
-		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
-		ev.St = stCpp
-		prio := 0
-		if strings.HasPrefix(t, "Exception raised from") {
-			prio = 1
-		}
-		s.setHeadline(ev, t, l.Seq, prio, m.best)
-		s.assign(fb, ev, v, at)
-		s.d.CurSrc = src
-		return
-	case m.follow != nil && m.best == nil:
-		if ev := s.recent(); ev != nil {
-			ev.Signalled = true
-			if m.follow.Priority > ev.Prio {
-				// A root cause's rank: kubelet's "failed liveness
-				// probe, will be restarted" says why the probe
-				// failures before it ended the container.
-				s.setHeadline(ev, t, l.Seq, m.follow.Priority, m.follow)
-			}
-			s.assign(fb, ev, v, at)
-			return
-		}
-		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
-		s.setHeadline(ev, t, l.Seq, m.follow.Priority, m.follow)
-		s.assign(fb, ev, v, at)
-		s.tryMerge(fb, ev)
-		s.d.CurSrc = src
-		return
-	case m.best != nil && s.deathOfRecent(t, m) != nil:
-		// The shell's report that the process which just printed its
-		// failure died ("Killed" after SGLang's sigquit handler kills its
-		// own tree): the end of that event, not a second one to triage.
-		ev := s.deathOfRecent(t, m)
-		ev.Signalled = true
-		s.assign(fb, ev, v, at)
-		return
-	case m.best != nil && !m.best.IsFatal() && s.echoOfDeath(src) != nil:
-		// A request failing right after the engine died ("Error in chat
-		// completion stream generator" for every in-flight request): the
-		// death's echo, shown under it, not one more alarm to triage.
-		ev := s.newEvent(fb, src, l.Seq, at, true)
-		ev.JoinTo = s.echoOfDeath(src).A.ID
-		s.assign(fb, ev, v, at)
-		return
-	case m.best != nil:
-		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
-		if isCppLine(t) {
-			ev.St = stCpp // "terminate called ...": what() and frames follow
-		}
-		s.setHeadline(ev, t, l.Seq, m.best.Priority, m.best)
-		s.assign(fb, ev, v, at)
-		s.tryMerge(fb, ev)
-		s.d.CurSrc = src
-		return
-	}
-	if first := s.repeatOf(t); first != nil {
-		// The headline of a fatal alarm printed again (a wrapper
-		// restarted the server and it failed the same way): the same
-		// failure again, whatever made the first one an alarm.
-		ev := s.newEvent(fb, src, l.Seq, at, s.d.Shutdown != 0)
-		ev.A.Kind, ev.KindPrio = first.A.Kind, first.KindPrio
-		s.setHeadline(ev, t, l.Seq, first.Prio, nil)
-		s.assign(fb, ev, v, at)
-		s.tryMerge(fb, ev)
-		s.d.CurSrc = src
-		return
-	}
-
-	switch {
-	case p.Level == "WARNING" || p.Level == "ERROR" || p.Level == "CRITICAL" || p.Level == "FATAL":
-		v.Kind = KindWarning
-	case isProgressLine(m):
-		v.Kind = KindProgress
-	}
+	return m.announce.ok && s.announcedReady(fb, v, at, src, &m.announce)
 }
 
 // endLine records the line classifyLine placed: the cause link of a
