@@ -212,6 +212,11 @@ func BenchmarkScale(b *testing.B) {
 		// the database's buffers unless a neighbour's were); warm: the
 		// same launch again.
 		seen := map[string]bool{}
+		var slowest struct {
+			key         string
+			lines, size int
+			cold, warm  time.Duration
+		}
 		for len(cold) < min(scaleSamples, n-1) {
 			l := pick()
 			if seen[l.key] {
@@ -220,8 +225,19 @@ func BenchmarkScale(b *testing.B) {
 			seen[l.key] = true
 			path := "/launches/" + url.PathEscape(l.key)
 			cold = append(cold, scaleGet(b, srv.URL, path, nil))
-			warm = append(warm, scaleGet(b, srv.URL, path, nil))
+			body, took := scaleGetBody(b, srv.URL, path, nil)
+			warm = append(warm, took)
+			if c := cold[len(cold)-1]; max(c, took) > max(slowest.cold, slowest.warm) {
+				slowest.key, slowest.lines, slowest.size, slowest.cold, slowest.warm = l.key, l.lines, len(body), c, took
+			}
 		}
+		// What the p95s are made of: the slowest page, its size and alarms.
+		var alarms int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM alarms a JOIN launches l ON l.id = a.launch_id WHERE l.key = $1`, slowest.key).Scan(&alarms); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("scale: the slowest launch page: %s, %d lines, %d alarms, %d KB of HTML: cold %s, warm %s\n", slowest.key, slowest.lines,
+			alarms, slowest.size/1000, slowest.cold.Round(time.Millisecond), slowest.warm.Round(time.Millisecond))
 		for range scaleSamples {
 			l := pick()
 			after := r.IntN(l.lines)

@@ -53,6 +53,27 @@ func Regexp(expr string) Prefilter {
 	return p
 }
 
+// Folds reports whether any part of an RE2 expression matches case-
+// insensitively ((?i)): its literals are then folded (lower case, with
+// WildFold) and only a case-insensitive comparison may test them. An
+// expression that does not parse folds, to be safe.
+func Folds(expr string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	return err != nil || folds(re)
+}
+
+func folds(re *syntax.Regexp) bool {
+	if re.Flags&syntax.FoldCase != 0 {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if folds(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // reInfo is what a part of an expression matches: exactly one of a small
 // set of strings (exact, when known), or strings that contain a literal of
 // each clause of cnf.

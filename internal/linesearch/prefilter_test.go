@@ -61,3 +61,21 @@ func BenchmarkBloomAddText(b *testing.B) {
 		bl.AddText(line)
 	}
 }
+
+// TestFolds: an expression folds case when any part of it does; one that
+// does not parse folds (its literals are never compared byte for byte).
+func TestFolds(t *testing.T) {
+	t.Parallel()
+	for expr, want := range map[string]bool{
+		`CUDA (error|out of memory)`: false,
+		`TP[0-9] (ready|rank)`:       false,
+		`(?i)kelvin`:                 true,
+		`CUDA ((?i)error)`:           true,
+		`a(?i:b)c`:                   true,
+		`(`:                          true,
+	} {
+		if got := Folds(expr); got != want {
+			t.Errorf("Folds(%q) = %v, want %v", expr, got, want)
+		}
+	}
+}

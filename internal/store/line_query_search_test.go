@@ -84,6 +84,7 @@ func TestIndexedSearchFindsEveryMatch(t *testing.T) {
 		{q: `CUDA (error|out of memory)`, re: true}, {q: `(?i)kelvin|step`, re: true}, {q: `(?i)cuda\s+ERROR`, re: true},
 		{q: `TP[0-9] (ready|rank)`, re: true}, {q: `^Loading`, re: true}, {q: `(?i)İnit|CAFÉ`, re: true},
 		{q: `(OOM|NCCL) (timeout|rank)?`, re: true}, {q: `weights.*KV cache`, re: true}, {q: `e{2,}`, re: true},
+		{q: `caf[éE]|CAF[ÉE]`, re: true}, {q: `CUDA ((?i)ERROR)`, re: true}, {q: `[%_] `, re: true},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			t.Parallel()

@@ -16,7 +16,11 @@ type TimelineInput struct {
 	Now    time.Time
 	Live   bool
 	Phases []TimelinePhase // in the order they began
-	Ready  *TimelineMark   // the first time the launch became ready
+	// PhaseHref is the link of a phase whose Href is "", from its first
+	// line's seq: made for the segments drawn alone, not for every one of
+	// a long launch's instances.
+	PhaseHref func(beginSeq int64) string
+	Ready     *TimelineMark // the first time the launch became ready
 	// Readies is every time it became ready, in order, the first included:
 	// a server that restarted inside the launch becomes ready again.
 	Readies []TimelineMark
@@ -73,7 +77,7 @@ func NewTimeline(in TimelineInput) TimelineProps {
 		}
 	}
 	p.Rows = p.rows(in, axisEnd)
-	p.Restarts = p.markColumns(restarts(in.Phases, in.Resets))
+	p.Restarts = p.markColumns(restarts(in.Phases, in.Resets, in.href))
 	readies := in.Readies
 	if len(readies) == 0 && in.Ready != nil {
 		readies = []TimelineMark{*in.Ready}
@@ -105,13 +109,17 @@ func (p TimelineProps) colOf(x float64) int { return int((x - tlLeft) / tlCol) }
 func (p TimelineProps) drawnEnd(a, b time.Time) float64 { return max(p.xf(b), p.xf(a)+2) }
 
 // rows groups the phase instances by kind, in the order kinds first began;
-// kinds beyond tlMaxPhaseRows share a last row, "other".
+// kinds beyond tlMaxPhaseRows share a last row, "other". A long launch
+// has tens of thousands of instances and a row at most a segment per
+// column: instances are sorted and merged as small records (an index and
+// a number), and a segment is made for each merged one alone.
 func (p TimelineProps) rows(in TimelineInput, axisEnd time.Time) []TimelineRow {
 	var rows []TimelineRow
 	index := map[string]int{}
 	numbers := map[string]int{}
-	segs := map[int][]TimelineSegment{}
-	for _, ph := range in.Phases {
+	insts := make([][]instance, 0, tlMaxPhaseRows)
+	for i := range in.Phases {
+		ph := &in.Phases[i]
 		numbers[ph.Name]++
 		ri, ok := index[ph.Name]
 		if !ok {
@@ -121,22 +129,18 @@ func (p TimelineProps) rows(in TimelineInput, axisEnd time.Time) []TimelineRow {
 				rows[ri].Name = "other"
 			} else {
 				rows = append(rows, TimelineRow{Name: ph.Name})
+				insts = append(insts, nil)
 			}
 			index[ph.Name] = ri
 		}
 		rows[ri].Instances++
-		s := TimelineSegment{Name: ph.Name, First: numbers[ph.Name], Last: numbers[ph.Name], Count: 1,
-			Begin: ph.Begin, End: axisEnd, Running: ph.End == nil, Done: ph.Done, Total: ph.Total, Href: ph.Href}
-		if ph.End != nil {
-			s.End = *ph.End
-		}
-		if s.End.Before(p.Start) || s.Begin.After(p.End) {
+		if ph.endOr(axisEnd).Before(p.Start) || ph.Begin.After(p.End) {
 			continue // outside the zoom
 		}
-		segs[ri] = append(segs[ri], s)
+		insts[ri] = append(insts[ri], instance{i: int32(i), no: int32(numbers[ph.Name])})
 	}
 	for ri := range rows {
-		rows[ri].Segments = p.mergeSegments(segs[ri])
+		rows[ri].Segments = p.mergeSegments(in, axisEnd, insts[ri])
 		for si := range rows[ri].Segments {
 			p.labelSegment(in.Live, &rows[ri], &rows[ri].Segments[si], numbers)
 		}
@@ -144,30 +148,60 @@ func (p TimelineProps) rows(in TimelineInput, axisEnd time.Time) []TimelineRow {
 	return rows
 }
 
+// instance is a phase instance of a row: its index in the input's phases
+// and its number among the instances of its kind.
+type instance struct{ i, no int32 }
+
+// endOr is where the phase's bar ends: its end, or open's while it runs.
+func (ph *TimelinePhase) endOr(open time.Time) time.Time {
+	if ph.End != nil {
+		return *ph.End
+	}
+	return open
+}
+
+// href is the link of the phase's first line.
+func (in TimelineInput) href(ph *TimelinePhase) string {
+	if ph.Href == "" && in.PhaseHref != nil {
+		return in.PhaseHref(ph.BeginSeq)
+	}
+	return ph.Href
+}
+
+// segment is the phase instance inst of in as a segment of its own.
+func (in TimelineInput) segment(inst instance, axisEnd time.Time) TimelineSegment {
+	ph := &in.Phases[inst.i]
+	no := int(inst.no)
+	return TimelineSegment{Name: ph.Name, First: no, Last: no, Count: 1, Begin: ph.Begin, End: ph.endOr(axisEnd),
+		Running: ph.End == nil, Done: ph.Done, Total: ph.Total, Href: in.href(ph)}
+}
+
 // mergeSegments merges instances that overlap in time (ranks running the
 // same phase at once) or that begin in a column the bar before reaches,
 // so a row has at most one segment per column.
-func (p TimelineProps) mergeSegments(in []TimelineSegment) []TimelineSegment {
-	slices.SortStableFunc(in, func(a, b TimelineSegment) int { return a.Begin.Compare(b.Begin) })
+func (p TimelineProps) mergeSegments(in TimelineInput, axisEnd time.Time, insts []instance) []TimelineSegment {
+	slices.SortStableFunc(insts, func(a, b instance) int { return in.Phases[a.i].Begin.Compare(in.Phases[b.i].Begin) })
 	var out []TimelineSegment
-	for _, s := range in {
+	for _, inst := range insts {
+		ph := &in.Phases[inst.i]
 		if len(out) == 0 {
-			out = append(out, s)
+			out = append(out, in.segment(inst, axisEnd))
 			continue
 		}
 		cur := &out[len(out)-1]
-		overlaps := s.Begin.Before(cur.End)
-		if !overlaps && p.colOf(p.xf(s.Begin)) > p.colOf(p.drawnEnd(cur.Begin, cur.End)) {
-			out = append(out, s)
+		overlaps := ph.Begin.Before(cur.End)
+		if !overlaps && p.colOf(p.xf(ph.Begin)) > p.colOf(p.drawnEnd(cur.Begin, cur.End)) {
+			out = append(out, in.segment(inst, axisEnd))
 			continue
 		}
+		no := int(inst.no)
 		cur.Overlapping = cur.Overlapping || overlaps
 		cur.Count++
-		cur.First, cur.Last = min(cur.First, s.First), max(cur.Last, s.Last)
-		if s.End.After(cur.End) {
-			cur.End, cur.Running, cur.Done, cur.Total = s.End, s.Running, s.Done, s.Total
+		cur.First, cur.Last = min(cur.First, no), max(cur.Last, no)
+		if end := ph.endOr(axisEnd); end.After(cur.End) {
+			cur.End, cur.Running, cur.Done, cur.Total = end, ph.End == nil, ph.Done, ph.Total
 		}
-		cur.Running = cur.Running || s.Running
+		cur.Running = cur.Running || ph.End == nil
 	}
 	return out
 }
@@ -219,7 +253,7 @@ func (p TimelineProps) labelSegment(live bool, r *TimelineRow, s *TimelineSegmen
 // again after a reset line (ready, a crash), or the launch's first kind
 // beginning again once every phase before it had ended and other kinds
 // had run since its last instance.
-func restarts(phases []TimelinePhase, resets []int64) []TimelineMark {
+func restarts(phases []TimelinePhase, resets []int64, href func(*TimelinePhase) string) []TimelineMark {
 	if len(phases) == 0 {
 		return nil
 	}
@@ -230,14 +264,15 @@ func restarts(phases []TimelinePhase, resets []int64) []TimelineMark {
 	pending, others, allEnded := false, false, true
 	var lastEnd time.Time
 	ri := 0
-	for _, ph := range phases {
+	for i := range phases {
+		ph := &phases[i]
 		for ri < len(resets) && resets[ri] < ph.BeginSeq {
 			pending = true
 			ri++
 		}
 		quiet := allEnded && !lastEnd.After(ph.Begin)
 		if seen[ph.Name] && (pending || ph.Name == first && others && quiet) {
-			out = append(out, TimelineMark{At: ph.Begin, Count: 1, Href: ph.Href, Title: ph.Name + " began again"})
+			out = append(out, TimelineMark{At: ph.Begin, Count: 1, Href: href(ph), Title: ph.Name + " began again"})
 			pending = false
 		}
 		if ph.Name == first {

@@ -19,6 +19,8 @@ import (
 
 	"launchwatch/internal/corpustest"
 	"launchwatch/internal/upkeep"
+	"launchwatch/internal/web"
+	"launchwatch/internal/web/webtest"
 )
 
 // Budgets of the launch page, the log search and compare on a launch of a
@@ -183,7 +185,9 @@ func countMatches(mix []string, n int, match func(string) bool) int {
 // and the compare of the two launches, each against its budget. Setup runs
 // once; one iteration of the loop measures everything.
 func BenchmarkBudgets(b *testing.B) {
-	bundle := setup(b)
+	stmts := &statementLog{}
+	srv := webtest.Start(b, web.Config{}, webtest.WithTracer(stmts))
+	bundle := &testBundle{t: b, url: srv.URL, store: srv.Store, srv: srv}
 	mix := corpusMix(b)
 	start := time.Now()
 	ingestMix(b, bundle, "budget-a", mix, 0, budgetLines)
@@ -212,8 +216,9 @@ func BenchmarkBudgets(b *testing.B) {
 
 	const pagePath = "/launches/budget-a"
 	const comparePath = "/compare?a=budget-a&b=budget-b"
-	_, firstPage := timedGet(b, bundle.url, pagePath)
-	_, firstCompare := timedGet(b, bundle.url, comparePath)
+	var firstPage, firstCompare time.Duration
+	coldStmts := stmts.record(func() { _, firstPage = timedGet(b, bundle.url, pagePath) })
+	_, firstCompare = timedGet(b, bundle.url, comparePath)
 	fmt.Printf("budgets: first (cold) loads: launch page %s, compare %s\n",
 		firstPage.Round(time.Millisecond), firstCompare.Round(time.Millisecond))
 
@@ -226,6 +231,7 @@ func BenchmarkBudgets(b *testing.B) {
 	)
 	for b.Loop() {
 		pageTimes, compareTimes = nil, nil
+		stopProfile := profilePages(b)
 		for range budgetLoads {
 			body, took := timedGet(b, bundle.url, pagePath)
 			pageTimes = append(pageTimes, took)
@@ -237,6 +243,7 @@ func BenchmarkBudgets(b *testing.B) {
 				}
 			}
 		}
+		stopProfile()
 		search, searchPages, searchHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchText}})
 		reSearch, rePages, reHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchRE}, "re": {"1"}})
 		for range budgetLoads {
@@ -253,6 +260,16 @@ func BenchmarkBudgets(b *testing.B) {
 	}
 	// Without JavaScript a search is a whole launch page: its first one.
 	_, fullPage := timedGet(b, bundle.url, "/launches/budget-a?"+url.Values{"q": {budgetSearchText}}.Encode())
+
+	// Where a load's time goes: its statements, cold (the first load)
+	// and warm, and a regular expression's first log section.
+	printStatements(b, srv.Store.Pool(), "cold-page", coldStmts, firstPage)
+	var warmPage, reSection time.Duration
+	warmStmts := stmts.record(func() { _, warmPage = timedGet(b, bundle.url, pagePath) })
+	printStatements(b, srv.Store.Pool(), "warm-page", warmStmts, warmPage)
+	reQuery := "/launches/budget-a?" + url.Values{"q": {budgetSearchRE}, "re": {"1"}}.Encode()
+	reStmts := stmts.record(func() { _, reSection = timedGetHeaders(b, bundle.url, reQuery, logSectionHeaders) })
+	printStatements(b, srv.Store.Pool(), "re-section", reStmts, reSection)
 
 	pageP50, pageP95 := percentile(pageTimes, 50), percentile(pageTimes, 95)
 	pageKB := float64(htmlBytes) / 1000

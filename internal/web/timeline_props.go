@@ -92,10 +92,14 @@ func (d *launchPageData) timelineInput() views.TimelineInput {
 	in := views.TimelineInput{Origin: d.First, Last: d.Last, Now: d.Now,
 		Live: l.Status == status.Starting || l.Status == status.Loading}
 	in.From, in.To = d.zoom.resolve(d.First)
-	for _, ph := range d.Phases {
-		in.Phases = append(in.Phases, views.TimelinePhase{Name: ph.Name, BeginSeq: ph.BeginSeq, Begin: ph.Begin,
-			End: ph.End, Done: ph.Done, Total: ph.Total, Href: lineHref(key, ph.BeginSeq)})
+	// A phase's link is made for the segments drawn alone (PhaseHref): a
+	// long launch has tens of thousands of instances.
+	in.Phases = make([]views.TimelinePhase, len(d.Phases))
+	for i, ph := range d.Phases {
+		in.Phases[i] = views.TimelinePhase{Name: ph.Name, BeginSeq: ph.BeginSeq, Begin: ph.Begin,
+			End: ph.End, Done: ph.Done, Total: ph.Total}
 	}
+	in.PhaseHref = func(seq int64) string { return lineHref(key, seq) }
 	if d.Ready != nil {
 		in.Ready = &views.TimelineMark{At: *d.Ready, Href: lineHref(key, *l.ReadySeq)}
 		in.Resets = append(in.Resets, *l.ReadySeq)
