@@ -1381,11 +1381,24 @@ func relayedLine(s string) (string, bool) {
 // "level=error", or, as the first token before a number, a glog-style
 // letter ("E 2025-12-02 ..."); "" if none.
 func headLevelWord(tok string, letterOK bool) string {
-	if v, ok := strings.CutPrefix(tok, "level="); ok {
-		return normLevel(strings.Trim(v, `"`))
+	if tok == "" {
+		return ""
 	}
-	tok = strings.TrimLeft(tok, "[(<")
-	tok = strings.TrimRight(tok, "])>:|,;")
+	if tok[0] == 'l' {
+		if v, ok := strings.CutPrefix(tok, "level="); ok {
+			return normLevel(strings.Trim(v, `"`))
+		}
+		return ""
+	}
+	for tok != "" && (tok[0] == '[' || tok[0] == '(' || tok[0] == '<') {
+		tok = tok[1:]
+	}
+	if tok == "" || tok[0] < 'A' || tok[0] > 'Z' {
+		return "" // no level word starts otherwise: the common case
+	}
+	for n := len(tok); n > 0 && strings.IndexByte("])>:|,;", tok[n-1]) >= 0; n = len(tok) {
+		tok = tok[:n-1]
+	}
 	if len(tok) == 1 && letterOK {
 		switch tok {
 		case "E":
