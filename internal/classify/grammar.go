@@ -67,6 +67,33 @@ type recogniser struct {
 	// (tryMerge). stay: the line joins an event without making its
 	// source the current one (State.source's untagged continuation).
 	merge, stay bool
+	// needs: what the line's match must hold for open to be worth a call
+	// (openGrammar skips it otherwise, as first does by the first byte).
+	needs matchNeeds
+}
+
+// matchNeeds are what an opener needs of a line's match.
+type matchNeeds uint8
+
+const (
+	needBest      matchNeeds = 1 << iota // an alarm signature (lineMatch.best)
+	needFollow                           // a follow signature (lineMatch.follow)
+	needTraceback                        // the traceback header's literal
+)
+
+// needsOf is what m holds of the needs.
+func needsOf(m *lineMatch) matchNeeds {
+	var n matchNeeds
+	if m.best != nil {
+		n |= needBest
+	}
+	if m.follow != nil {
+		n |= needFollow
+	}
+	if m.builtin[litTraceback] {
+		n |= needTraceback
+	}
+	return n
 }
 
 // recognisers in the order their openers are tried: the first that opens
@@ -120,14 +147,14 @@ var recognisers = [...]recogniser{
 	// The grammars of event.go: a logging error's dump, a Python
 	// traceback, what follows its exception line, a chain between two
 	// tracebacks, a C++ frame dump.
-	{name: "logging error", st: stChain,
+	{name: "logging error", st: stChain, first: "-",
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			if !m.builtin[litLoggingError] || t != "--- Logging error ---" {
 				return nil
 			}
 			return s.startLoggingError(fb, src, seq, at, t)
 		}},
-	{name: "Python traceback", st: stFrames, consume: (*State).consumeFrames,
+	{name: "Python traceback", st: stFrames, consume: (*State).consumeFrames, needs: needTraceback,
 		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			if !m.builtin[litTraceback] {
 				return nil
@@ -135,7 +162,7 @@ var recognisers = [...]recogniser{
 			s.promoteReporters(fb, src) // before: their alarms come first
 			return s.startTraceback(fb, p, seq, at, src, t, m)
 		}},
-	{name: "Python frames without their header", st: stFrames,
+	{name: "Python frames without their header", st: stFrames, first: "F>",
 		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, _ *lineMatch) *event {
 			if !isFrameLine(t) {
 				return nil
@@ -147,7 +174,7 @@ var recognisers = [...]recogniser{
 		}},
 	{name: "after an exception line", st: stAfterExc, consume: (*State).consumeAfterExc},
 	{name: "exception chain", st: stChain, consume: (*State).consumeChain},
-	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp,
+	{name: "C++ frames", st: stCpp, consume: (*State).consumeCpp, first: "fE",
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			raised := m.builtin[litRaisedFrom] && strings.HasPrefix(t, "Exception raised from")
 			if !raised && !strings.HasPrefix(t, "frame #") {
@@ -163,7 +190,7 @@ var recognisers = [...]recogniser{
 			return ev
 		}},
 	// A signature's line: what follows, what ends, what repeats.
-	{name: "a follow line ending the event before it", st: stSingle, stay: true,
+	{name: "a follow line ending the event before it", st: stSingle, stay: true, needs: needFollow,
 		open: func(s *State, _ *feedBuf, _ *Prefix, seq int64, _ time.Time, _, t string, m *lineMatch) *event {
 			if m.follow == nil || m.best != nil {
 				return nil
@@ -181,7 +208,7 @@ var recognisers = [...]recogniser{
 			}
 			return ev
 		}},
-	{name: "a follow line", st: stSingle, merge: true,
+	{name: "a follow line", st: stSingle, merge: true, needs: needFollow,
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			if m.follow == nil || m.best != nil {
 				return nil
@@ -190,7 +217,7 @@ var recognisers = [...]recogniser{
 			s.setHeadline(ev, t, seq, m.follow.Priority, m.follow)
 			return ev
 		}},
-	{name: "a shell's report of the death just printed", st: stSingle, stay: true,
+	{name: "a shell's report of the death just printed", st: stSingle, stay: true, needs: needBest,
 		open: func(s *State, _ *feedBuf, _ *Prefix, _ int64, _ time.Time, _, t string, m *lineMatch) *event {
 			// "Killed" after SGLang's sigquit handler kills its own tree:
 			// the end of that event, not a second one to triage.
@@ -203,7 +230,7 @@ var recognisers = [...]recogniser{
 			}
 			return ev
 		}},
-	{name: "a request failing after the engine died", st: stSingle, stay: true,
+	{name: "a request failing after the engine died", st: stSingle, stay: true, needs: needBest,
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, _ string, m *lineMatch) *event {
 			// "Error in chat completion stream generator" for every
 			// in-flight request: the death's echo, shown under it.
@@ -218,7 +245,7 @@ var recognisers = [...]recogniser{
 			ev.JoinTo = death.A.ID
 			return ev
 		}},
-	{name: "signature line", st: stSingle, consume: (*State).consumeSingle, merge: true,
+	{name: "signature line", st: stSingle, consume: (*State).consumeSingle, merge: true, needs: needBest,
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			if m.best == nil {
 				return nil
@@ -299,8 +326,11 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 	}
 	var ev *event
 	var r *recogniser
+	has := needsOf(m)
 	for _, i := range openersFor[t[0]] {
-		r = &recognisers[i]
+		if r = &recognisers[i]; r.needs&^has != 0 {
+			continue
+		}
 		if ev = r.open(s, fb, p, seq, at, src, t, m); ev != nil {
 			break
 		}
