@@ -277,18 +277,24 @@ var recognisers = [...]recogniser{
 // changes grammar half-way), which an initializer may not.
 var consumers []func(*State, *feedBuf, *event, *Prefix, int64, string, *lineMatch) consumeResult
 
-// openersFor lists, for each first byte of a line, the recognisers (indices
-// into recognisers, in order) whose openers may open an event there: a
-// table lookup instead of checking every recogniser's first bytes on each
-// line no event took.
-var openersFor [256][]uint8
+// openersFor lists, for each first byte of a line and each set of what its
+// match holds (matchNeeds), the recognisers (indices into recognisers, in
+// order) whose openers may open an event there: a table lookup instead of
+// checking every recogniser's first bytes and needs on each line no event
+// took.
+var openersFor [256][needTraceback << 1][]uint8
 
 func init() {
 	for i, r := range recognisers {
 		if r.open != nil {
 			for c := range openersFor {
-				if r.first == "" || strings.IndexByte(r.first, byte(c)) >= 0 {
-					openersFor[c] = append(openersFor[c], uint8(i))
+				if r.first != "" && strings.IndexByte(r.first, byte(c)) < 0 {
+					continue
+				}
+				for has := range openersFor[c] {
+					if r.needs&^matchNeeds(has) == 0 {
+						openersFor[c][has] = append(openersFor[c][has], uint8(i))
+					}
 				}
 			}
 		}
@@ -326,11 +332,8 @@ func (s *State) openGrammar(fb *feedBuf, p *Prefix, seq int64, at time.Time, src
 	}
 	var ev *event
 	var r *recogniser
-	has := needsOf(m)
-	for _, i := range openersFor[t[0]] {
-		if r = &recognisers[i]; r.needs&^has != 0 {
-			continue
-		}
+	for _, i := range openersFor[t[0]][needsOf(m)] {
+		r = &recognisers[i]
 		if ev = r.open(s, fb, p, seq, at, src, t, m); ev != nil {
 			break
 		}

@@ -28,17 +28,19 @@ func TestRecogniserTable(t *testing.T) {
 	if consumerOf(-1) != nil || consumerOf(evState(len(consumers))) != nil {
 		t.Error("a state no grammar has has a consumer")
 	}
-	// The first-byte table lists exactly the openers whose first bytes
-	// include the byte, in the table's order.
+	// The table lists exactly the openers whose first bytes include the
+	// byte and whose needs the match holds, in the table's order.
 	for c := range 256 {
-		var want []uint8
-		for i, r := range recognisers {
-			if r.open != nil && (r.first == "" || strings.IndexByte(r.first, byte(c)) >= 0) {
-				want = append(want, uint8(i))
+		for has := range needTraceback << 1 {
+			var want []uint8
+			for i, r := range recognisers {
+				if r.open != nil && (r.first == "" || strings.IndexByte(r.first, byte(c)) >= 0) && r.needs&^has == 0 {
+					want = append(want, uint8(i))
+				}
 			}
-		}
-		if !slices.Equal(openersFor[c], want) {
-			t.Errorf("openersFor[%q] = %v, want %v", byte(c), openersFor[c], want)
+			if !slices.Equal(openersFor[c][has], want) {
+				t.Errorf("openersFor[%q][%b] = %v, want %v", byte(c), has, openersFor[c][has], want)
+			}
 		}
 	}
 }
