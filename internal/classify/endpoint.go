@@ -355,10 +355,10 @@ type pendingReady struct {
 	// BeforeBind line, or advice after the model loaded ("To see the GUI go
 	// to: http://..." is a server's last line until a request comes).
 	Quiet bool `json:"quiet,omitempty"`
-	// Banner: the announcement was a banner's framed address: lines after
-	// it do not confirm it by their number (the banner's own lines come
-	// next), only a request served, a quiet end, or a listening line,
-	// which is readiness at its own line.
+	// Banner: the announcement was a banner's framed address: the banner's
+	// own lines come next, so it waits longer (confirmAfterBanner) unless
+	// a request is served, the stream goes quiet, or a listening line
+	// comes, which is readiness at its own line.
 	Banner bool `json:"banner,omitempty"`
 }
 
@@ -385,6 +385,11 @@ func (s *State) awaitBind(v *LineVerdict, at time.Time, src string) bool {
 // Server, routers waiting for their workers, llama.cpp of 2024) says what
 // it loads on the next lines.
 const confirmAfter = 3
+
+// confirmAfterBanner is the same for a banner's address, counted past the
+// banner's own lines: a server that goes on logging without a failure
+// (metrics, its nodes) serves, though it never said so in other words.
+const confirmAfterBanner = 15
 
 // announcedReady handles a line that announces an endpoint (its verdict v
 // so far, its time at, its source src) and reports whether the launch
@@ -487,7 +492,7 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 		s.d.Announced = nil
 	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
 		s.d.Announced = nil
-	case m.serving || (!w.Banner && s.d.N-w.N >= confirmAfter):
+	case m.serving || (!w.Banner && s.d.N-w.N >= confirmAfter) || s.d.N-w.N >= confirmAfterBanner:
 		s.confirmAnnounced(fb)
 	}
 }

@@ -2,6 +2,7 @@ package classify_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -325,5 +326,15 @@ RuntimeError: Runner found to be dead
 	}
 	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 9 {
 		t.Errorf("alarms %+v, want one non-fatal alarm headed by the runner's death", alarms)
+	}
+	// A loaded server that logs on without a failure after its banner
+	// serves, though it never says so in other words.
+	chatty := "[ 09:14:01.0000AM | INFO    ] model loaded in 12.0 s\n" + banner
+	for i := range 16 {
+		chatty += fmt.Sprintf("[ 09:15:%02d.0000AM | INFO    ] node heartbeat %d\n", i, i)
+	}
+	st, _ = feedSettledState("", strings.TrimSuffix(chatty, "\n"))
+	if r := st.Summary().Ready; r == nil || r.Seq != 5 {
+		t.Errorf("ready %+v, want ready at the banner's address line 5", r)
 	}
 }
