@@ -322,6 +322,11 @@ func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	case !p.Tagged && consumeGGML(ev, p.Body, t):
 		// ggml's abort dump under its error line (grammar_ggml.go).
 		return consumed
+	case s.errorDetails(ev, p, t):
+		// An ERROR line's details on lines of their own, as a pending
+		// ERROR run takes them (NIM's "SYSTEM INFO" under its error).
+		ev.Cont++
+		return consumed
 	case s.continuesNativeRun(ev, p, m):
 		// A native program reports one failure as it unwinds: each
 		// caller prints its own "failed to ..." line under the first.
@@ -580,4 +585,13 @@ func isNCCLResultLine(t string) bool {
 		}
 	}
 	return true
+}
+
+// errorDetails reports an unprefixed line right after a signature's event
+// that opened at an error level and goes on with its details: an indented
+// line, a list item or a heading in capitals (isDetailLine).
+func (s *State) errorDetails(ev *event, p *Prefix, t string) bool {
+	pr := s.d.Prev
+	return !p.Tagged && ev.Blanks == 0 && ev.Cont < maxRunLines && pr.N == s.d.N-1 && pr.Alarm == ev.A.ID && ev.A.ID != 0 &&
+		len(ev.Ranges) > 0 && isErrorLevel(ev.Ranges[0].Level) && (indented(p.Body) || isDetailLine(t))
 }
