@@ -293,6 +293,11 @@ func (s *State) opensPythonDump(ev *event, t string, seq int64, m *lineMatch) bo
 // dump, a thread dump or a C++ abort dump may follow.
 func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 	switch {
+	case ev.A.Kind == AlarmSignal && ev.Sub != signalBacktrace && m.builtin[litTraceback]:
+		// A report that a process died (a launcher's "exits with return
+		// code = -11") introduces no traceback: one that follows is
+		// another process's, an event of its own.
+		return ended
 	case s.opensPythonDump(ev, t, seq, m):
 		return consumed
 	case m.builtin[litLoggingError]:

@@ -338,3 +338,18 @@ RuntimeError: Runner found to be dead
 		t.Errorf("ready %+v, want ready at the banner's address line 5", r)
 	}
 }
+
+// A launcher's report that its child died introduces no traceback: the
+// client's traceback on the next line is an alarm of its own, headed by
+// its final exception line.
+func TestDeathReportThenAnotherProcesssTraceback(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `[2031-03-11 14:20:35,772] [ERROR] [launch.py:325:sigkill_handler] ['python', '-m', 'heron.server'] exits with return code = -11
+Traceback (most recent call last):
+  File "/home/dana/serve.py", line 3, in <module>
+    client = heron.serve("acme-7b")
+RuntimeError: server crashed for some reason, unable to proceed`)
+	if len(alarms) != 2 || alarms[0].HeadlineSeq != 1 || alarms[1].HeadlineSeq != 5 {
+		t.Errorf("%d alarms %+v, want the death report and the client's traceback headed by its RuntimeError", len(alarms), alarms)
+	}
+}
