@@ -234,7 +234,8 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		if _, err := t.tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
 			return err
 		}
-		if through <= last {
+		quiet := through > last
+		if !quiet {
 			through = through >> blockShift << blockShift
 		} else {
 			through = (last>>blockShift + 1) << blockShift
@@ -251,7 +252,12 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		}
 		ct = max(ct, hi)
 		more = ct < through
-		_, err = t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, ct)
+		if _, err := t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, ct); err != nil {
+			return err
+		}
+		if quiet && !more {
+			_, err = t.tx.Exec(ctx, thinCheckpointsSQL, launchID)
+		}
 		return err
 	})
 	if err != nil {
@@ -259,6 +265,23 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 	}
 	return moved, more, busy, nil
 }
+
+// restCheckpointEvery is how far apart, in seqs, the classifier states of
+// a quiet launch are kept once it is compacted to its end. A live launch
+// keeps one every 256 lines (pipeline's checkpointEvery), so that a gap
+// fill near its growing end replays little; a quiet one is rarely written
+// again, and 256-line checkpoints of it cost about a tenth of its log's
+// bytes for nothing: a late line into it replays from up to this many
+// lines before it (a few milliseconds of classification) instead.
+const restCheckpointEvery = 4096
+
+// thinCheckpointsSQL keeps, of the launch's ($1) checkpoints, the last one
+// of every restCheckpointEvery seqs: so the launch's latest is always kept.
+var thinCheckpointsSQL = `
+	DELETE FROM classifier_checkpoints c
+	USING (SELECT seq, row_number() OVER (PARTITION BY seq / ` + fmt.Sprint(restCheckpointEvery) + ` ORDER BY seq DESC) AS rn
+		FROM classifier_checkpoints WHERE launch_id = $1) k
+	WHERE c.launch_id = $1 AND c.seq = k.seq AND k.rn > 1`
 
 // compactSQL moves the launch's ($1) lines with seq in [$2, $3) into
 // blocks, but for the lines kept as rows, and returns how many it moved. A

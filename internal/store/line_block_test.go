@@ -458,3 +458,74 @@ func waitNoOlderSnapshot(t *testing.T, pool *pgxpool.Pool) {
 		time.Sleep(20 * time.Millisecond) // polling autovacuum's sessions, with a deadline
 	}
 }
+
+// TestCompactionThinsCheckpointsOfAQuietLaunch: once a quiet launch is
+// compacted to its end, it keeps the last checkpoint of every 4096 seqs
+// (the launch's latest among them); a launch compacted only up to its tail
+// (live) keeps them all.
+func TestCompactionThinsCheckpointsOfAQuietLaunch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	const n = 10_000
+	launch := func(key string) int64 {
+		t.Helper()
+		id, err := st.EnsureLaunch(ctx, key, launchid.Attrs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ls []store.Line
+		var cps []store.Checkpoint
+		for seq := int64(1); seq <= n; seq++ {
+			ls = append(ls, store.Line{Seq: seq, TS: t0, ReceivedAt: t0, Kind: "plain", Text: fmt.Sprintf("line %d", seq)})
+			if seq%256 == 0 || seq == n {
+				cps = append(cps, store.Checkpoint{Seq: seq, State: []byte(fmt.Sprint(seq))})
+			}
+		}
+		err = st.WithTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.LockLaunch(ctx, id); err != nil {
+				return err
+			}
+			if err := tx.CopyLines(ctx, id, ls); err != nil {
+				return err
+			}
+			return tx.SaveCheckpoints(ctx, id, cps)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE launches SET last_seq = $2, last_line_at = $3 WHERE id = $1`, id, n, t0); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	seqs := func(id int64) []int64 {
+		t.Helper()
+		var out []int64
+		if err := pool.QueryRow(ctx, `SELECT array_agg(seq ORDER BY seq) FROM classifier_checkpoints WHERE launch_id = $1`, id).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	compact := func(id, through int64) {
+		t.Helper()
+		for more := true; more; {
+			var err error
+			if _, more, _, err = st.CompactLines(ctx, id, through); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	quiet, live := launch("quiet"), launch("live")
+	before := seqs(live)
+	compact(quiet, n+1)
+	compact(live, n-1000)
+	if got, want := seqs(quiet), []int64{3840, 7936, 10000}; !slices.Equal(got, want) {
+		t.Errorf("the quiet launch kept checkpoints %v, want %v", got, want)
+	}
+	if got := seqs(live); !slices.Equal(got, before) {
+		t.Errorf("the live launch kept checkpoints %v, want all %d", got, len(before))
+	}
+}
