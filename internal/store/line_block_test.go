@@ -134,7 +134,7 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	// Every block of seqs is there; what stayed a row is what an index of
 	// lines serves: errors and alarms (9 lines, the 10th is a hole) and
 	// the ready line.
-	if stored != 1000/64+1 || kept != 10 {
+	if stored != 1000/256+1 || kept != 10 {
 		t.Fatalf("after compaction: %d blocks, %d rows", stored, kept)
 	}
 	check("compacted")
@@ -177,10 +177,10 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rewritten")
-	// Revised verdicts far apart thaw their own blocks (0, 3 and 14; the
-	// retimed lines are in block 0), not the ones between them.
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 1000/64+1-3 {
-		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 1000/64+1-3)
+	// Revised verdicts far apart thaw their own blocks (0 and 3 of 256
+	// seqs; the retimed lines are in block 0), not the ones between them.
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 1000/256+1-2 {
+		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 1000/256+1-2)
 	}
 	compact()
 	check("rewritten and compacted")

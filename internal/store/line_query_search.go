@@ -72,14 +72,9 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	// substring for rare, would rather filter every line of the launch.
 	q := &launchQuery{}
 	q.arg(launchID)
-	if f.Match != nil {
-		// The expression's literals chose the chunks; its lines are
-		// matched in Go alone: RE2 with a literal prefix costs less than an
-		// ILIKE per literal in SQL (a third of the time of both).
-		f.lineConds(q, nil)
-	} else {
-		f.lineConds(q, p)
-	}
+	// The search's literals chose the chunks; its lines are matched in Go
+	// alone (collect), on the texts of their blocks.
+	f.lineConds(q)
 	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
 	order := "seq"
 	if back {
@@ -95,7 +90,7 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		if err != nil {
 			return w, true, fmt.Errorf("store: search lines: %w", err)
 		}
-		if _, err := w.collect(rows, f); err != nil {
+		if _, err := w.collect(ctx, s.read(ctx), launchID, rows, f); err != nil {
 			return w, true, err
 		}
 		if w.More {

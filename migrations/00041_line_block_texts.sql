@@ -1,0 +1,34 @@
+-- +goose Up
+
+-- A block's texts leave the SQL array: they are one bytea, compressed by
+-- the web process with zstd (store.encodeBlockTexts), and stored as it
+-- gives them (STORAGE EXTERNAL: out of line when large, never compressed
+-- again). TOAST's lz4 of a 64-line text array kept 0.35 bytes per byte of
+-- log and cost the database most of a COPY of blocks; zstd of 256 lines
+-- keeps about 0.20, and the database does nothing with the bytes but
+-- store them. Blocks grow from 64 to 256 seqs (block = seq >> 8), which is
+-- what zstd needs to find a log's repetitions.
+--
+-- Existing blocks (64 seqs, arrays of text) become rows again, and their
+-- launches start over at compacted_through 0: the compaction worker, which
+-- takes every launch whose lines are not all compacted, writes them into
+-- the new blocks (a quiet launch at once, a live one up to its tail), and
+-- an in-order batch writes its own as before.
+INSERT INTO lines (launch_id, seq, ts, received_at, logged_at, stream, kind, level, rank, alarm_no, text)
+SELECT b.launch_id, u.*
+FROM line_blocks b
+CROSS JOIN LATERAL unnest(b.seq, b.ts, b.received_at, b.logged_at, b.stream, b.kind, b.level, b.rank, b.alarm_no, b.text) AS u;
+DELETE FROM line_blocks;
+UPDATE launches SET compacted_through = 0, thawed = false WHERE compacted_through <> 0 OR thawed;
+
+ALTER TABLE line_blocks DROP COLUMN text;
+ALTER TABLE line_blocks ADD COLUMN texts bytea NOT NULL;
+ALTER TABLE line_blocks ALTER COLUMN texts SET STORAGE EXTERNAL;
+
+-- +goose Down
+-- The texts of the new blocks are zstd that SQL cannot read: going back
+-- needs every block turned into rows first (store.Tx.ThawLines over each
+-- launch); with blocks left, this fails rather than lose their lines.
+ALTER TABLE line_blocks DROP COLUMN texts;
+ALTER TABLE line_blocks ADD COLUMN text text[] COMPRESSION lz4 NOT NULL;
+UPDATE launches SET compacted_through = 0, thawed = false WHERE compacted_through <> 0 OR thawed;
