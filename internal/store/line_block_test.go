@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"regexp"
@@ -528,4 +529,73 @@ func TestCompactionThinsCheckpointsOfAQuietLaunch(t *testing.T) {
 	if got := seqs(live); !slices.Equal(got, before) {
 		t.Errorf("the live launch kept checkpoints %v, want all %d", got, len(before))
 	}
+}
+
+// Blocks written before migration 00041 (64 seqs, the texts an SQL array)
+// become rows again, their launch starts over at compacted_through 0, and
+// the worker writes them into the new blocks: every line reads the same
+// before, between and after.
+func TestMigrationTurnsOldBlocksIntoRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	if err := store.MigrateDownTo(ctx, pool, 40); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.EnsureLaunch(ctx, "old", launchid.Attrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines 1-300 in blocks of 64 as compaction wrote them then, but for
+	// line 100 (an error, a row).
+	for _, q := range []string{
+		`INSERT INTO lines (launch_id, seq, ts, received_at, kind, level, text) VALUES ($1, 100, '2026-03-01 12:01:40Z', '2026-03-01 12:00:00Z', 'error', 'ERROR', 'RuntimeError: CUDA error')`,
+		`INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, seq, ts, received_at, logged_at, stream, kind, level, rank, alarm_no, text)
+			SELECT $1, s >> 6, min(t), max(t), count(*), array_agg(s ORDER BY s), array_agg(t ORDER BY s), array_agg(timestamptz '2026-03-01 12:00:00Z' ORDER BY s),
+				array_agg(NULL::timestamptz ORDER BY s), array_agg(''::text ORDER BY s), array_agg('plain'::text ORDER BY s), array_agg(''::text ORDER BY s),
+				array_agg(''::text ORDER BY s), array_agg(NULL::integer ORDER BY s), array_agg('worker loaded shard ' || s ORDER BY s)
+			FROM generate_series(1, 300) s CROSS JOIN LATERAL (SELECT timestamptz '2026-03-01 12:00:00Z' + s * interval '1 second') x(t)
+			WHERE s <> 100 GROUP BY s >> 6`,
+		`UPDATE launches SET last_seq = 300, last_line_at = '2026-03-01 12:05:00Z', compacted_through = 320 WHERE id = $1`,
+	} {
+		if _, err := pool.Exec(ctx, q, id); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, wantBlocks int) {
+		t.Helper()
+		ls, err := st.Lines(ctx, id, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) != 300 {
+			t.Fatalf("%s: %d lines", step, len(ls))
+		}
+		for i, l := range ls {
+			want := fmt.Sprintf("worker loaded shard %d", i+1)
+			if l.Seq == 100 {
+				want = "RuntimeError: CUDA error"
+			}
+			if l.Seq != int64(i+1) || l.Text != want {
+				t.Fatalf("%s: line %d reads as %d %q", step, i+1, l.Seq, l.Text)
+			}
+		}
+		var blocks int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, id).Scan(&blocks); err != nil || blocks != wantBlocks {
+			t.Fatalf("%s: %d blocks (%v), want %d", step, blocks, err, wantBlocks)
+		}
+	}
+	check("migrated", 0)
+	var through int64
+	if err := pool.QueryRow(ctx, `SELECT compacted_through FROM launches WHERE id = $1`, id).Scan(&through); err != nil || through != 0 {
+		t.Fatalf("compacted through %d (%v), want 0", through, err)
+	}
+	if _, err := upkeep.CompactOnce(ctx, st, time.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted", 2)
 }
