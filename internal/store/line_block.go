@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Lines at rest are stored in compressed blocks of 256 consecutive seqs
+// Lines at rest are stored in compressed blocks of 512 consecutive seqs
 // (line_blocks, migrations 00020 and 00041): a row per line costs more than its text.
 // A line is a row of lines or an element of a block, never both. Every
 // read takes the union of the two (lineRead); every write that adds or
@@ -20,7 +20,7 @@ import (
 // by CopyLineRun for the blocks an in-order batch completes (write once).
 
 // blockShift is log2 of the seqs per block: block = seq >> blockShift.
-const blockShift = 8
+const blockShift = 9
 
 // blockColumns are the columns of lines a block holds as an array each, in
 // seq order; the texts are one zstd bytea beside them (texts,

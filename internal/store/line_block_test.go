@@ -61,10 +61,11 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 			}
 		}
 	}
-	// 1000 seqs with holes (every 7th is missing until a gap fill), of
-	// every kind, with and without a log time, a pause of a minute at 500.
+	// 2000 seqs (four blocks of 512) with holes (every 7th is missing
+	// until a gap fill), of every kind, with and without a log time, a
+	// pause of a minute at 500.
 	var first, holes []store.Line
-	for seq := int64(1); seq <= 1000; seq++ {
+	for seq := int64(1); seq <= 2000; seq++ {
 		ts := t0.Add(time.Duration(seq) * time.Second)
 		if seq > 500 {
 			ts = ts.Add(time.Minute)
@@ -133,9 +134,9 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every block of seqs is there; what stayed a row is what an index of
-	// lines serves: errors and alarms (9 lines, the 10th is a hole) and
+	// lines serves: errors and alarms (18 lines, 2 more are holes) and
 	// the ready line.
-	if stored != 1000/256+1 || kept != 10 {
+	if stored != 2000/512+1 || kept != 19 {
 		t.Fatalf("after compaction: %d blocks, %d rows", stored, kept)
 	}
 	check("compacted")
@@ -152,8 +153,8 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	check("compacted again")
 	write(holes[5:])
 	check("every hole filled")
-	if runs, err := st.SeqRuns(ctx, blocks, 0, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{1, 1000}}) {
-		t.Fatalf("seq runs with every hole filled = %v, %v; want 1-1000", runs, err)
+	if runs, err := st.SeqRuns(ctx, blocks, 0, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{1, 2000}}) {
+		t.Fatalf("seq runs with every hole filled = %v, %v; want 1-2000", runs, err)
 	}
 
 	// Writes that rewrite lines: revised verdicts, a shifted clock, lines
@@ -165,7 +166,7 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 				return err
 			}
 			if err := tx.UpdateVerdicts(ctx, id, []classify.LineVerdict{{Seq: 10, Kind: "warning"}, {Seq: 200, Kind: "error", Level: "ERROR", Alarm: 50},
-				{Seq: 201, Kind: "warning"}, {Seq: 950, Kind: "progress", Level: "INFO"}}); err != nil {
+				{Seq: 201, Kind: "warning"}, {Seq: 1950, Kind: "progress", Level: "INFO"}}); err != nil {
 				return err
 			}
 			if err := tx.ShiftClock(ctx, id, 90*time.Second); err != nil {
@@ -178,10 +179,10 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rewritten")
-	// Revised verdicts far apart thaw their own blocks (0 and 3 of 256
-	// seqs; the retimed lines are in block 0), not the ones between them.
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 1000/256+1-2 {
-		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 1000/256+1-2)
+	// Revised verdicts far apart thaw their own blocks (0 and 3; the
+	// retimed lines are in block 0), not the ones between them.
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 2000/512+1-2 {
+		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 2000/512+1-2)
 	}
 	compact()
 	check("rewritten and compacted")
@@ -597,5 +598,5 @@ func TestMigrationTurnsOldBlocksIntoRows(t *testing.T) {
 	if _, err := upkeep.CompactOnce(ctx, st, time.Now(), 0); err != nil {
 		t.Fatal(err)
 	}
-	check("compacted", 2)
+	check("compacted", 1)
 }

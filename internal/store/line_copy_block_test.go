@@ -120,24 +120,24 @@ func TestCopyLineRun(t *testing.T) {
 		return n
 	}
 
-	// Blocks are 256 seqs (block = seq >> 8).
-	write(span(1, 160), true) // completes no block: rows
-	check("a run inside block 0", 0, 160, 0)
-	write(span(161, 800), true) // folds 1-160 into block 0, writes blocks 0-2, leaves 768-800
-	check("a run across blocks", 3, kept(1, 767)+33, 768)
-	write(span(801, 1023), true) // ends on a block's last seq: block 3 written, no tail
-	check("a run that ends a block", 4, kept(1, 1023), 1024)
-	write(span(1024, 2400), true)
-	check("a longer run", 9, kept(1, 2303)+97, 2304)
-	// A hole at 2401: the run after it still folds 2304-2400 into block 9,
-	// which lacks 2401.
-	write(span(2402, 4000), true)
-	check("a run after a hole", 15, kept(1, 3839)+161, 3840)
+	// Blocks are 512 seqs (block = seq >> 9).
+	write(span(1, 320), true) // completes no block: rows
+	check("a run inside block 0", 0, 320, 0)
+	write(span(321, 1600), true) // folds 1-320 into block 0, writes blocks 0-2, leaves 1536-1600
+	check("a run across blocks", 3, kept(1, 1535)+65, 1536)
+	write(span(1601, 2047), true) // ends on a block's last seq: block 3 written, no tail
+	check("a run that ends a block", 4, kept(1, 2047), 2048)
+	write(span(2048, 4800), true)
+	check("a longer run", 9, kept(1, 4607)+193, 4608)
+	// A hole at 4801: the run after it still folds 4608-4800 into block 9,
+	// which lacks 4801.
+	write(span(4802, 8000), true)
+	check("a run after a hole", 15, kept(1, 7679)+321, 7680)
 
 	// The late line thaws its block (9) into rows; the worker compacts the
 	// launch's thawed block again.
-	write(span(2401, 2401), false)
-	check("a late line into a block", 14, kept(1, 3839)-kept(2304, 2559)+256+161, 3840)
+	write(span(4801, 4801), false)
+	check("a late line into a block", 14, kept(1, 7679)-kept(4608, 5119)+512+321, 7680)
 	for more := true; more; {
 		_, m, busy, err := st.CompactLines(ctx, direct, math.MaxInt64)
 		if err != nil || busy {
@@ -145,5 +145,5 @@ func TestCopyLineRun(t *testing.T) {
 		}
 		more = m
 	}
-	check("compacted", 16, kept(1, 4000), 4096)
+	check("compacted", 16, kept(1, 8000), 8192)
 }

@@ -55,7 +55,7 @@ func TestLaunchPageStatementsDoNotGrowWithAlarms(t *testing.T) {
 			}
 		}
 		// Both launches are 1,100 lines, so their lines lie alike in
-		// blocks (of 256 seqs) and rows: a read of lines in a block takes
+		// blocks (of 512 seqs) and rows: a read of lines in a block takes
 		// a statement more for their texts, whatever the alarms.
 		for range 1100 - 1 - 15*alarms {
 			log.WriteString("INFO:     127.0.0.1:5000 - \"GET /metrics HTTP/1.1\" 200 OK\n")
