@@ -5,7 +5,7 @@
 -- gives them (STORAGE EXTERNAL: out of line when large, never compressed
 -- again). TOAST's lz4 of a 64-line text array kept 0.35 bytes per byte of
 -- log and cost the database most of a COPY of blocks; zstd of 512 lines
--- keeps about 0.18, and the database does nothing with the bytes but
+-- keeps about 0.19, and the database does nothing with the bytes but
 -- store them. Blocks grow from 64 to 512 seqs (block = seq >> 9): zstd
 -- finds more of a log's repetitions in more lines (0.25 at 64, 0.20 at
 -- 256), and a block's texts leave fewer part-filled TOAST chunks.

@@ -276,7 +276,7 @@ var thinCheckpointsSQL = `
 // are written whole, once. The lines go through this process, which
 // compresses their texts (line_block_text.go).
 func (t *Tx) compact(ctx context.Context, launchID, lo, hi int64) (int64, error) {
-	ls, err := t.takeRows(ctx, launchID, lo, hi)
+	ls, err := t.takeRows(ctx, takeRowsSQL, launchID, lo, hi)
 	if err != nil || len(ls) == 0 {
 		return 0, err
 	}
@@ -306,9 +306,19 @@ var takeRowsSQL = `
 	)
 	SELECT * FROM gone ORDER BY seq`
 
-// takeRows runs takeRowsSQL.
-func (t *Tx) takeRows(ctx context.Context, launchID, from, to int64) ([]Line, error) {
-	rows, err := t.tx.Query(ctx, takeRowsSQL, launchID, from, to)
+// foldHeadSQL is takeRowsSQL for rows at or after the launch's
+// compacted_through, beside which no block lies: without the probe of
+// line_blocks for every row.
+var foldHeadSQL = `
+	WITH gone AS (
+		DELETE FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
+		RETURNING ` + strings.Join(lineColumnsAll, ", ") + `
+	)
+	SELECT * FROM gone ORDER BY seq`
+
+// takeRows runs sql, takeRowsSQL or foldHeadSQL.
+func (t *Tx) takeRows(ctx context.Context, sql string, launchID, from, to int64) ([]Line, error) {
+	rows, err := t.tx.Query(ctx, sql, launchID, from, to)
 	if err != nil {
 		return nil, err
 	}

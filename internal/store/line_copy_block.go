@@ -107,7 +107,7 @@ func (t *Tx) CopyLineRun(ctx context.Context, launchID int64, index *LineIndex, 
 // lines kept as rows, and returns them in seq order: they are indexed
 // already (search, templates) and go into the run's first block.
 func (t *Tx) foldHead(ctx context.Context, launchID, from, to int64) ([]Line, error) {
-	head, err := t.takeRows(ctx, launchID, from, to)
+	head, err := t.takeRows(ctx, foldHeadSQL, launchID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("store: fold rows into a block: %w", err)
 	}
