@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -68,56 +70,99 @@ var rawTexts = sync.Pool{New: func() any { return new([]byte) }}
 
 // decodeBlockTexts is the n texts encodeBlockTexts encoded into z.
 func decodeBlockTexts(z []byte, n int) ([]string, error) {
-	raw, err := textDecoder.DecodeAll(z, nil)
-	if err != nil {
-		return nil, fmt.Errorf("store: a block's texts: %w", err)
-	}
-	// One string for the whole block, sliced: one allocation, not n.
-	all := string(raw)
-	out := make([]string, 0, n)
-	for off := 0; off < len(all); {
-		l, k := binary.Uvarint(raw[off:])
-		if k <= 0 || uint64(len(all)-off-k) < l {
-			return nil, fmt.Errorf("store: a block's texts are cut short at byte %d", off)
-		}
-		off += k
-		out = append(out, all[off:off+int(l)])
-		off += int(l)
-	}
-	if len(out) != n {
-		return nil, fmt.Errorf("store: a block holds %d texts for %d lines", len(out), n)
-	}
-	return out, nil
+	out := make([]string, n)
+	err := decodeBlockTextsOf(z, n, func(int) bool { return true }, func(j int, s string) { out[j] = s })
+	return out, err
 }
 
-// blockTexts returns the texts of the launch's lines seqs (which lay in
-// blocks: a read gave their text as NULL), by seq: one statement for all
-// their blocks. Outside a transaction, a block may have been thawed into
-// rows (or compacted again) since the read: the lines not found in one
-// place are looked for in the other, a few times.
-func blockTexts(ctx context.Context, q querier, launchID int64, seqs []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(seqs))
-	for try := 0; len(seqs) > 0; try++ {
+// decodeBlockTextsOf decodes the n texts in z and hands those want wants
+// (by index in the block) to set. The frame is decompressed into a pooled
+// buffer and only the wanted texts are kept, in one allocation: a search
+// wants a few of a block's lines, and a fresh 100 KB buffer a block
+// (allocated, zeroed, grown) cost more than decompressing it.
+func decodeBlockTextsOf(z []byte, n int, want func(j int) bool, set func(j int, s string)) error {
+	bp := rawTexts.Get().(*[]byte)
+	defer rawTexts.Put(bp)
+	raw, err := textDecoder.DecodeAll(z, (*bp)[:0])
+	if err != nil {
+		return fmt.Errorf("store: a block's texts: %w", err)
+	}
+	*bp = raw
+	type span struct{ j, off, len int }
+	var spans []span
+	kept, j := 0, 0
+	for off := 0; off < len(raw); j++ {
+		l, k := binary.Uvarint(raw[off:])
+		if k <= 0 || uint64(len(raw)-off-k) < l {
+			return fmt.Errorf("store: a block's texts are cut short at byte %d", off)
+		}
+		off += k
+		if j < n && want(j) {
+			spans = append(spans, span{j, off, int(l)})
+			kept += int(l)
+		}
+		off += int(l)
+	}
+	if j != n {
+		return fmt.Errorf("store: a block holds %d texts for %d lines", j, n)
+	}
+	// One string for the wanted texts, sliced: one allocation, not one a
+	// line (the buffer is this call's own and never written again).
+	buf := make([]byte, 0, kept)
+	for _, sp := range spans {
+		buf = append(buf, raw[sp.off:sp.off+sp.len]...)
+	}
+	all := unsafe.String(unsafe.SliceData(buf), len(buf))
+	at := 0
+	for _, sp := range spans {
+		set(sp.j, all[at:at+sp.len])
+		at += sp.len
+	}
+	return nil
+}
+
+// blockTexts sets texts[i] to the text of the launch's line seqs[i]
+// (which lay in blocks: a read gave its text as NULL; seqs sorted, a seq
+// may repeat), with one statement for all their blocks. Outside a
+// transaction, a block may have been thawed into rows (or compacted again)
+// since the read: the lines not found in one place are looked for in the
+// other, a few times. No map: a search fills in a million texts.
+func blockTexts(ctx context.Context, q querier, launchID int64, seqs []int64, texts []string) error {
+	found := make([]bool, len(seqs))
+	missing := seqs
+	for try := 0; len(missing) > 0; try++ {
 		if try == 4 {
-			return nil, fmt.Errorf("store: lines %v of launch %d are neither in blocks nor rows", seqs, launchID)
+			return fmt.Errorf("store: lines %v of launch %d are neither in blocks nor rows", missing, launchID)
 		}
 		var err error
 		if try%2 == 0 {
-			err = textsInBlocks(ctx, q, launchID, seqs, out)
+			err = textsInBlocks(ctx, q, launchID, seqs, texts, found, missing)
 		} else {
-			err = textsInRows(ctx, q, launchID, seqs, out)
+			err = textsInRows(ctx, q, launchID, seqs, texts, found, missing)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		seqs = slices.DeleteFunc(seqs, func(s int64) bool { _, ok := out[s]; return ok })
+		missing = nil
+		for i, ok := range found {
+			if !ok && (len(missing) == 0 || missing[len(missing)-1] != seqs[i]) {
+				missing = append(missing, seqs[i])
+			}
+		}
 	}
-	return out, nil
+	return nil
 }
 
-// textsInRows adds the texts of those of seqs that are rows to out.
-func textsInRows(ctx context.Context, q querier, launchID int64, seqs []int64, out map[int64]string) error {
-	rows, err := q.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq = ANY($2)`, launchID, seqs)
+// setText sets the text of every entry of seqs (sorted) equal to seq.
+func setText(seqs []int64, texts []string, found []bool, seq int64, text string) {
+	for i, _ := slices.BinarySearch(seqs, seq); i < len(seqs) && seqs[i] == seq; i++ {
+		texts[i], found[i] = text, true
+	}
+}
+
+// textsInRows sets the texts of those of missing that are rows.
+func textsInRows(ctx context.Context, q querier, launchID int64, seqs []int64, texts []string, found []bool, missing []int64) error {
+	rows, err := q.Query(ctx, `SELECT seq, text FROM lines WHERE launch_id = $1 AND seq = ANY($2)`, launchID, missing)
 	if err != nil {
 		return fmt.Errorf("store: read line texts: %w", err)
 	}
@@ -128,42 +173,51 @@ func textsInRows(ctx context.Context, q querier, launchID int64, seqs []int64, o
 		if err := rows.Scan(&s, &text); err != nil {
 			return fmt.Errorf("store: read line texts: %w", err)
 		}
-		out[s] = text
+		setText(seqs, texts, found, s, text)
 	}
 	return rows.Err()
 }
 
-// textsInBlocks adds the texts of those of seqs that lie in blocks to out.
-func textsInBlocks(ctx context.Context, q querier, launchID int64, seqs []int64, out map[int64]string) error {
+// textsInBlocks sets the texts of those of missing (sorted) that lie in
+// blocks.
+func textsInBlocks(ctx context.Context, q querier, launchID int64, seqs []int64, texts []string, found []bool, missing []int64) error {
 	var blocks []int64
-	for _, s := range seqs {
-		blocks = append(blocks, s>>blockShift)
+	for _, s := range missing {
+		if b := s >> blockShift; len(blocks) == 0 || blocks[len(blocks)-1] != b {
+			blocks = append(blocks, b)
+		}
 	}
-	slices.Sort(blocks)
-	blocks = slices.Compact(blocks)
 	rows, err := q.Query(ctx, `SELECT seq, texts FROM line_blocks WHERE launch_id = $1 AND block = ANY($2)`, launchID, blocks)
 	if err != nil {
 		return fmt.Errorf("store: read block texts: %w", err)
 	}
 	defer rows.Close()
-	want := make(map[int64]bool, len(seqs))
-	for _, s := range seqs {
-		want[s] = true
-	}
 	var bseqs []int64
-	var z []byte
+	var z pgtype.DriverBytes // the connection's own buffer, not a copy: decoded before the next row
 	for rows.Next() {
 		if err := rows.Scan(&bseqs, &z); err != nil {
 			return fmt.Errorf("store: read block texts: %w", err)
 		}
-		texts, err := decodeBlockTexts(z, len(bseqs))
+		if len(bseqs) == 0 {
+			continue
+		}
+		// Both in seq order: one walk through the block's seqs marks
+		// which of its lines are wanted, and for which entries.
+		first, _ := slices.BinarySearch(seqs, bseqs[0])
+		wanted := make([]bool, len(bseqs))
+		for i, j := first, 0; i < len(seqs) && seqs[i] <= bseqs[len(bseqs)-1]; i++ {
+			for j < len(bseqs) && bseqs[j] < seqs[i] {
+				j++
+			}
+			if j < len(bseqs) && bseqs[j] == seqs[i] {
+				wanted[j] = true
+			}
+		}
+		err := decodeBlockTextsOf(z, len(bseqs), func(j int) bool { return wanted[j] }, func(j int, text string) {
+			setText(seqs[first:], texts[first:], found[first:], bseqs[j], text)
+		})
 		if err != nil {
 			return err
-		}
-		for i, s := range bseqs {
-			if want[s] {
-				out[s] = texts[i]
-			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -190,12 +244,25 @@ func (f *textFill) fill(ctx context.Context, q querier, launchID int64, set func
 	if len(f.seqs) == 0 {
 		return nil
 	}
-	texts, err := blockTexts(ctx, q, launchID, slices.Clone(f.seqs))
-	if err != nil {
+	// In seq order for blockTexts: a read backwards noted them newest
+	// first.
+	order := make([]int, len(f.seqs))
+	for k := range order {
+		order[k] = k
+	}
+	if !slices.IsSorted(f.seqs) {
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(f.seqs[a], f.seqs[b]) })
+	}
+	seqs := make([]int64, len(order))
+	for k, o := range order {
+		seqs[k] = f.seqs[o]
+	}
+	texts := make([]string, len(seqs))
+	if err := blockTexts(ctx, q, launchID, seqs, texts); err != nil {
 		return err
 	}
-	for k, s := range f.seqs {
-		set(f.at[k], texts[s])
+	for k, o := range order {
+		set(f.at[o], texts[k])
 	}
 	f.seqs, f.at = f.seqs[:0], f.at[:0]
 	return nil
