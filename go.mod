@@ -8,6 +8,7 @@ require (
 	github.com/buildkite/terminal-to-html/v3 v3.17.1
 	github.com/golang/snappy v1.0.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/klauspost/compress v1.20.4
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/prometheus/client_golang v1.25.0

@@ -135,16 +135,18 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		// Every line the launch holds, rows and blocks alike (in-order
 		// batches write most lines straight into blocks).
 		cols := []string{"seq", "ts", "received_at", "stream", "kind", "level", "rank", "alarm_no", "text", "logged_at"}
-		list := strings.Join(cols, ", ")
-		rows, err := pool.Query(ctx, `SELECT `+list+` FROM (SELECT `+list+` FROM lines WHERE launch_id = $1
-			UNION ALL SELECT u.* FROM line_blocks b CROSS JOIN LATERAL unnest(b.`+strings.Join(cols, ", b.")+`) AS u(`+list+`)
-			WHERE b.launch_id = $1) l ORDER BY seq`, l.ID)
+		lines, err := srv.Store.EveryLine(ctx, l.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
-		copied, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
-		if err != nil {
-			b.Fatal(err)
+		copied := make([][]any, len(lines))
+		for i, x := range lines {
+			var alarm *int32
+			if x.AlarmNo != nil {
+				no := int32(*x.AlarmNo)
+				alarm = &no
+			}
+			copied[i] = []any{x.Seq, x.TS, x.ReceivedAt, x.Stream, x.Kind, x.Level, x.Rank, alarm, x.Text, x.LoggedAt}
 		}
 		target, err := srv.Store.EnsureLaunch(ctx, anchorKey, launchid.Attrs{})
 		if err != nil {
@@ -284,16 +286,16 @@ func ingestVsCopy(b *testing.B, srv *webtest.Server, pool *pgxpool.Pool, mix []s
 		w, "≤ 1.2×", w <= 1.2, fmt.Sprintf("what ingest left stored before any compaction (in-order batches write blocks straight away), %s", fresh.detail))
 	s := float64(stored.total) / float64(logBytes)
 	ratio("stored-per-log-byte", fmt.Sprintf("stored %.1f MB", float64(stored.total)/1e6), fmt.Sprintf("log %.1f MB", float64(logBytes)/1e6),
-		s, "≤ 0.5×", s <= 0.5, fmt.Sprintf("at rest (the worker's pass over the quiet launch, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; line_blocks' arrays as stored (TOAST lz4), per byte of log: %s; compacting %d lines took %s (database cpu %s, web %s)",
+		s, "≤ 0.5×", s <= 0.5, fmt.Sprintf("at rest (the worker's pass over the quiet launch, and the space the moved rows took given back: VACUUM FULL here, reuse by the next lines in a live database), %s; line_blocks' columns as stored (the arrays TOAST lz4, texts zstd from the web process), per byte of log: %s; compacting %d lines took %s (database cpu %s, web %s)",
 			stored.detail, byColumn(logBytes), movedLines, compactTime.Round(time.Millisecond), compactDBCPU.Round(time.Millisecond), compactGoCPU.Round(time.Millisecond)))
 }
 
-// blockColumnBytes is what each array of line_blocks takes as stored
+// blockColumnBytes is what each column of line_blocks takes as stored
 // (compressed, or not where compression did not pay), summed over every
 // block: which column a better compression would pay on. It returns the
 // figures per byte of a log of the given size.
 func blockColumnBytes(b *testing.B, pool *pgxpool.Pool) func(logBytes int64) string {
-	cols := []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+	cols := []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "texts"}
 	sums := make([]string, len(cols))
 	for i, c := range cols {
 		sums[i] = "COALESCE(sum(pg_column_size(" + c + ")), 0)::bigint"
@@ -318,9 +320,11 @@ func blockColumnBytes(b *testing.B, pool *pgxpool.Pool) func(logBytes int64) str
 // stored is the database's bytes of the lines of every launch stored so
 // far, by relation (tables, their TOAST and their indexes). With packed,
 // the tables that compaction empties are rewritten first (VACUUM FULL):
-// a database that keeps ingesting reuses the space compaction frees for
-// the next lines, so what the lines at rest cost is what they hold, not
-// the pages the rows they replaced once took.
+// lines and line_blocks it moves, classifier_checkpoints it thins for a
+// quiet launch. A database that keeps ingesting reuses the space
+// compaction frees for the next lines and checkpoints, so what the lines
+// at rest cost is what they hold, not the pages the rows they replaced
+// once took.
 type stored struct {
 	total  int64
 	detail string
@@ -329,7 +333,7 @@ type stored struct {
 func storedBytes(b *testing.B, pool *pgxpool.Pool, packed bool) stored {
 	ctx := context.Background()
 	if packed {
-		if _, err := pool.Exec(ctx, `VACUUM FULL lines, line_blocks`); err != nil {
+		if _, err := pool.Exec(ctx, `VACUUM FULL lines, line_blocks, classifier_checkpoints`); err != nil {
 			b.Fatal(err)
 		}
 	}

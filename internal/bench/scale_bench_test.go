@@ -305,7 +305,7 @@ func BenchmarkScale(b *testing.B) {
 		budget("compare-p95-ms", p95(compare), 0, "ms", fmt.Sprintf("compare of two random launches, %d loads, p50 %.1f ms", len(compare), p50(compare)))
 		budget("retention-ms-per-launch", ms(retention)/float64(res.Launches), 0, "ms", fmt.Sprintf("%d launches (%d lines) dropped in %s, %d partitions whole", res.Launches, res.Lines, retention.Round(time.Millisecond), len(res.Partitions)))
 		budget("written-per-log-byte", float64(written.total)/float64(logBytes), 0, "×", written.detail)
-		budget("at-rest-per-log-byte", float64(rest.total)/float64(logBytes), 0, "×", rest.detail+"; line_blocks' arrays per byte of log: "+byColumn(logBytes))
+		budget("at-rest-per-log-byte", float64(rest.total)/float64(logBytes), 0, "×", rest.detail+"; line_blocks' columns per byte of log: "+byColumn(logBytes))
 	}
 }
 

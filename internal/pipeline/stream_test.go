@@ -99,15 +99,23 @@ func readLaunch(t *testing.T, pool *pgxpool.Pool, st *store.Store, key string) l
 		t.Fatal(err)
 	}
 	var out strings.Builder
+	// Every line, row or block: which of them a batch writes as blocks
+	// follows from the verdicts (a revised one thaws its block).
+	lines, err := st.EveryLine(ctx, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range lines {
+		var logged, alarm any
+		if x.LoggedAt != nil {
+			logged = x.LoggedAt.UTC()
+		}
+		if x.AlarmNo != nil {
+			alarm = *x.AlarmNo
+		}
+		fmt.Fprintln(&out, x.Seq, x.TS.UTC(), logged, x.Stream, x.Kind, x.Level, x.Rank, alarm, x.Text)
+	}
 	for _, q := range []string{
-		// Every line, row or block: which of them a batch writes as
-		// blocks follows from the verdicts (a revised one thaws its block).
-		`SELECT seq, ts, logged_at, stream, kind, level, rank, alarm_no, text FROM (
-			SELECT seq, ts, logged_at, stream, kind, level, rank, alarm_no, text FROM lines WHERE launch_id = $1
-			UNION ALL SELECT u.* FROM line_blocks b
-				CROSS JOIN LATERAL unnest(b.seq, b.ts, b.logged_at, b.stream, b.kind, b.level, b.rank, b.alarm_no, b.text)
-					AS u(seq, ts, logged_at, stream, kind, level, rank, alarm_no, text)
-				WHERE b.launch_id = $1) l ORDER BY seq`,
 		`SELECT hash, template, severity, noise, first_seq, line_count, sample FROM line_templates WHERE launch_id = $1 ORDER BY hash`,
 		`SELECT chunk, bloom FROM line_chunks WHERE launch_id = $1 ORDER BY chunk`,
 		`SELECT alarm_no, first_seq, last_seq, kind, fatal, headline, headline_seq, fingerprint, ranks, withdrawn, settled, cause_no

@@ -69,7 +69,7 @@ func TestInOrderBatchesWriteBlocks(t *testing.T) {
 	// missing, each with its text.
 	every := func(step string, last int64, missing int64) {
 		t.Helper()
-		got, err := st.Lines(ctx, l, 0, 10_000)
+		got, err := st.Lines(ctx, l, 0, 20_000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,45 +92,45 @@ func TestInOrderBatchesWriteBlocks(t *testing.T) {
 		}
 	}
 
-	// Blocks are 64 seqs (block 0 holds 1-63): 1000 lines are blocks 0-14
-	// (to 959) and 41 rows.
-	ingest(batch(1, 1000), 1000, 0)
-	stored("one in-order batch", 15, 41)
-	every("one in-order batch", 1000, 0)
+	// Blocks are 512 seqs (block 0 holds 1-511): 8000 lines are blocks
+	// 0-14 (to 7679) and 321 rows.
+	ingest(batch(1, 8000), 8000, 0)
+	stored("one in-order batch", 15, 321)
+	every("one in-order batch", 8000, 0)
 	// The same batch again (a shipper retrying after a lost answer, or
 	// failing over to another node): all duplicates, nothing stored.
-	ingest(batch(1, 1000), 0, 1000)
-	stored("the batch resent", 15, 41)
+	ingest(batch(1, 8000), 0, 8000)
+	stored("the batch resent", 15, 321)
 	// The next batch folds the tail rows into its first block: blocks to
-	// 22 (1471), 28 rows. The one after leaves a hole at 1500: block 23
-	// (1472-1535) is written without it, blocks to 30 (1983), 17 rows.
-	ingest(batch(1001, 1499), 499, 0)
-	stored("the next batch", 23, 28)
-	ingest(batch(1501, 2000), 500, 0)
-	stored("a batch after a hole", 31, 17)
-	every("a batch after a hole", 2000, 1500)
+	// 22 (11775), 224 rows. The one after leaves a hole at 12000: block 23
+	// (11776-12287) is written without it, blocks to 30 (15871), 129 rows.
+	ingest(batch(8001, 11999), 3999, 0)
+	stored("the next batch", 23, 224)
+	ingest(batch(12001, 16000), 4000, 0)
+	stored("a batch after a hole", 31, 129)
+	every("a batch after a hole", 16000, 12000)
 	// A resent batch half stored: only its new lines are.
-	ingest(batch(1901, 2100), 100, 100)
-	stored("a batch half resent", 32, 53)
-	every("a batch half resent", 2100, 1500)
+	ingest(batch(15201, 16800), 800, 800)
+	stored("a batch half resent", 32, 417)
+	every("a batch half resent", 16800, 12000)
 
 	// A search reads the blocks' lines: every line of seq%100 == 0.
-	w, err := st.FilteredWindow(ctx, l, store.LineFilter{Match: regexp.MustCompile(`shard-\d+00\b`), Limit: 100}, 2100)
+	w, err := st.FilteredWindow(ctx, l, store.LineFilter{Match: regexp.MustCompile(`shard-\d+00\b`), Limit: 200}, 16800)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Lines) != 20 {
-		t.Fatalf("the search found %d lines, want 20", len(w.Lines))
+	if len(w.Lines) != 167 {
+		t.Fatalf("the search found %d lines, want 167", len(w.Lines))
 	}
-	w, err = st.FilteredWindow(ctx, l, store.LineFilter{Contains: "SHARD-1700", Limit: 100}, 2100)
+	w, err = st.FilteredWindow(ctx, l, store.LineFilter{Contains: "SHARD-1700", Limit: 100}, 16800)
 	if err != nil || len(w.Lines) != 1 || w.Lines[0].Seq != 1700 {
 		t.Fatalf("the substring search found %+v (%v), want line 1700", w.Lines, err)
 	}
 
-	// The late line thaws its block (1472-1535) into rows and takes its
+	// The late line thaws its block (11776-12287) into rows and takes its
 	// place.
-	ingest(batch(1500, 1500), 1, 0)
-	stored("a late line into a block", 31, 53+64)
-	every("a late line into a block", 2100, 0)
-	ingest(batch(1500, 1500), 0, 1)
+	ingest(batch(12000, 12000), 1, 0)
+	stored("a late line into a block", 31, 417+512)
+	every("a late line into a block", 16800, 0)
+	ingest(batch(12000, 12000), 0, 1)
 }

@@ -76,21 +76,32 @@ func (s *Store) LinesInRanges(ctx context.Context, launchID int64, ranges [][2]i
 	for i, r := range ranges {
 		los[i], his[i] = r[0], r[1]
 	}
-	rows, err := s.read(ctx).Query(ctx, linesInRangesSQL, launchID, los, his, limit)
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, linesInRangesSQL, launchID, los, his, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines in ranges: %w", err)
 	}
 	defer rows.Close()
+	var all []Line
+	var in []int // the range of each of all
+	var fill textFill
 	for rows.Next() {
 		var i int
-		var l Line
-		if err := rows.Scan(&i, &l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
+		all = append(all, Line{})
+		l := &all[len(all)-1]
+		if err := rows.Scan(&i, &l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, fill.scan(&l.Text, &l.Seq, len(all)-1)); err != nil {
 			return nil, fmt.Errorf("store: lines in ranges: %w", err)
 		}
-		out[i-1] = append(out[i-1], l)
+		in = append(in, i-1)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: lines in ranges: %w", err)
+	}
+	if err := fill.fill(ctx, q, launchID, func(i int, text string) { all[i].Text = text }); err != nil {
+		return nil, err
+	}
+	for k, l := range all {
+		out[in[k]] = append(out[in[k]], l)
 	}
 	return out, nil
 }

@@ -156,12 +156,14 @@ func (t *Tx) scanPage(ctx context.Context, launchID, after, through int64, stops
 		return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
 	}
 	buf, vs = buf[:0], vs[:0]
+	var fill textFill
 	for rows.Next() {
-		var l classify.Line
 		var v StoredVerdict
 		var ts time.Time
 		var alarm *int
-		if err := rows.Scan(&l.Seq, &ts, &l.Text, &v.Kind, &v.Level, &v.Rank, &alarm); err != nil {
+		buf = append(buf, classify.Line{})
+		l := &buf[len(buf)-1]
+		if err := rows.Scan(&l.Seq, &ts, fill.scan(&l.Text, &l.Seq, len(buf)-1), &v.Kind, &v.Level, &v.Rank, &alarm); err != nil {
 			rows.Close()
 			return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
 		}
@@ -170,12 +172,15 @@ func (t *Tx) scanPage(ctx context.Context, launchID, after, through int64, stops
 		if alarm != nil {
 			v.AlarmNo = *alarm
 		}
-		buf, vs = append(buf, l), append(vs, v)
+		vs = append(vs, v)
 		n++
 		last = l.Seq
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
+	}
+	if err := fill.fill(ctx, t.tx, launchID, func(i int, text string) { buf[i].Text = text }); err != nil {
 		return 0, 0, false, fmt.Errorf("store: scan lines: %w", err)
 	}
 	// Hand the page over in chunks that end at the stops.

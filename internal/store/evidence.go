@@ -41,5 +41,5 @@ func (s *Store) LinesReceivedBefore(ctx context.Context, launchID int64, at time
 	if err != nil {
 		return nil, fmt.Errorf("store: lines before: %w", err)
 	}
-	return collectLines(rows)
+	return collectLines(ctx, s.pool, launchID, rows)
 }

@@ -89,7 +89,8 @@ func (s *Store) AlarmExcerpt(ctx context.Context, launchID int64, a Alarm, aroun
 		limit: "$5", rowsOnly: true} // an alarm's lines are kept as rows
 	before := lineRead{launch: "$1", hi: "$2::bigint - 1", cols: lineColumnList, back: true, limit: "$6"}
 	after := lineRead{launch: "$1", lo: "$3::bigint + 1", cols: lineColumnList, limit: "$6"}
-	rows, err := s.read(ctx).Query(ctx, `
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, `
 		(SELECT 0, * FROM (`+own.sql()+`) o)
 		UNION ALL
 		(SELECT -1, * FROM (`+before.sql()+`) b)
@@ -100,10 +101,27 @@ func (s *Store) AlarmExcerpt(ctx context.Context, launchID int64, a Alarm, aroun
 		return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)
 	}
 	var ex AlarmExcerpt
-	var where int
-	var l Line
-	_, err = pgx.ForEachRow(rows, []any{&where, &l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text}, func() error {
-		switch where {
+	var all []Line
+	var wheres []int
+	var fill textFill
+	defer rows.Close()
+	for rows.Next() {
+		var where int
+		all = append(all, Line{})
+		l := &all[len(all)-1]
+		if err := rows.Scan(&where, &l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, fill.scan(&l.Text, &l.Seq, len(all)-1)); err != nil {
+			return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)
+		}
+		wheres = append(wheres, where)
+	}
+	if err := rows.Err(); err != nil {
+		return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)
+	}
+	if err := fill.fill(ctx, q, launchID, func(i int, text string) { all[i].Text = text }); err != nil {
+		return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)
+	}
+	for i, l := range all {
+		switch wheres[i] {
 		case -1:
 			ex.Before = append([]Line{l}, ex.Before...) // read newest first
 		case 0:
@@ -111,11 +129,6 @@ func (s *Store) AlarmExcerpt(ctx context.Context, launchID int64, a Alarm, aroun
 		default:
 			ex.After = append(ex.After, l)
 		}
-		l.AlarmNo = nil // pgx writes through a non-nil pointer: the next row needs its own
-		return nil
-	})
-	if err != nil {
-		return AlarmExcerpt{}, fmt.Errorf("store: alarm excerpt: %w", err)
 	}
 	if len(ex.Own) > maxOwn {
 		ex.Own, ex.Truncated = ex.Own[:maxOwn], true

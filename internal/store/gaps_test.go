@@ -15,7 +15,7 @@ import (
 )
 
 // TestGapsMatchEveryLine holds Gaps, which reads the lines of only the
-// 64-seq segments whose time span can bound a gap, to the stretches found
+// 512-seq segments (blocks) whose time span can bound a gap, to the stretches found
 // between every pair of consecutive lines: on a launch whose lines are
 // rows, on the same lines compacted into blocks (with the error and
 // alarm lines kept as rows between them), and on one compacted in part.
@@ -31,7 +31,7 @@ func TestGapsMatchEveryLine(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(26, 5))
 	var lines []store.Line
 	ts := t0
-	for seq := int64(1); seq <= 3000; seq++ {
+	for seq := int64(1); seq <= 24000; seq++ { // some 47 blocks of 512 seqs
 		if seq%11 == 0 && seq%3 == 0 {
 			continue // a hole in the seqs
 		}
@@ -40,7 +40,7 @@ func TestGapsMatchEveryLine(t *testing.T) {
 			ts = ts.Add(time.Duration(20+rnd.IntN(200)) * time.Second) // a pause, often long enough
 		case r < 10:
 			ts = ts.Add(-time.Duration(rnd.IntN(600)) * time.Second) // another log's earlier times
-		case seq%64 == 0 && r < 60:
+		case seq%512 == 0 && r < 400:
 			ts = ts.Add(45 * time.Second) // a pause at a block's edge
 		default:
 			ts = ts.Add(time.Duration(rnd.IntN(900)) * time.Millisecond)
@@ -83,7 +83,7 @@ func TestGapsMatchEveryLine(t *testing.T) {
 	ids := map[string]int64{
 		"rows":    launch("rows", 0),
 		"blocks":  launch("blocks", math.MaxInt64),
-		"in part": launch("in-part", 1700),
+		"in part": launch("in-part", 13600),
 	}
 	var blocks int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, ids["blocks"]).Scan(&blocks); err != nil || blocks < 40 {

@@ -123,13 +123,21 @@ func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.L
 		if err != nil {
 			return fmt.Errorf("store: scan lines: %w", err)
 		}
-		buf, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (classify.Line, error) {
-			var l classify.Line
-			err := row.Scan(&l.Seq, &l.Time, &l.Text)
+		var buf []classify.Line
+		var fill textFill
+		for rows.Next() {
+			buf = append(buf, classify.Line{})
+			l := &buf[len(buf)-1]
+			if err := rows.Scan(&l.Seq, &l.Time, fill.scan(&l.Text, &l.Seq, len(buf)-1)); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: scan lines: %w", err)
+			}
 			l.Clock = l.Time // the stored time is on the launch clock
-			return l, err
-		})
-		if err != nil {
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: scan lines: %w", err)
+		}
+		if err := fill.fill(ctx, t.tx, launchID, func(i int, text string) { buf[i].Text = text }); err != nil {
 			return fmt.Errorf("store: scan lines: %w", err)
 		}
 		if len(buf) > 0 {
@@ -144,11 +152,12 @@ func (t *Tx) ScanLines(ctx context.Context, launchID int64, fn func([]classify.L
 
 // Lines returns up to limit lines of a launch with seq greater than after, in order.
 func (s *Store) Lines(ctx context.Context, launchID, after int64, limit int) ([]Line, error) {
-	rows, err := s.read(ctx).Query(ctx, linesAfterSQL, launchID, after, limit)
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, linesAfterSQL, launchID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
 	}
-	return collectLines(rows)
+	return collectLines(ctx, q, launchID, rows)
 }
 
 // ShiftClock moves every time of a launch that is on its clock by delta:
@@ -188,4 +197,34 @@ func (t *Tx) RetimeBefore(ctx context.Context, launchID, seq int64, ts time.Time
 		}
 	}
 	return nil
+}
+
+var everyLineSQL = lineRead{launch: "$1", cols: lineColumnsAll, order: true}.sql()
+
+// EveryLine returns every stored line of a launch with every column, in
+// seq order, rows and blocks alike: for a benchmark's copy of what ingest
+// stored. It holds them all in memory.
+func (s *Store) EveryLine(ctx context.Context, launchID int64) ([]Line, error) {
+	rows, err := s.pool.Query(ctx, everyLineSQL, launchID)
+	if err != nil {
+		return nil, fmt.Errorf("store: every line: %w", err)
+	}
+	defer rows.Close()
+	var out []Line
+	var fill textFill
+	for rows.Next() {
+		out = append(out, Line{})
+		l := &out[len(out)-1]
+		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.LoggedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo,
+			fill.scan(&l.Text, &l.Seq, len(out)-1)); err != nil {
+			return nil, fmt.Errorf("store: every line: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: every line: %w", err)
+	}
+	if err := fill.fill(ctx, s.pool, launchID, func(i int, text string) { out[i].Text = text }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

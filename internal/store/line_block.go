@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Lines at rest are stored in compressed blocks of 64 consecutive seqs
-// (line_blocks, migration 00020): a row per line costs more than its text.
+// Lines at rest are stored in compressed blocks of 512 consecutive seqs
+// (line_blocks, migrations 00020 and 00041): a row per line costs more than its text.
 // A line is a row of lines or an element of a block, never both. Every
 // read takes the union of the two (lineRead); every write that adds or
 // rewrites lines first turns the blocks it touches back into rows
@@ -19,11 +20,16 @@ import (
 // by CopyLineRun for the blocks an in-order batch completes (write once).
 
 // blockShift is log2 of the seqs per block: block = seq >> blockShift.
-const blockShift = 6
+const blockShift = 9
 
-// blockColumns are the columns of lines a block holds, each as an array in
-// seq order.
-var blockColumns = []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no", "text"}
+// blockColumns are the columns of lines a block holds as an array each, in
+// seq order; the texts are one zstd bytea beside them (texts,
+// line_block_text.go).
+var blockColumns = []string{"seq", "ts", "received_at", "logged_at", "stream", "kind", "level", "rank", "alarm_no"}
+
+// lineColumnsAll is every column of a line, as a block's lines are
+// written and read back (blockColumns and text).
+var lineColumnsAll = append(slices.Clone(blockColumns), "text")
 
 // keptAsRows is the condition on a line that keeps it a row when its block
 // is compacted: the lines the partial indexes of lines serve (errors,
@@ -35,7 +41,9 @@ const keptAsRows = `(kind IN ('error', 'ready') OR alarm_no IS NOT NULL)`
 // side bounded, filtered, ordered and limited on its own, so that a window
 // of a million-line launch reads a few blocks, not all of them. launch,
 // lo and hi are SQL expressions (parameters, or a lateral row's columns);
-// conds are conditions on the columns of lines (a line is named lines).
+// conds are conditions on the columns of lines (a line is named lines),
+// never on text: a line in a block has its text NULL here (SQL cannot
+// read a block's texts), and the caller fills it in (textFill).
 type lineRead struct {
 	launch string
 	lo, hi string   // seq bounds, inclusive; "" is open
@@ -116,7 +124,11 @@ func (r lineRead) sql() string {
 			blockWhere + ") w WHERE lines_before < (" + r.limit + ")::bigint + " + fmt.Sprint(1<<blockShift-1) + ") b"
 		blockWhere = ""
 	}
-	blocks := "SELECT " + cols + " FROM (SELECT b.block, b.launch_id, u.* FROM " + blockRows + " CROSS JOIN LATERAL unnest(" +
+	text := ""
+	if need["text"] {
+		text = "NULL::text AS text, "
+	}
+	blocks := "SELECT " + cols + " FROM (SELECT b.block, b.launch_id, " + text + "u.* FROM " + blockRows + " CROSS JOIN LATERAL unnest(" +
 		strings.Join(arrays, ", ") + ") AS u(" + strings.Join(names, ", ") + ")" + blockWhere + ") AS lines" +
 		where + tail("block"+dir+", seq"+dir)
 	if r.rowsOnly {
@@ -124,14 +136,6 @@ func (r lineRead) sql() string {
 	}
 	q := "SELECT " + cols + " FROM ((" + hot + ") UNION ALL (" + blocks + ")) AS lines"
 	return q + tail("seq"+dir)
-}
-
-// lineSource is a FROM item, named lines, of the columns cols (with seq)
-// of every line of a launch, in no order: for a statement that reads them
-// all (a window function, an aggregate). Only the arrays of cols are
-// unpacked.
-func lineSource(launch string, cols ...string) string {
-	return "(" + lineRead{launch: launch, cols: cols}.sql() + ") AS lines"
 }
 
 // ThawLines turns the blocks holding any seq in [lo, hi] back into rows of
@@ -169,36 +173,10 @@ func (t *Tx) ThawSeqs(ctx context.Context, launchID int64, seqs []int64) error {
 // thaw turns the launch's blocks in [lo, hi] (and, with only, among only)
 // back into rows.
 func (t *Tx) thaw(ctx context.Context, launchID, lo, hi int64, only []int64) error {
-	var err error
 	if only == nil {
-		_, err = t.tx.Exec(ctx, thawRangeSQL, launchID, lo, hi)
-	} else {
-		_, err = t.tx.Exec(ctx, thawBlocksSQL, launchID, lo, hi, only)
+		return t.thawBlocksGo(ctx, launchID, `block BETWEEN $2::bigint AND $3::bigint`, lo, hi)
 	}
-	if err != nil {
-		return fmt.Errorf("store: thaw lines: %w", err)
-	}
-	return nil
-}
-
-// thawRangeSQL and thawBlocksSQL turn the launch's ($1) blocks in [$2,
-// $3] (and, for thawBlocksSQL, among $4) back into rows.
-var (
-	thawRangeSQL  = thawSQL("")
-	thawBlocksSQL = thawSQL(" AND block = ANY($4)")
-)
-
-func thawSQL(cond string) string {
-	cols := strings.Join(blockColumns, ", ")
-	return `
-		WITH gone AS (
-			DELETE FROM line_blocks WHERE launch_id = $1 AND block BETWEEN $2::bigint AND $3::bigint` + cond + `
-			RETURNING launch_id, ` + cols + `
-		), rows AS (
-			INSERT INTO lines (launch_id, ` + cols + `)
-			SELECT g.launch_id, u.* FROM gone g CROSS JOIN LATERAL unnest(g.` + strings.Join(blockColumns, ", g.") + `) AS u
-		)
-		UPDATE launches SET thawed = true WHERE id = $1 AND NOT thawed AND EXISTS (SELECT 1 FROM gone)`
+	return t.thawBlocksGo(ctx, launchID, `block BETWEEN $2::bigint AND $3::bigint AND block = ANY($4)`, lo, hi, only)
 }
 
 // compactSpan is the most seqs one CompactLines moves: it holds the
@@ -234,7 +212,8 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		if _, err := t.tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
 			return err
 		}
-		if through <= last {
+		quiet := through > last
+		if !quiet {
 			through = through >> blockShift << blockShift
 		} else {
 			through = (last>>blockShift + 1) << blockShift
@@ -246,12 +225,17 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 		if hi <= lo && !thawed {
 			return nil
 		}
-		if err := t.tx.QueryRow(ctx, compactSQL, launchID, lo, hi).Scan(&moved); err != nil {
+		if moved, err = t.compact(ctx, launchID, lo, hi); err != nil {
 			return err
 		}
 		ct = max(ct, hi)
 		more = ct < through
-		_, err = t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, ct)
+		if _, err := t.tx.Exec(ctx, `UPDATE launches SET compacted_through = $2, thawed = false WHERE id = $1`, launchID, ct); err != nil {
+			return err
+		}
+		if quiet && !more {
+			_, err = t.tx.Exec(ctx, thinCheckpointsSQL, launchID)
+		}
 		return err
 	})
 	if err != nil {
@@ -260,31 +244,82 @@ func (s *Store) CompactLines(ctx context.Context, launchID, through int64) (move
 	return moved, more, busy, nil
 }
 
-// compactSQL moves the launch's ($1) lines with seq in [$2, $3) into
-// blocks, but for the lines kept as rows, and returns how many it moved. A
-// block that exists keeps the rows beside it (the lines kept as rows;
-// never plain lines, as ThawLines turns a block into rows before any
-// write): blocks are written whole, once.
-var compactSQL = func() string {
-	cols := strings.Join(blockColumns, ", ")
-	aggs := make([]string, len(blockColumns))
-	for i, c := range blockColumns {
-		aggs[i] = "array_agg(" + c + " ORDER BY seq)"
+// restCheckpointEvery is how far apart, in seqs, the classifier states of
+// a quiet launch are kept once it is compacted to its end. A live launch
+// keeps one every 256 lines (pipeline's checkpointEvery), so that a gap
+// fill near its growing end replays little; a quiet one is rarely written
+// again, and 256-line checkpoints of it cost about a tenth of its log's
+// bytes for nothing: a late line into it replays from up to this many
+// lines before it (a few milliseconds of classification) instead.
+const restCheckpointEvery = 4096
+
+// thinCheckpointsSQL keeps, of the launch's ($1) checkpoints, the last one
+// of every restCheckpointEvery seqs: so the launch's latest is always kept.
+var thinCheckpointsSQL = `
+	DELETE FROM classifier_checkpoints c
+	USING (SELECT seq, row_number() OVER (PARTITION BY seq / ` + fmt.Sprint(restCheckpointEvery) + ` ORDER BY seq DESC) AS rn
+		FROM classifier_checkpoints WHERE launch_id = $1) k
+	WHERE c.launch_id = $1 AND c.seq = k.seq AND k.rn > 1`
+
+// compact moves the launch's lines with seq in [lo, hi) into blocks, but
+// for the lines kept as rows, and returns how many it moved. A block that
+// exists keeps the rows beside it (the lines kept as rows; never plain
+// lines, as ThawLines turns a block into rows before any write): blocks
+// are written whole, once. The lines go through this process, which
+// compresses their texts (line_block_text.go).
+func (t *Tx) compact(ctx context.Context, launchID, lo, hi int64) (int64, error) {
+	ls, err := t.takeRows(ctx, takeRowsSQL, launchID, lo, hi)
+	if err != nil || len(ls) == 0 {
+		return 0, err
 	}
-	shift := fmt.Sprint(blockShift)
-	return `
-		WITH moved AS (
-			DELETE FROM lines l WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
-				AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> ` + shift + `)
-			RETURNING launch_id, ` + cols + `
-		), blocks AS (
-			INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, ` + cols + `)
-			SELECT launch_id, seq >> ` + shift + `, min(ts), max(ts), count(*), ` + strings.Join(aggs, ", ") + `
-			FROM moved GROUP BY launch_id, seq >> ` + shift + `
-			RETURNING n
-		)
-		SELECT COALESCE(sum(n), 0)::bigint FROM blocks`
-}()
+	src := &blockCopy{launchID: launchID, from: lo, end: hi, partial: true, next: onePiece(ls)}
+	n, err := t.copyFrom(ctx, "line_blocks", blockCopyColumns, src)
+	if failed := src.failure(); failed != nil {
+		err = failed
+	}
+	if err != nil {
+		return 0, err
+	}
+	if n != src.blocks || len(src.rows) > 0 {
+		return 0, fmt.Errorf("wrote %d of %d blocks, %d lines left over", n, src.blocks, len(src.rows))
+	}
+	return int64(len(ls)), nil
+}
+
+// takeRowsSQL deletes the launch's ($1) rows with seq in [$2, $3) that no
+// index of lines serves and that no block beside them holds back (a block
+// that exists keeps its rows), and returns them in seq order, every column
+// of a line.
+var takeRowsSQL = `
+	WITH gone AS (
+		DELETE FROM lines l WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
+			AND NOT EXISTS (SELECT 1 FROM line_blocks b WHERE b.launch_id = $1 AND b.block = l.seq >> ` + fmt.Sprint(blockShift) + `)
+		RETURNING ` + strings.Join(lineColumnsAll, ", ") + `
+	)
+	SELECT * FROM gone ORDER BY seq`
+
+// foldHeadSQL is takeRowsSQL for rows at or after the launch's
+// compacted_through, beside which no block lies: without the probe of
+// line_blocks for every row.
+var foldHeadSQL = `
+	WITH gone AS (
+		DELETE FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
+		RETURNING ` + strings.Join(lineColumnsAll, ", ") + `
+	)
+	SELECT * FROM gone ORDER BY seq`
+
+// takeRows runs sql, takeRowsSQL or foldHeadSQL.
+func (t *Tx) takeRows(ctx context.Context, sql string, launchID, from, to int64) ([]Line, error) {
+	rows, err := t.tx.Query(ctx, sql, launchID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Line, error) {
+		var l Line
+		err := r.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.LoggedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text)
+		return l, err
+	})
+}
 
 // CompactCandidate is a launch with lines the worker may compact, and the
 // seq to compact them up to.
@@ -318,4 +353,19 @@ func (s *Store) CompactCandidates(ctx context.Context, quietSince time.Time, tai
 		return nil, fmt.Errorf("store: compact candidates: %w", err)
 	}
 	return out, nil
+}
+
+// DeleteLineRange deletes the launch's lines with seq in [lo, hi], rows
+// and blocks alike (thawing the blocks it cuts into, ThawLines), in a
+// transaction that locked the launch. Nothing in Launchwatch loses lines:
+// storetest.LoseLines makes the loss a restore from an older backup would,
+// for the tests of the shippers that repair it.
+func (t *Tx) DeleteLineRange(ctx context.Context, launchID, lo, hi int64) error {
+	if err := t.thaw(ctx, launchID, lo>>blockShift, hi>>blockShift, nil); err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, `DELETE FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3`, launchID, lo, hi); err != nil {
+		return fmt.Errorf("store: delete lines: %w", err)
+	}
+	return nil
 }

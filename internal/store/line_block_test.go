@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"regexp"
@@ -60,10 +61,11 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 			}
 		}
 	}
-	// 1000 seqs with holes (every 7th is missing until a gap fill), of
-	// every kind, with and without a log time, a pause of a minute at 500.
+	// 2000 seqs (four blocks of 512) with holes (every 7th is missing
+	// until a gap fill), of every kind, with and without a log time, a
+	// pause of a minute at 500.
 	var first, holes []store.Line
-	for seq := int64(1); seq <= 1000; seq++ {
+	for seq := int64(1); seq <= 2000; seq++ {
 		ts := t0.Add(time.Duration(seq) * time.Second)
 		if seq > 500 {
 			ts = ts.Add(time.Minute)
@@ -132,9 +134,9 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every block of seqs is there; what stayed a row is what an index of
-	// lines serves: errors and alarms (9 lines, the 10th is a hole) and
+	// lines serves: errors and alarms (18 lines, 2 more are holes) and
 	// the ready line.
-	if stored != 1000/64+1 || kept != 10 {
+	if stored != 2000/512+1 || kept != 19 {
 		t.Fatalf("after compaction: %d blocks, %d rows", stored, kept)
 	}
 	check("compacted")
@@ -151,8 +153,8 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 	check("compacted again")
 	write(holes[5:])
 	check("every hole filled")
-	if runs, err := st.SeqRuns(ctx, blocks, 0, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{1, 1000}}) {
-		t.Fatalf("seq runs with every hole filled = %v, %v; want 1-1000", runs, err)
+	if runs, err := st.SeqRuns(ctx, blocks, 0, 3); err != nil || !slices.Equal(runs, []store.SeqRun{{1, 2000}}) {
+		t.Fatalf("seq runs with every hole filled = %v, %v; want 1-2000", runs, err)
 	}
 
 	// Writes that rewrite lines: revised verdicts, a shifted clock, lines
@@ -164,7 +166,7 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 				return err
 			}
 			if err := tx.UpdateVerdicts(ctx, id, []classify.LineVerdict{{Seq: 10, Kind: "warning"}, {Seq: 200, Kind: "error", Level: "ERROR", Alarm: 50},
-				{Seq: 201, Kind: "warning"}, {Seq: 950, Kind: "progress", Level: "INFO"}}); err != nil {
+				{Seq: 201, Kind: "warning"}, {Seq: 1950, Kind: "progress", Level: "INFO"}}); err != nil {
 				return err
 			}
 			if err := tx.ShiftClock(ctx, id, 90*time.Second); err != nil {
@@ -177,10 +179,10 @@ func TestCompactedLinesReadAsRows(t *testing.T) {
 		}
 	}
 	check("rewritten")
-	// Revised verdicts far apart thaw their own blocks (0, 3 and 14; the
+	// Revised verdicts far apart thaw their own blocks (0 and 3; the
 	// retimed lines are in block 0), not the ones between them.
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 1000/64+1-3 {
-		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 1000/64+1-3)
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, blocks).Scan(&stored); err != nil || stored != 2000/512+1-2 {
+		t.Fatalf("after the rewrites %d blocks are left (%v), want %d", stored, err, 2000/512+1-2)
 	}
 	compact()
 	check("rewritten and compacted")
@@ -457,4 +459,144 @@ func waitNoOlderSnapshot(t *testing.T, pool *pgxpool.Pool) {
 		}
 		time.Sleep(20 * time.Millisecond) // polling autovacuum's sessions, with a deadline
 	}
+}
+
+// TestCompactionThinsCheckpointsOfAQuietLaunch: once a quiet launch is
+// compacted to its end, it keeps the last checkpoint of every 4096 seqs
+// (the launch's latest among them); a launch compacted only up to its tail
+// (live) keeps them all.
+func TestCompactionThinsCheckpointsOfAQuietLaunch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	const n = 10_000
+	launch := func(key string) int64 {
+		t.Helper()
+		id, err := st.EnsureLaunch(ctx, key, launchid.Attrs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ls []store.Line
+		var cps []store.Checkpoint
+		for seq := int64(1); seq <= n; seq++ {
+			ls = append(ls, store.Line{Seq: seq, TS: t0, ReceivedAt: t0, Kind: "plain", Text: fmt.Sprintf("line %d", seq)})
+			if seq%256 == 0 || seq == n {
+				cps = append(cps, store.Checkpoint{Seq: seq, State: []byte(fmt.Sprint(seq))})
+			}
+		}
+		err = st.WithTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.LockLaunch(ctx, id); err != nil {
+				return err
+			}
+			if err := tx.CopyLines(ctx, id, ls); err != nil {
+				return err
+			}
+			return tx.SaveCheckpoints(ctx, id, cps)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE launches SET last_seq = $2, last_line_at = $3 WHERE id = $1`, id, n, t0); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	seqs := func(id int64) []int64 {
+		t.Helper()
+		var out []int64
+		if err := pool.QueryRow(ctx, `SELECT array_agg(seq ORDER BY seq) FROM classifier_checkpoints WHERE launch_id = $1`, id).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	compact := func(id, through int64) {
+		t.Helper()
+		for more := true; more; {
+			var err error
+			if _, more, _, err = st.CompactLines(ctx, id, through); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	quiet, live := launch("quiet"), launch("live")
+	before := seqs(live)
+	compact(quiet, n+1)
+	compact(live, n-1000)
+	if got, want := seqs(quiet), []int64{3840, 7936, 10000}; !slices.Equal(got, want) {
+		t.Errorf("the quiet launch kept checkpoints %v, want %v", got, want)
+	}
+	if got := seqs(live); !slices.Equal(got, before) {
+		t.Errorf("the live launch kept checkpoints %v, want all %d", got, len(before))
+	}
+}
+
+// Blocks written before migration 00041 (64 seqs, the texts an SQL array)
+// become rows again, their launch starts over at compacted_through 0, and
+// the worker writes them into the new blocks: every line reads the same
+// before, between and after.
+func TestMigrationTurnsOldBlocksIntoRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	if err := store.MigrateDownTo(ctx, pool, 40); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.EnsureLaunch(ctx, "old", launchid.Attrs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines 1-300 in blocks of 64 as compaction wrote them then, but for
+	// line 100 (an error, a row).
+	for _, q := range []string{
+		`INSERT INTO lines (launch_id, seq, ts, received_at, kind, level, text) VALUES ($1, 100, '2026-03-01 12:01:40Z', '2026-03-01 12:00:00Z', 'error', 'ERROR', 'RuntimeError: CUDA error')`,
+		`INSERT INTO line_blocks (launch_id, block, min_ts, max_ts, n, seq, ts, received_at, logged_at, stream, kind, level, rank, alarm_no, text)
+			SELECT $1, s >> 6, min(t), max(t), count(*), array_agg(s ORDER BY s), array_agg(t ORDER BY s), array_agg(timestamptz '2026-03-01 12:00:00Z' ORDER BY s),
+				array_agg(NULL::timestamptz ORDER BY s), array_agg(''::text ORDER BY s), array_agg('plain'::text ORDER BY s), array_agg(''::text ORDER BY s),
+				array_agg(''::text ORDER BY s), array_agg(NULL::integer ORDER BY s), array_agg('worker loaded shard ' || s ORDER BY s)
+			FROM generate_series(1, 300) s CROSS JOIN LATERAL (SELECT timestamptz '2026-03-01 12:00:00Z' + s * interval '1 second') x(t)
+			WHERE s <> 100 GROUP BY s >> 6`,
+		`UPDATE launches SET last_seq = 300, last_line_at = '2026-03-01 12:05:00Z', compacted_through = 320 WHERE id = $1`,
+	} {
+		if _, err := pool.Exec(ctx, q, id); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, wantBlocks int) {
+		t.Helper()
+		ls, err := st.Lines(ctx, id, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) != 300 {
+			t.Fatalf("%s: %d lines", step, len(ls))
+		}
+		for i, l := range ls {
+			want := fmt.Sprintf("worker loaded shard %d", i+1)
+			if l.Seq == 100 {
+				want = "RuntimeError: CUDA error"
+			}
+			if l.Seq != int64(i+1) || l.Text != want {
+				t.Fatalf("%s: line %d reads as %d %q", step, i+1, l.Seq, l.Text)
+			}
+		}
+		var blocks int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM line_blocks WHERE launch_id = $1`, id).Scan(&blocks); err != nil || blocks != wantBlocks {
+			t.Fatalf("%s: %d blocks (%v), want %d", step, blocks, err, wantBlocks)
+		}
+	}
+	check("migrated", 0)
+	var through int64
+	if err := pool.QueryRow(ctx, `SELECT compacted_through FROM launches WHERE id = $1`, id).Scan(&through); err != nil || through != 0 {
+		t.Fatalf("compacted through %d (%v), want 0", through, err)
+	}
+	if _, err := upkeep.CompactOnce(ctx, st, time.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted", 1)
 }

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"sync"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Write once: a line written as a row and compacted into a block later is
@@ -36,7 +33,7 @@ const maxFoldedHead = 2 * 16384
 
 // blockCopyColumns are the columns of line_blocks a COPY of blocks writes,
 // in the order blockCopy encodes them.
-var blockCopyColumns = append([]string{"launch_id", "block", "min_ts", "max_ts", "n"}, blockColumns...)
+var blockCopyColumns = append(append([]string{"launch_id", "block", "min_ts", "max_ts", "n"}, blockColumns...), "texts")
 
 // The OIDs of the arrays' element types, which a binary array names.
 const (
@@ -110,30 +107,12 @@ func (t *Tx) CopyLineRun(ctx context.Context, launchID int64, index *LineIndex, 
 // lines kept as rows, and returns them in seq order: they are indexed
 // already (search, templates) and go into the run's first block.
 func (t *Tx) foldHead(ctx context.Context, launchID, from, to int64) ([]Line, error) {
-	rows, err := t.tx.Query(ctx, foldHeadSQL, launchID, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("store: fold rows into a block: %w", err)
-	}
-	head, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Line, error) {
-		var l Line
-		err := r.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.LoggedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text)
-		return l, err
-	})
+	head, err := t.takeRows(ctx, foldHeadSQL, launchID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("store: fold rows into a block: %w", err)
 	}
 	return head, nil
 }
-
-// foldHeadSQL deletes the launch's ($1) rows with seq in [$2, $3) that no
-// index of lines serves and returns them in seq order, every column of a
-// block (blockColumns).
-var foldHeadSQL = `
-	WITH gone AS (
-		DELETE FROM lines WHERE launch_id = $1 AND seq >= $2 AND seq < $3 AND NOT ` + keptAsRows + `
-		RETURNING ` + strings.Join(blockColumns, ", ") + `
-	)
-	SELECT * FROM gone ORDER BY seq`
 
 // blockCopy is the body of a binary COPY of line_blocks (blockCopyColumns)
 // for the lines next returns: the lines with seq in [from, end) that are
@@ -146,17 +125,20 @@ type blockCopy struct {
 	from     int64  // the first seq that goes into a block
 	end      int64  // the seq after the last one that goes into a block
 	head     []Line // lines of the first block stored before (foldHead)
-	block    []Line // the current block's lines so far
-	rows     []Line // the lines that go into lines
-	cur      []Line
-	buf      []byte
-	off      int
-	started  bool
-	done     bool
-	blocks   int64 // rows of line_blocks encoded
-	lines    int64 // lines read from next
-	errMu    sync.Mutex
-	err      error
+	// partial writes a block the lines leave incomplete at their end
+	// (compaction: a quiet launch's last block, blocks with holes).
+	partial bool
+	block   []Line // the current block's lines so far
+	rows    []Line // the lines that go into lines
+	cur     []Line
+	buf     []byte
+	off     int
+	started bool
+	done    bool
+	blocks  int64 // rows of line_blocks encoded
+	lines   int64 // lines read from next
+	errMu   sync.Mutex
+	err     error
 }
 
 func (c *blockCopy) failure() error {
@@ -205,7 +187,13 @@ func (c *blockCopy) fill(want int) error {
 				return err
 			}
 			if piece == nil {
-				if len(c.block) > 0 { // the caller's seqs ended early: never write a block the run did not complete
+				switch {
+				case len(c.block) > 0 && c.partial:
+					var err error
+					if c.buf, err = c.appendBlock(c.buf); err != nil {
+						return err
+					}
+				case len(c.block) > 0: // the caller's seqs ended early: never write a block the run did not complete
 					return fmt.Errorf("the lines ended at seq %d, inside the run's blocks (before %d)", c.block[len(c.block)-1].Seq, c.end)
 				}
 				c.done = true
@@ -282,12 +270,14 @@ func (c *blockCopy) appendBlock(b []byte) ([]byte, error) {
 	// A line with an alarm is kept as a row: a block's alarm numbers are
 	// all NULL, as compaction leaves them.
 	b = appendArray(b, oidInt4, ls, func(b []byte, _ *Line) []byte { return appendNull(b) })
-	for i := range ls {
-		if len(ls[i].Text) > math.MaxInt32 {
-			return nil, fmt.Errorf("line %d is too long", ls[i].Seq)
-		}
+	// The texts, compressed here (line_block_text.go), as bytea.
+	at := len(b)
+	b = binary.BigEndian.AppendUint32(b, 0) // the field's length, set below
+	b = encodeBlockTexts(b, ls)
+	if len(b)-at-4 > math.MaxInt32 {
+		return nil, fmt.Errorf("the block of line %d is too long", ls[0].Seq)
 	}
-	b = appendArray(b, oidText, ls, func(b []byte, l *Line) []byte { return appendText(b, l.Text) })
+	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	return b, nil
 }
 

@@ -120,23 +120,24 @@ func TestCopyLineRun(t *testing.T) {
 		return n
 	}
 
-	write(span(1, 40), true) // completes no block: rows
-	check("a run inside block 0", 0, 40, 0)
-	write(span(41, 200), true) // folds 1-40 into block 0, writes blocks 0-2, leaves 192-200
-	check("a run across blocks", 3, kept(1, 191)+9, 192)
-	write(span(201, 255), true) // ends on a block's last seq: block 3 written, no tail
-	check("a run that ends a block", 4, kept(1, 255), 256)
-	write(span(256, 600), true)
-	check("a longer run", 9, kept(1, 575)+25, 576)
-	// A hole at 601: the run after it still folds 576-600 into block 9,
-	// which lacks 601.
-	write(span(602, 1000), true)
-	check("a run after a hole", 15, kept(1, 959)+41, 960)
+	// Blocks are 512 seqs (block = seq >> 9).
+	write(span(1, 320), true) // completes no block: rows
+	check("a run inside block 0", 0, 320, 0)
+	write(span(321, 1600), true) // folds 1-320 into block 0, writes blocks 0-2, leaves 1536-1600
+	check("a run across blocks", 3, kept(1, 1535)+65, 1536)
+	write(span(1601, 2047), true) // ends on a block's last seq: block 3 written, no tail
+	check("a run that ends a block", 4, kept(1, 2047), 2048)
+	write(span(2048, 4800), true)
+	check("a longer run", 9, kept(1, 4607)+193, 4608)
+	// A hole at 4801: the run after it still folds 4608-4800 into block 9,
+	// which lacks 4801.
+	write(span(4802, 8000), true)
+	check("a run after a hole", 15, kept(1, 7679)+321, 7680)
 
 	// The late line thaws its block (9) into rows; the worker compacts the
 	// launch's thawed block again.
-	write(span(601, 601), false)
-	check("a late line into a block", 14, kept(1, 959)-kept(576, 639)+64+41, 960)
+	write(span(4801, 4801), false)
+	check("a late line into a block", 14, kept(1, 7679)-kept(4608, 5119)+512+321, 7680)
 	for more := true; more; {
 		_, m, busy, err := st.CompactLines(ctx, direct, math.MaxInt64)
 		if err != nil || busy {
@@ -144,5 +145,5 @@ func TestCopyLineRun(t *testing.T) {
 		}
 		more = m
 	}
-	check("compacted", 16, kept(1, 1000), 1024)
+	check("compacted", 16, kept(1, 8000), 8192)
 }

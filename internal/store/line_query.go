@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"launchwatch/internal/linesearch"
 )
 
 // LineFilter selects a window of a launch's lines for the log view.
@@ -28,7 +26,8 @@ type LineFilter struct {
 	HideSuppressed bool
 	// Level, Stream, Rank and Kind keep only lines with that value.
 	Level, Stream, Rank, Kind string
-	// Contains keeps lines holding it, case-insensitively (in SQL).
+	// Contains keeps lines holding it, ASCII letters in either case (in Go:
+	// the texts of blocks are not SQL's, line_block_text.go).
 	Contains string
 	// Match keeps lines its RE2 expression matches (in Go: PostgreSQL's
 	// regular expressions are not RE2).
@@ -112,11 +111,11 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		// Lines of alarms and errors are always rows (keptAsRows), found
 		// by lines_errors_idx: the blocks hold none of them.
 		rowsOnly: f.ErrorsOnly}
-	f.lineConds(q, linesearch.Substring(f.Contains))
+	f.lineConds(q)
 	r.conds, r.uses = q.conds, lineColumnList
 	// An unbounded read with filters goes by spans (filteredSpans); the
 	// others are one statement.
-	spans := !bounded && !f.ErrorsOnly && (len(r.conds) > 0 || f.Match != nil)
+	spans := !bounded && !f.ErrorsOnly && (len(r.conds) > 0 || f.goSide())
 	if lo != math.MinInt64 || spans {
 		r.lo = q.arg(lo)
 	}
@@ -125,7 +124,7 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		r.hi = q.arg(hi)
 	}
 	hiArg := len(q.args) - 1
-	if f.Match == nil {
+	if !f.goSide() {
 		// With a Go-side match the range bound, not LIMIT, ends the read.
 		r.limit = q.arg(f.Limit + 1)
 	}
@@ -138,7 +137,7 @@ func (s *Store) FilteredWindow(ctx context.Context, launchID int64, f LineFilter
 		if err != nil {
 			return w, fmt.Errorf("store: filtered lines: %w", err)
 		}
-		if _, err := w.collect(rows, f); err != nil {
+		if _, err := w.collect(ctx, s.read(ctx), launchID, rows, f); err != nil {
 			return w, err
 		}
 	}
@@ -186,7 +185,7 @@ func (s *Store) filteredSpans(ctx context.Context, launchID int64, w *LineWindow
 		if err != nil {
 			return fmt.Errorf("store: filtered lines: %w", err)
 		}
-		if _, err := w.collect(rows, f); err != nil {
+		if _, err := w.collect(ctx, s.read(ctx), launchID, rows, f); err != nil {
 			return err
 		}
 		if r.back {
@@ -204,8 +203,9 @@ const lineColumns = `seq, ts, received_at, stream, kind, level, rank, alarm_no, 
 var lineColumnList = strings.Split(lineColumns, ", ")
 
 // lineConds adds the conditions of f on a line's kind, level, stream,
-// rank and alarm, and the ILIKE conditions of search prefilter p, to q.
-func (f LineFilter) lineConds(q *launchQuery, p linesearch.Prefilter) {
+// rank and alarm to q. What f asks of a line's text (Contains, Match) is
+// matched in Go (goSide): SQL cannot read the texts of a block.
+func (f LineFilter) lineConds(q *launchQuery) {
 	if f.ErrorsOnly {
 		q.conds = append(q.conds, "(kind = 'error' OR alarm_no IS NOT NULL)")
 	}
@@ -221,13 +221,62 @@ func (f LineFilter) lineConds(q *launchQuery, p linesearch.Prefilter) {
 			q.conds = append(q.conds, c.col+" = "+q.arg(c.v))
 		}
 	}
-	for _, clause := range p {
-		var ors []string
-		for _, lit := range clause {
-			ors = append(ors, "text ILIKE "+q.arg(likePattern(lit)))
-		}
-		q.conds = append(q.conds, "("+strings.Join(ors, " OR ")+")")
+}
+
+// goSide reports whether f filters on the text, which collect does in Go.
+func (f LineFilter) goSide() bool { return f.Match != nil || f.Contains != "" }
+
+// matches reports whether a line's text passes f's Contains (lowered by
+// lowerASCII) and Match.
+func (f LineFilter) matches(text string, contains string) bool {
+	if contains != "" && !containsFoldASCII(text, contains) {
+		return false
 	}
+	return f.Match == nil || f.Match.MatchString(text)
+}
+
+// lowerASCII lowers the ASCII letters of s alone: Contains folds case as
+// ILIKE did in the database's C collation when texts were SQL's (the
+// Kelvin sign is no k, İ no i).
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// containsFoldASCII reports whether s holds lower (lowered by lowerASCII)
+// with its ASCII letters in either case, without a lowered copy of s.
+func containsFoldASCII(s, lower string) bool {
+	if lower == "" {
+		return true
+	}
+	first := lower[0]
+	upper := first
+	if first >= 'a' && first <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if c := s[i]; c != first && c != upper {
+			continue
+		}
+		j := 1
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // collect reads rows of lines into w in the order they come, keeping those
@@ -250,50 +299,68 @@ func (w *LineWindow) finish(back bool) {
 	}
 }
 
-func (w *LineWindow) collect(rows pgx.Rows, f LineFilter) (int, error) {
+func (w *LineWindow) collect(ctx context.Context, q querier, launchID int64, rows pgx.Rows, f LineFilter) (int, error) {
+	var ls []Line
+	var fill textFill
 	defer rows.Close()
-	n := 0
 	for rows.Next() {
-		n++
-		var l Line
-		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
-			return n, fmt.Errorf("store: filtered lines: %w", err)
+		ls = append(ls, Line{})
+		l := &ls[len(ls)-1]
+		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, fill.scan(&l.Text, &l.Seq, len(ls)-1)); err != nil {
+			return len(ls), fmt.Errorf("store: filtered lines: %w", err)
 		}
-		if f.Match != nil && !f.Match.MatchString(l.Text) {
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return len(ls), fmt.Errorf("store: filtered lines: %w", err)
+	}
+	if err := fill.fill(ctx, q, launchID, func(i int, text string) { ls[i].Text = text }); err != nil {
+		return len(ls), err
+	}
+	contains := lowerASCII(f.Contains)
+	for i := range ls {
+		if !f.matches(ls[i].Text, contains) {
 			continue
 		}
 		if len(w.Lines) == f.Limit {
 			w.More = true
 			break
 		}
-		w.Lines = append(w.Lines, l)
+		w.Lines = append(w.Lines, ls[i])
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return n, fmt.Errorf("store: filtered lines: %w", err)
-	}
-	return n, nil
+	return len(ls), nil
 }
 
 var linesBetweenSQL = lineRead{launch: "$1", lo: "$2", hi: "$3", cols: lineColumnList, order: true, limit: "$4"}.sql()
 
 // LinesBetween returns the lines with seq in [from, to], at most limit.
 func (s *Store) LinesBetween(ctx context.Context, launchID, from, to int64, limit int) ([]Line, error) {
-	rows, err := s.read(ctx).Query(ctx, linesBetweenSQL, launchID, from, to, limit)
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, linesBetweenSQL, launchID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: lines between: %w", err)
 	}
-	return collectLines(rows)
+	return collectLines(ctx, q, launchID, rows)
 }
 
-func collectLines(rows pgx.Rows) ([]Line, error) {
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Line, error) {
-		var l Line
-		err := row.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text)
-		return l, err
-	})
-	if err != nil {
+// collectLines reads rows of lineColumns of the launch's lines, their
+// texts filled in where they lie in blocks (by q, which read rows).
+func collectLines(ctx context.Context, q querier, launchID int64, rows pgx.Rows) ([]Line, error) {
+	var fill textFill
+	var out []Line
+	defer rows.Close()
+	for rows.Next() {
+		out = append(out, Line{})
+		l := &out[len(out)-1]
+		if err := rows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, fill.scan(&l.Text, &l.Seq, len(out)-1)); err != nil {
+			return nil, fmt.Errorf("store: lines: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: lines: %w", err)
+	}
+	if err := fill.fill(ctx, q, launchID, func(i int, text string) { out[i].Text = text }); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -420,15 +487,11 @@ func (s *Store) SeqRange(ctx context.Context, launchID int64, from, to time.Time
 // ready) in order, by lines_ready_idx: a server that restarted inside one
 // launch became ready more than once, and the launch keeps only the first.
 func (s *Store) ReadyLines(ctx context.Context, launchID int64, limit int) ([]Line, error) {
-	rows, err := s.read(ctx).Query(ctx, `SELECT `+lineColumns+` FROM lines
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, `SELECT `+lineColumns+` FROM lines
 		WHERE launch_id = $1 AND kind = 'ready' ORDER BY seq LIMIT $2`, launchID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: ready lines: %w", err)
 	}
-	return collectLines(rows)
-}
-
-// likePattern is the ILIKE pattern that finds lit anywhere in a line.
-func likePattern(lit string) string {
-	return "%" + strings.ReplaceAll(likeEscaper.Replace(lit), string(linesearch.WildFold), "_") + "%"
+	return collectLines(ctx, q, launchID, rows)
 }

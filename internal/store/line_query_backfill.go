@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"launchwatch/internal/linesearch"
 )
 
@@ -31,12 +29,20 @@ func (s *Store) buildSearchIndex(ctx context.Context, launchID int64) error {
 			if err != nil {
 				return err
 			}
-			lines, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Line, error) {
-				var l Line
-				err := row.Scan(&l.Seq, &l.Text)
-				return l, err
-			})
-			if err != nil || len(lines) == 0 {
+			var lines []Line
+			var fill textFill
+			for rows.Next() {
+				lines = append(lines, Line{})
+				l := &lines[len(lines)-1]
+				if err := rows.Scan(&l.Seq, fill.scan(&l.Text, &l.Seq, len(lines)-1)); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if err := fill.fill(ctx, t.tx, launchID, func(i int, text string) { lines[i].Text = text }); err != nil || len(lines) == 0 {
 				return err
 			}
 			blooms := map[int64]linesearch.Bloom{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"launchwatch/internal/linesearch"
 )
@@ -73,21 +72,9 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	// substring for rare, would rather filter every line of the launch.
 	q := &launchQuery{}
 	q.arg(launchID)
-	if f.Match != nil {
-		// The expression's literals chose the chunks; of their lines only
-		// those holding the literals are sent (a byte search, strpos, when
-		// no part of the expression folds case; ILIKE costs more than RE2
-		// in Go, so a folding expression's lines are all sent), and RE2
-		// matches those in Go. Sending every line of the candidate chunks
-		// (thirty times the matches, for `CUDA (error|out of memory)`)
-		// cost more than reading them.
-		f.lineConds(q, nil)
-		if !linesearch.Folds(f.Match.String()) {
-			literalConds(q, p)
-		}
-	} else {
-		f.lineConds(q, p)
-	}
+	// The search's literals chose the chunks; its lines are matched in Go
+	// alone (collect), on the texts of their blocks.
+	f.lineConds(q)
 	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
 	order := "seq"
 	if back {
@@ -103,7 +90,7 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		if err != nil {
 			return w, true, fmt.Errorf("store: search lines: %w", err)
 		}
-		if _, err := w.collect(rows, f); err != nil {
+		if _, err := w.collect(ctx, s.read(ctx), launchID, rows, f); err != nil {
 			return w, true, err
 		}
 		if w.More {
@@ -115,17 +102,4 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		w.ScannedTo = min(w.ScannedTo, max(lastSeq, f.After))
 	}
 	return w, true, nil
-}
-
-// literalConds adds to q the conditions that a line holds a literal of
-// each clause of p, compared byte for byte: for the literals of an
-// expression that does not fold case.
-func literalConds(q *launchQuery, p linesearch.Prefilter) {
-	for _, clause := range p {
-		var ors []string
-		for _, lit := range clause {
-			ors = append(ors, "strpos(text, "+q.arg(lit)+") > 0")
-		}
-		q.conds = append(q.conds, "("+strings.Join(ors, " OR ")+")")
-	}
 }

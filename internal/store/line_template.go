@@ -137,23 +137,34 @@ func (t *Tx) reviseLineTemplates(ctx context.Context, launchID int64, vs []class
 		return fmt.Errorf("store: revise line templates: %w", err)
 	}
 	raised := map[int64]int{}
+	type revised struct {
+		seq        int64
+		kind, text string
+	}
+	var rs []revised
+	var fill textFill
 	for rows.Next() {
-		var seq int64
-		var kind, text string
-		if err := rows.Scan(&seq, &kind, &text); err != nil {
+		rs = append(rs, revised{})
+		r := &rs[len(rs)-1]
+		if err := rows.Scan(&r.seq, &r.kind, fill.scan(&r.text, &r.seq, len(rs)-1)); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: revise line templates: %w", err)
 		}
-		if kind == string(classify.KindConfig) {
-			continue
-		}
-		tmpl, _ := classify.LineTemplate(text)
-		h := templates.Hash(tmpl)
-		raised[h] = max(raised[h], sev[seq])
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: revise line templates: %w", err)
+	}
+	if err := fill.fill(ctx, t.tx, launchID, func(i int, text string) { rs[i].text = text }); err != nil {
+		return fmt.Errorf("store: revise line templates: %w", err)
+	}
+	for _, r := range rs {
+		if r.kind == string(classify.KindConfig) {
+			continue
+		}
+		tmpl, _ := classify.LineTemplate(r.text)
+		h := templates.Hash(tmpl)
+		raised[h] = max(raised[h], sev[r.seq])
 	}
 	hashes := slices.Collect(maps.Keys(raised))
 	sevs := make([]int16, len(hashes))
@@ -224,27 +235,46 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 			return err // another request built it while this one waited
 		}
 		evicted = 0
-		rows, err := t.tx.Query(ctx, `SELECT seq, kind, level, alarm_no IS NOT NULL, text FROM `+lineSource("$1", "seq", "kind", "level", "alarm_no", "text"), launchID)
-		if err != nil {
+		var last int64
+		if err := t.tx.QueryRow(ctx, lastSeqSQL, launchID).Scan(&last); err != nil {
 			return err
+		}
+		// A span of seqs at a time: the texts of its blocks are filled in
+		// (textFill) before its lines are summarized.
+		type line struct {
+			seq               int64
+			kind, level, text string
+			inAlarm           bool
 		}
 		acc := &templates.Acc{}
-		for rows.Next() {
-			var seq int64
-			var kind, level, text string
-			var inAlarm bool
-			if err := rows.Scan(&seq, &kind, &level, &inAlarm, &text); err != nil {
-				rows.Close()
+		for from := int64(0); from <= last; from += templateSpan {
+			rows, err := t.tx.Query(ctx, templateSpanSQL, launchID, from, from+templateSpan-1)
+			if err != nil {
 				return err
 			}
-			acc.Add(seq, text, kind, level, inAlarm)
-			if acc.Len() >= 4*MaxLineTemplates {
-				evicted += acc.Prune(MaxLineTemplates)
+			var ls []line
+			var fill textFill
+			for rows.Next() {
+				ls = append(ls, line{})
+				l := &ls[len(ls)-1]
+				if err := rows.Scan(&l.seq, &l.kind, &l.level, &l.inAlarm, fill.scan(&l.text, &l.seq, len(ls)-1)); err != nil {
+					rows.Close()
+					return err
+				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if err := fill.fill(ctx, t.tx, launchID, func(i int, text string) { ls[i].text = text }); err != nil {
+				return err
+			}
+			for _, l := range ls {
+				acc.Add(l.seq, l.text, l.kind, l.level, l.inAlarm)
+				if acc.Len() >= 4*MaxLineTemplates {
+					evicted += acc.Prune(MaxLineTemplates)
+				}
+			}
 		}
 		evicted += acc.Prune(MaxLineTemplates)
 		if _, err := t.tx.Exec(ctx, `DELETE FROM line_templates WHERE launch_id = $1`, launchID); err != nil {
@@ -269,12 +299,21 @@ func (s *Store) buildLineTemplates(ctx context.Context, launchID int64) (int64, 
 	return evicted, nil
 }
 
+// templateSpan is how many seqs buildLineTemplates reads at a time.
+const templateSpan = 1 << 16
+
+// templateSpanSQL reads the lines of the launch ($1) with seq in [$2, $3]
+// that a template summary counts.
+var templateSpanSQL = `SELECT seq, kind, level, alarm_no IS NOT NULL, text FROM (` +
+	lineRead{launch: "$1", lo: "$2", hi: "$3", cols: []string{"seq", "kind", "level", "alarm_no", "text"}}.sql() + `) l`
+
 // AlarmHeadlines returns the alarms of a launch that were not withdrawn, with
 // the lines their headlines quote and their events' ranges: the open and
 // confirmed ones first (what a comparison puts first), then the others
 // (whose events it folds all the same), at most 400, each part in order.
 func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHeadline, error) {
-	rows, err := s.read(ctx).Query(ctx, `
+	q := s.read(ctx)
+	rows, err := q.Query(ctx, `
 		SELECT a.alarm_no, a.fatal, a.cause_no, a.headline_seq, l.text, a.first_seq, a.last_seq, a.state
 		FROM alarms a CROSS JOIN LATERAL (`+lineRead{launch: "a.launch_id", lo: "a.headline_seq", hi: "a.headline_seq", cols: []string{"text"}}.sql()+`) l
 		WHERE a.launch_id = $1 AND NOT a.withdrawn
@@ -282,12 +321,20 @@ func (s *Store) AlarmHeadlines(ctx context.Context, launchID int64) ([]AlarmHead
 	if err != nil {
 		return nil, fmt.Errorf("store: alarm headlines: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AlarmHeadline, error) {
-		var a AlarmHeadline
-		err := row.Scan(&a.No, &a.Fatal, &a.Cause, &a.Seq, &a.Text, &a.FirstSeq, &a.LastSeq, &a.State)
-		return a, err
-	})
-	if err != nil {
+	var out []AlarmHeadline
+	var fill textFill
+	defer rows.Close()
+	for rows.Next() {
+		out = append(out, AlarmHeadline{})
+		a := &out[len(out)-1]
+		if err := rows.Scan(&a.No, &a.Fatal, &a.Cause, &a.Seq, fill.scan(&a.Text, &a.Seq, len(out)-1), &a.FirstSeq, &a.LastSeq, &a.State); err != nil {
+			return nil, fmt.Errorf("store: alarm headlines: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: alarm headlines: %w", err)
+	}
+	if err := fill.fill(ctx, q, launchID, func(i int, text string) { out[i].Text = text }); err != nil {
 		return nil, fmt.Errorf("store: alarm headlines: %w", err)
 	}
 	return out, nil

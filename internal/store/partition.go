@@ -61,12 +61,10 @@ func (s *Store) ensureLinePartition(ctx context.Context, launchID int64) error {
 			if exists {
 				continue
 			}
-			// The names and bounds are computed from integers above, never from input.
-			with := ""
-			if table == "line_blocks" {
-				with = " WITH (toast_tuple_target = 128)" // see migration 00020
-			}
-			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)%s`, part, table, from, to, with)); err != nil {
+			// The names and bounds are computed from integers above, never
+			// from input. line_blocks' partitions keep the default
+			// toast_tuple_target (migration 00041).
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)`, part, table, from, to)); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"launchwatch/internal/launchid"
+	"launchwatch/internal/store"
 	"launchwatch/internal/store/storetest"
 )
 
@@ -133,4 +135,43 @@ func refersTo(table string) string {
 		return ""
 	}
 	return " → " + table
+}
+
+// TestBlockTextsAreStoredAsGiven: every partition of line_blocks, those of
+// the migrations and those made for new launches alike, stores a block's
+// texts (zstd already, line_block_text.go) without compressing them again:
+// STORAGE EXTERNAL.
+func TestBlockTextsAreStoredAsGiven(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := storetest.NewDB(t)
+	st := store.New(pool)
+	if _, err := st.EnsureLaunch(ctx, "a", launchid.Attrs{}); err != nil { // makes its partitions
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `
+		SELECT c.relname, a.attstorage FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'texts'
+		WHERE c.relname ~ '^line_blocks(_p[0-9]+)?$' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for rows.Next() {
+		var name, storage string
+		if err := rows.Scan(&name, &storage); err != nil {
+			t.Fatal(err)
+		}
+		got[name] = storage
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 {
+		t.Fatalf("line_blocks and its partitions: %v", got)
+	}
+	for name, storage := range got {
+		if storage != "e" {
+			t.Errorf("%s.texts has storage %q, want e (external)", name, storage)
+		}
+	}
 }
