@@ -51,6 +51,12 @@ type SendFunc func(d WebhookDelivery) DeliveryResult
 // delivery that was ever sent, with its id: what it re-sends (a result
 // the failover lost) carries the id the receiver saw, and no id is handed
 // out again to another message.
+//
+// A target's deliveries go out in the order they were made: one waits
+// while an earlier one to the same webhook is pending (being sent by
+// another sender, or waiting for its retry), so an Alertmanager never
+// sees an incident resolved before it saw it firing.
+
 func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (bool, error) {
 	found := false
 	err := s.WithTx(ctx, func(tx *Tx) error {
@@ -58,6 +64,8 @@ func (s *Store) DeliverNext(ctx context.Context, now time.Time, send SendFunc) (
 		d, err := scanDelivery(tx.tx.QueryRow(ctx, `SELECT `+deliveryColumns+`, d.send_after_lsn::text
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 			WHERE d.state = 'pending' AND d.next_at <= $1
+				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+					WHERE e.webhook_id = d.webhook_id AND e.id < d.id AND e.state = 'pending')
 			ORDER BY d.next_at, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED`, now), &after)
 		if errors.Is(err, ErrNotFound) {
 			return nil
