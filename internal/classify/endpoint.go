@@ -500,7 +500,7 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 // loadingWords are what a server prints while it is still getting ready.
 var loadingWords = []string{
 	"loading", "load model", "load weight", "downloading", "fetching", "waiting for", "warming",
-	"warmup", "initializ", "starting", "compil", "capturing", "model_loader", "load_tensors",
+	"warmup", "initializ", "starting", "booting", "compil", "capturing", "model_loader", "load_tensors",
 	"checkpoint", "weights", "preparing", "building", "warm",
 }
 
@@ -516,8 +516,22 @@ var modelWords = []string{
 // isModelWork reports a line of model loading work: a phase, a progress
 // bar or one of modelWords.
 func isModelWork(t string, m *lineMatch) bool {
-	return isStartupProgress(m) || modelSet.in(head(t))
+	if isStartupProgress(m) {
+		return true
+	}
+	h := head(t)
+	return modelSet.in(h) && !notModelSet.in(h)
 }
+
+// notModelWords are loading that is not a model's: a server that loads its
+// service definition or settings before it binds has loaded no model yet
+// (BentoML's "Loading service from ..." comes before its workers load it).
+var notModelWords = []string{
+	"loading service", "loading config", "loading settings", "loading environment", "loading plugin",
+	"loading extension", "loading the service",
+}
+
+var notModelSet = newWordSet(notModelWords)
 
 // stopWords say that the server is going down: an announcement before
 // them was no readiness.

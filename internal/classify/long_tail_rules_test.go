@@ -353,3 +353,38 @@ RuntimeError: server crashed for some reason, unable to proceed`)
 		t.Errorf("%d alarms %+v, want the death report and the client's traceback headed by its RuntimeError", len(alarms), alarms)
 	}
 }
+
+// A pre-fork server's master listens before its workers load the app: its
+// "Listening at:" is followed by the workers booting, which cancels it; a
+// worker killed for a timeout that the master replaces is a survived
+// error, headed by the timeout; a worker that cannot boot halts it.
+func TestPreforkMasterAndItsWorkers(t *testing.T) {
+	t.Parallel()
+	head := `[2031-06-02 13:00:04 +0000] [1] [INFO] Starting gunicorn 23.0.0
+[2031-06-02 13:00:04 +0000] [1] [INFO] Listening at: http://0.0.0.0:8000 (1)
+[2031-06-02 13:00:04 +0000] [1] [INFO] Using worker: uvicorn.workers.UvicornWorker
+[2031-06-02 13:00:04 +0000] [57] [INFO] Booting worker with pid: 57
+`
+	st, alarms := feedSettledState("", head+`[2031-06-02 13:00:09 +0000] [57] [ERROR] Exception in worker process
+Traceback (most recent call last):
+  File "/srv/app.py", line 12, in <module>
+    model = load()
+MemoryError
+[2031-06-02 13:00:09 +0000] [57] [INFO] Worker exiting (pid: 57)
+[2031-06-02 13:00:10 +0000] [1] [ERROR] Worker (pid:57) exited with code 3
+[2031-06-02 13:00:10 +0000] [1] [ERROR] Shutting down: Master
+[2031-06-02 13:00:10 +0000] [1] [ERROR] Reason: Worker failed to boot.`)
+	if st.Summary().Ready != nil || len(alarms) == 0 || !alarms[len(alarms)-1].Fatal || alarms[len(alarms)-1].HeadlineSeq != 13 {
+		t.Errorf("ready %v, alarms %+v: want never ready, the last alarm fatal and headed by the halt's reason", st.Summary().Ready, alarms)
+	}
+	st, alarms = feedSettledState("", head+`[2031-06-02 13:00:20 +0000] [57] [INFO] Application startup complete.
+[2031-06-02 13:01:20 +0000] [57] [INFO] 10.0.0.9:40204 - "POST /generate HTTP/1.1" 200
+[2031-06-02 13:03:31 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:57)
+[2031-06-02 13:03:32 +0000] [1] [ERROR] Worker (pid:57) was sent SIGKILL! Perhaps out of memory?
+[2031-06-02 13:03:32 +0000] [96] [INFO] Booting worker with pid: 96
+[2031-06-02 13:03:40 +0000] [96] [INFO] Application startup complete.
+[2031-06-02 13:04:20 +0000] [96] [INFO] 10.0.0.9:40210 - "POST /generate HTTP/1.1" 200`)
+	if st.Summary().Ready == nil || len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 7 {
+		t.Errorf("ready %v, alarms %+v: want ready and one non-fatal alarm headed by WORKER TIMEOUT", st.Summary().Ready, alarms)
+	}
+}
