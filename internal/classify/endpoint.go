@@ -527,8 +527,7 @@ func isModelWork(t string, m *lineMatch) bool {
 // service definition or settings before it binds has loaded no model yet
 // (BentoML's "Loading service from ..." comes before its workers load it).
 var notModelWords = []string{
-	"loading service", "loading config", "loading settings", "loading environment", "loading plugin",
-	"loading extension", "loading the service",
+	"loading service", "loading config", "loading settings", "loading environment", "loading the service",
 }
 
 var notModelSet = newWordSet(notModelWords)
