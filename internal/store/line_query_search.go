@@ -120,22 +120,26 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 	if err != nil {
 		return w, true, err
 	}
-	// A candidate chunk is an eighth of a block: the lines kept as rows
-	// are read by a probe of the primary key of lines for each run of
+	// A candidate chunk is an eighth of a block. Each group of
+	// candidates is read by searchGroupInGo: every block holding one is
+	// fetched once (its texts' bytea, decompressed once) and matched in
+	// Go on the candidate chunks' lines, and SQL unpacks the other
+	// columns of the lines that matched alone. sql is its fallback when
+	// a block changed meanwhile (and a test's reference): the lines kept
+	// as rows by a probe of the primary key of lines for each run of
 	// candidate chunks (the subquery depends on the range, and OFFSET 0
-	// keeps the filters out of it: left to itself the planner, which
-	// takes a substring for rare, would rather filter every line of the
-	// launch), and each block holding a candidate chunk is read and
-	// unpacked once, its lines outside the candidate chunks dropped by
-	// the block's mask of them, however many of its chunks are
-	// candidates (one probe a range unpacked the whole block for each).
+	// keeps the filters out of it: left to itself the planner would
+	// rather filter every line of the launch), and each block unpacked
+	// once, its lines outside the candidate chunks dropped by the
+	// block's mask of them (one probe a chunk unpacked the whole block
+	// for each of its candidate chunks), texts filled in by collect.
 	// Each block is a probe of its primary key (OFFSET 0 again): the
 	// planner, its statistics of line_blocks stale after a compaction,
 	// would rather hash every block of the launch, unpacked.
 	q := &launchQuery{}
 	q.arg(launchID)
 	// The search's literals chose the chunks; its lines are matched in Go
-	// alone (collect), on the texts of their blocks.
+	// alone, on the texts of their blocks.
 	f.lineConds(q)
 	los, his := q.arg([]int64(nil)), q.arg([]int64(nil))
 	blocks, masks := q.arg([]int64(nil)), q.arg([]int32(nil))
@@ -166,9 +170,12 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		ORDER BY ` + order
 	for _, g := range searchGroups(chunks, lo, hi, back) {
 		q.args[n-6], q.args[n-5], q.args[n-4], q.args[n-3] = g.los, g.his, g.blocks, g.masks
-		ok, err := s.searchGroupInGo(ctx, &w, launchID, f, g, lo, hi, back, rowsSQL, q.args[:n-4])
-		if err != nil {
-			return w, true, err
+		ok := false
+		if !s.searchByRows {
+			var err error
+			if ok, err = s.searchGroupInGo(ctx, &w, launchID, f, g, lo, hi, back, rowsSQL, q.args[:n-4]); err != nil {
+				return w, true, err
+			}
 		}
 		if !ok {
 			// A block changed under the search (thawed, or compacted
