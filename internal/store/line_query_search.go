@@ -165,15 +165,21 @@ func (s *Store) indexedSearch(ctx context.Context, launchID int64, f LineFilter,
 		UNION ALL (` + inBlocks + `)) AS lines` + q.where() + `
 		ORDER BY ` + order
 	n := len(q.args)
-	rowsSQL := `SELECT ` + lineColumns + ` FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
-		CROSS JOIN LATERAL (SELECT * FROM (` + inRange.sql() + `) x OFFSET 0) AS lines` + q.where() + `
-		ORDER BY ` + order
+	// One statement, one snapshot: a line is either among the rows or in
+	// a block of it, never both nor neither, however a block is thawed
+	// meanwhile.
+	rowsAndBlocks := `(SELECT NULL::bigint AS block, NULL::int AS mask, NULL::bigint[] AS seqs, NULL::bytea AS texts, ` + lineColumns + `
+		FROM unnest(` + los + `::bigint[], ` + his + `::bigint[]) AS r(lo, hi)
+		CROSS JOIN LATERAL (SELECT * FROM (` + inRange.sql() + `) x OFFSET 0) AS lines` + q.where() + `)
+		UNION ALL (SELECT r.block, r.mask, b.seq, b.texts, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+		FROM unnest(` + blocks + `::bigint[], ` + masks + `::int[]) AS r(block, mask)
+		CROSS JOIN LATERAL (SELECT seq, texts FROM line_blocks WHERE launch_id = $1 AND block = r.block OFFSET 0) AS b)`
 	for _, g := range searchGroups(chunks, lo, hi, back) {
 		q.args[n-6], q.args[n-5], q.args[n-4], q.args[n-3] = g.los, g.his, g.blocks, g.masks
 		ok := false
 		if !s.searchByRows {
 			var err error
-			if ok, err = s.searchGroupInGo(ctx, &w, launchID, f, g, lo, hi, back, rowsSQL, q.args[:n-4]); err != nil {
+			if ok, err = s.searchGroupInGo(ctx, &w, launchID, f, lo, hi, back, rowsAndBlocks, q.args[:n-2]); err != nil {
 				return w, true, err
 			}
 		}
@@ -209,41 +215,58 @@ type searchHit struct {
 	text  string
 }
 
-// searchGroupInGo reads group g of a search into w the way that costs
-// least: the texts of g's blocks (one bytea each, decompressed once) are
-// matched in Go on the lines of the candidate chunks in [lo, hi] alone,
-// and SQL unpacks the other columns of the lines that matched only, with
-// f's conditions on them; the lines kept as rows are read by rowsSQL (its
-// arguments args). ok is false, and w untouched, when a block was
-// changed between the statements: the caller reads g otherwise.
-func (s *Store) searchGroupInGo(ctx context.Context, w *LineWindow, launchID int64, f LineFilter, g searchGroup,
-	lo, hi int64, back bool, rowsSQL string, args []any) (bool, error) {
+// searchGroupInGo reads a group of a search into w the way that costs
+// least: one statement (rowsAndBlocks, its arguments args: the group's
+// ranges, blocks and masks among them) reads the lines kept as rows, f's
+// conditions on them, and each block's seqs and texts (one bytea,
+// decompressed once), which are matched in Go on the lines of the
+// candidate chunks in [lo, hi] alone; SQL then unpacks the other columns
+// of the lines that matched only, with f's conditions on them. ok is
+// false, and w untouched, when a block changed between the two
+// statements: the caller reads the group otherwise.
+func (s *Store) searchGroupInGo(ctx context.Context, w *LineWindow, launchID int64, f LineFilter,
+	lo, hi int64, back bool, rowsAndBlocks string, args []any) (bool, error) {
 	const perBlock = blockShift - linesearch.ChunkShift
 	db := s.read(ctx)
 	contains := lowerASCII(f.Contains)
-	rows, err := db.Query(ctx, `SELECT r.block, r.mask, b.seq, b.texts FROM unnest($2::bigint[], $3::int[]) AS r(block, mask)
-		CROSS JOIN LATERAL (SELECT seq, texts FROM line_blocks WHERE launch_id = $1 AND block = r.block OFFSET 0) AS b`,
-		launchID, g.blocks, g.masks)
+	rows, err := db.Query(ctx, rowsAndBlocks, args...)
 	if err != nil {
 		return false, fmt.Errorf("store: search blocks: %w", err)
 	}
+	var ls []Line
 	var hits []searchHit
 	var bseqs []int64
 	var z pgtype.DriverBytes // the connection's own buffer: decoded before the next row
-	var block int64
-	var mask int32
 	for rows.Next() {
-		if err := rows.Scan(&block, &mask, &bseqs, &z); err != nil {
+		var block *int64
+		var mask *int32
+		var seq *int64
+		var ts, received *time.Time
+		var stream, kind, level, rank, text *string
+		var alarm *int
+		if err := rows.Scan(&block, &mask, &bseqs, &z, &seq, &ts, &received, &stream, &kind, &level, &rank, &alarm, &text); err != nil {
 			rows.Close()
 			return false, fmt.Errorf("store: search blocks: %w", err)
 		}
+		if block == nil { // a line kept as a row
+			if seq == nil || ts == nil || received == nil || stream == nil || kind == nil || level == nil || rank == nil || text == nil {
+				rows.Close()
+				return false, fmt.Errorf("store: search lines: a row with a NULL column")
+			}
+			if f.matches(*text, contains) {
+				ls = append(ls, Line{Seq: *seq, TS: *ts, ReceivedAt: *received, Stream: *stream, Kind: *kind, Level: *level,
+					Rank: *rank, AlarmNo: alarm, Text: *text})
+			}
+			continue
+		}
+		b, m := *block, *mask
 		want := func(j int) bool {
 			sq := bseqs[j]
-			return sq >= lo && sq <= hi && mask>>(sq>>linesearch.ChunkShift&(1<<perBlock-1))&1 == 1
+			return sq >= lo && sq <= hi && m>>(sq>>linesearch.ChunkShift&(1<<perBlock-1))&1 == 1
 		}
 		err := decodeBlockTextsOf(z, len(bseqs), want, func(j int, text string) {
 			if f.matches(text, contains) {
-				hits = append(hits, searchHit{block: block, i: int32(j + 1), seq: bseqs[j], text: text})
+				hits = append(hits, searchHit{block: b, i: int32(j + 1), seq: bseqs[j], text: text})
 			}
 		})
 		if err != nil {
@@ -255,7 +278,6 @@ func (s *Store) searchGroupInGo(ctx context.Context, w *LineWindow, launchID int
 	if err := rows.Err(); err != nil {
 		return false, fmt.Errorf("store: search blocks: %w", err)
 	}
-	var ls []Line
 	if len(hits) > 0 {
 		cq := &launchQuery{}
 		cq.arg(launchID)
@@ -307,23 +329,6 @@ func (s *Store) searchGroupInGo(ctx context.Context, w *LineWindow, launchID int
 		if got != len(hits) {
 			return false, nil // a block is gone
 		}
-	}
-	rrows, err := db.Query(ctx, rowsSQL, args...)
-	if err != nil {
-		return false, fmt.Errorf("store: search lines: %w", err)
-	}
-	defer rrows.Close()
-	for rrows.Next() {
-		var l Line
-		if err := rrows.Scan(&l.Seq, &l.TS, &l.ReceivedAt, &l.Stream, &l.Kind, &l.Level, &l.Rank, &l.AlarmNo, &l.Text); err != nil {
-			return false, fmt.Errorf("store: search lines: %w", err)
-		}
-		if f.matches(l.Text, contains) {
-			ls = append(ls, l)
-		}
-	}
-	if err := rrows.Err(); err != nil {
-		return false, fmt.Errorf("store: search lines: %w", err)
 	}
 	slices.SortFunc(ls, func(a, b Line) int {
 		if back {
