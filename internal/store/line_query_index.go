@@ -104,11 +104,10 @@ clauses:
 	return strings.Join(conds, " AND ")
 }
 
-// candidateRanges returns the seq ranges, in the reading direction, of the
-// chunks of [lo, hi] whose filters pass cond (built by bloomCondition on
-// q, whose first argument is the launch id), adjacent chunks merged and
-// the ends cut to [lo, hi].
-func (s *Store) candidateRanges(ctx context.Context, q *launchQuery, cond string, lo, hi int64, back bool) ([][2]int64, error) {
+// candidateChunks returns the chunks, in the reading direction, of
+// [lo, hi] whose filters pass cond (built by bloomCondition on q, whose
+// first argument is the launch id).
+func (s *Store) candidateChunks(ctx context.Context, q *launchQuery, cond string, lo, hi int64, back bool) ([]int64, error) {
 	order := "chunk"
 	if back {
 		order = "chunk DESC"
@@ -123,47 +122,5 @@ func (s *Store) candidateRanges(ctx context.Context, q *launchQuery, cond string
 	if err != nil {
 		return nil, fmt.Errorf("store: search chunks: %w", err)
 	}
-	var out [][2]int64
-	for _, c := range chunks {
-		r := [2]int64{max(lo, c<<linesearch.ChunkShift), min(hi, c<<linesearch.ChunkShift+linesearch.ChunkSize-1)}
-		n := len(out)
-		switch {
-		case n > 0 && !back && out[n-1][1]+1 == r[0]:
-			out[n-1][1] = r[1]
-		case n > 0 && back && out[n-1][0]-1 == r[1]:
-			out[n-1][0] = r[0]
-		default:
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// rangeGroups splits ranges into groups read by one query each: at most
-// groupSeqs seqs a group, so that a search that fills its window early
-// stops early.
-func rangeGroups(ranges [][2]int64, groupSeqs int64) [][][2]int64 {
-	var out [][][2]int64
-	var cur [][2]int64
-	var n int64
-	for _, r := range ranges {
-		cur = append(cur, r)
-		n += r[1] - r[0] + 1
-		if n >= groupSeqs || len(cur) >= 256 {
-			out = append(out, cur)
-			cur, n = nil, 0
-		}
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
-}
-
-// rangeBounds formats a group's bounds as two arrays for unnest.
-func rangeBounds(g [][2]int64) (los, his []int64) {
-	for _, r := range g {
-		los, his = append(los, r[0]), append(his, r[1])
-	}
-	return los, his
+	return chunks, nil
 }

@@ -23,6 +23,9 @@ type Store struct {
 	// a streaming standby, which may lag behind pool (replica.go).
 	replica    *pgxpool.Pool
 	partitions partitionCache
+	// searchByRows reads every group of a search's candidates as its
+	// blocks change under it (searchGroupInGo), for a test to compare.
+	searchByRows bool
 }
 
 // Option configures a Store.

@@ -228,6 +228,7 @@ func BenchmarkBudgets(b *testing.B) {
 		search, reSearch        time.Duration
 		searchPages, rePages    []time.Duration
 		searchHits, reHits      int
+		searchStmts             []tracedStatement
 	)
 	for b.Loop() {
 		pageTimes, compareTimes = nil, nil
@@ -244,7 +245,9 @@ func BenchmarkBudgets(b *testing.B) {
 			}
 		}
 		stopProfile()
-		search, searchPages, searchHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchText}})
+		searchStmts = stmts.record(func() {
+			search, searchPages, searchHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchText}})
+		})
 		reSearch, rePages, reHits = searchAll(b, bundle.url, "budget-a", url.Values{"q": {budgetSearchRE}, "re": {"1"}})
 		for range budgetLoads {
 			_, took := timedGet(b, bundle.url, comparePath)
@@ -270,6 +273,7 @@ func BenchmarkBudgets(b *testing.B) {
 	reQuery := "/launches/budget-a?" + url.Values{"q": {budgetSearchRE}, "re": {"1"}}.Encode()
 	reStmts := stmts.record(func() { _, reSection = timedGetHeaders(b, bundle.url, reQuery, logSectionHeaders) })
 	printStatements(b, srv.Store.Pool(), "re-section", reStmts, reSection)
+	printStatements(b, srv.Store.Pool(), "search-all", searchStmts, search)
 
 	pageP50, pageP95 := percentile(pageTimes, 50), percentile(pageTimes, 95)
 	pageKB := float64(htmlBytes) / 1000
