@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
-	"sync"
 )
 
 // Write once: a line written as a row and compacted into a block later is
@@ -131,39 +129,12 @@ type blockCopy struct {
 	block   []Line // the current block's lines so far
 	rows    []Line // the lines that go into lines
 	cur     []Line
-	buf     []byte
-	off     int
-	started bool
-	done    bool
 	blocks  int64 // rows of line_blocks encoded
 	lines   int64 // lines read from next
-	errMu   sync.Mutex
-	err     error
+	copyStream
 }
 
-func (c *blockCopy) failure() error {
-	c.errMu.Lock()
-	defer c.errMu.Unlock()
-	return c.err
-}
-
-func (c *blockCopy) Read(p []byte) (int, error) {
-	for c.off >= len(c.buf) {
-		if c.done {
-			return 0, io.EOF
-		}
-		c.buf, c.off = c.buf[:0], 0
-		if err := c.fill(len(p)); err != nil {
-			c.errMu.Lock()
-			c.err = err
-			c.errMu.Unlock()
-			return 0, err
-		}
-	}
-	n := copy(p, c.buf[c.off:])
-	c.off += n
-	return n, nil
-}
+func (c *blockCopy) Read(p []byte) (int, error) { return c.read(p, c.fill) }
 
 // fill encodes blocks until about want bytes are ready, as lineCopy.fill
 // does rows.

@@ -18,20 +18,27 @@ type lineCopy struct {
 	next     func() ([]Line, error)
 	launchID int64
 	cur      []Line // the rest of the current piece
-	buf      []byte // encoded and not read yet: buf[off:]
-	off      int
-	started  bool
-	done     bool
 	rows     int64
-	// errMu guards err: when the connection breaks, pgconn may return
-	// before its goroutine stops reading (which then ends with an error
-	// of its own), so CopyLineStream reads err while Read may write it.
-	errMu sync.Mutex
-	err   error // what stopped the rows
+	copyStream
 }
 
-// failure is what stopped the rows, if anything did.
-func (c *lineCopy) failure() error {
+// copyStream is what a binary COPY's encoder shares with the database's
+// reads of it (lineCopy's rows, blockCopy's blocks): the bytes encoded and
+// not read yet, buf[off:], and what stopped the encoding.
+type copyStream struct {
+	buf     []byte
+	off     int
+	started bool // the COPY header is written
+	done    bool // the encoder has no more to give
+	// errMu guards err: when the connection breaks, pgconn may return
+	// before its goroutine stops reading (which then ends with an error
+	// of its own), so the COPY's caller reads err while Read may write it.
+	errMu sync.Mutex
+	err   error // what stopped the encoding
+}
+
+// failure is what stopped the encoding, if anything did.
+func (c *copyStream) failure() error {
 	c.errMu.Lock()
 	defer c.errMu.Unlock()
 	return c.err
@@ -40,13 +47,15 @@ func (c *lineCopy) failure() error {
 // copyHeader starts a binary COPY: the signature, no flags, no extension.
 var copyHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
 
-func (c *lineCopy) Read(p []byte) (int, error) {
+// read is an io.Reader's Read over what fill (the encoder's) appends to
+// buf, about as many bytes as p holds at a time.
+func (c *copyStream) read(p []byte, fill func(want int) error) (int, error) {
 	for c.off >= len(c.buf) {
 		if c.done {
 			return 0, io.EOF
 		}
 		c.buf, c.off = c.buf[:0], 0
-		if err := c.fill(len(p)); err != nil {
+		if err := fill(len(p)); err != nil {
 			c.errMu.Lock()
 			c.err = err
 			c.errMu.Unlock()
@@ -57,6 +66,8 @@ func (c *lineCopy) Read(p []byte) (int, error) {
 	c.off += n
 	return n, nil
 }
+
+func (c *lineCopy) Read(p []byte) (int, error) { return c.read(p, c.fill) }
 
 // fill encodes rows until about want bytes are ready. It waits for the
 // next piece only when nothing is ready: what is encoded goes to the
