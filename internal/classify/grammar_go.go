@@ -45,13 +45,19 @@ func (s *State) openGo(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t s
 		return nil
 	}
 	switch {
-	case strings.HasPrefix(t, "panic: ") && !isBareValue(t[len("panic: "):]),
-		strings.HasPrefix(t, "fatal error: ") && !isBareValue(t[len("fatal error: "):]):
+	case isGoPanicHeader(t):
 		return s.openEvent(fb, p, seq, at, src, t, stGo, AlarmTraceback, 2, m)
 	case isGoSignalHeader(t):
 		return s.openEvent(fb, p, seq, at, src, t, stGo, AlarmSignal, 2, m)
 	}
 	return nil
+}
+
+// isGoPanicHeader reports the first line of the runtime's dump for a panic
+// or a fatal error: "panic: ..." or "fatal error: ..." with a message.
+func isGoPanicHeader(t string) bool {
+	return strings.HasPrefix(t, "panic: ") && !isBareValue(t[len("panic: "):]) ||
+		strings.HasPrefix(t, "fatal error: ") && !isBareValue(t[len("fatal error: "):])
 }
 
 // isGoSignalHeader reports the first line of the runtime's dump for a

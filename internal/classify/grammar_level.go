@@ -438,6 +438,5 @@ func (s *State) runtimeDumpAfterRun(r *pendingRun, p *Prefix, t string) bool {
 	if _, ok := rustPanicLine(t); ok {
 		return true
 	}
-	return strings.HasPrefix(t, "panic: ") && !isBareValue(t[len("panic: "):]) ||
-		strings.HasPrefix(t, "fatal error: ") && !isBareValue(t[len("fatal error: "):]) || isGoSignalHeader(t)
+	return isGoPanicHeader(t) || isGoSignalHeader(t)
 }

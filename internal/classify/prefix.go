@@ -539,11 +539,21 @@ func (p *Prefix) log4jMessage(s string) string {
 		return msg
 	}
 	msg = skipLog4jLogger(s)
-	if tag, _, ok := strings.Cut(msg[:min(len(msg), 120)], ": "); ok && isWorkerStream(tag) {
+	if line, ok := cutWorkerStream(msg); ok {
 		p.Level, p.relayed = "", true
-		return msg[len(tag)+2:]
+		return line
 	}
 	return msg
+}
+
+// cutWorkerStream is the worker's line after a relayed stream's tag that
+// starts s ("W-231-model-stdout: line").
+func cutWorkerStream(s string) (string, bool) {
+	tag, _, ok := strings.Cut(s[:min(len(s), 120)], ": ")
+	if !ok || !isWorkerStream(tag) {
+		return s, false
+	}
+	return s[len(tag)+2:], true
 }
 
 // isWorkerStream reports a model server's name for a worker's output
@@ -1365,15 +1375,14 @@ func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
 // relayedLine is the line a model server relays from a worker's output
 // stream after its logger's name: "PyProcess W-188-chat-stderr: line".
 func relayedLine(s string) (string, bool) {
-	logger, rest, ok := strings.Cut(s[:min(len(s), 160)], " ")
+	logger, _, ok := strings.Cut(s[:min(len(s), 160)], " ")
 	if !ok || !isLoggerName(logger) {
 		return s, false
 	}
-	tag, _, ok := strings.Cut(rest, ": ")
-	if !ok || !isWorkerStream(tag) {
-		return s, false
+	if line, ok := cutWorkerStream(s[len(logger)+1:]); ok {
+		return line, true
 	}
-	return s[len(logger)+1+len(tag)+2:], true
+	return s, false
 }
 
 // headLevelWord is the level a head token names: a level word in capitals
