@@ -157,11 +157,14 @@ func (s *State) newEvent(fb *feedBuf, src string, seq int64, at time.Time, silen
 	// After a supervisor started a child, a failure printed under another
 	// prefix than the supervisor's own may be the child's (see undecided).
 	// s.lp is the line being read.
-	if s.lp.Tagged {
-		ev.Shape = prefixShape(&s.lp)
-	}
-	if s.d.Spawned && prefixShape(&s.lp) != s.d.SpawnShape {
-		ev.Spawned, ev.SpawnN = true, s.d.N
+	if s.lp.Tagged || s.d.Spawned {
+		shape := prefixShape(&s.lp)
+		if s.lp.Tagged {
+			ev.Shape = shape
+		}
+		if s.d.Spawned && shape != s.d.SpawnShape {
+			ev.Spawned, ev.SpawnN = true, s.d.N
+		}
 	}
 	ev.A = Alarm{FirstSeq: seq, LastSeq: seq, Kind: AlarmTraceback, Fatal: true, Ranks: 1, Time: at}
 	if !silent {
