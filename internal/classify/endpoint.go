@@ -68,6 +68,11 @@ var (
 	// address: "Model server started.", "Inference server is running".
 	reServerStarted = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
 	reEndpointPort  = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
+	// A port alone after listening's preposition: "listening on 50051"
+	// (not a host's first digits, "listening on 10.0.0.5:80", nor a
+	// count, "listening on 10 queues": the port ends the sentence or a
+	// clause).
+	reListenBarePort = regexp.MustCompile(`(?i)\blisten(?:ing|s)?\s+(?:on|at)\s+(\d{2,5})(?:\s*$|[,;)]|\.(?:$|\s)|\s+[(-])`)
 	// An access log's answer to a health or readiness request: uvicorn's
 	// `"GET /health HTTP/1.1" 200` or a plain `GET /healthz 200`, key=value
 	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`
@@ -93,6 +98,11 @@ var listeningPhrases = []string{
 	// "Running gRPC ModelServer at 0.0.0.0:8500", "REST API at localhost:8501" (an
 	// address glued to a colon, "at:localhost:8501", is not read as one)
 	"server at", "api at",
+	// "HTTP server is up on port 8080", "ready to accept requests on
+	// 0.0.0.0:50051", "Ready to serve at http://…", Sanic's "Goin' Fast @
+	// http://…", Phoenix's "Running App.Endpoint with Bandit 1.5.0 at
+	// 0.0.0.0:4000 (http)"
+	"is up on", "accept requests", "accepting requests", "ready to serve", "goin' fast", "endpoint with",
 }
 
 // advisingPhrases tell a person where to point a browser or a client
@@ -211,6 +221,13 @@ func endpointIn(body string) string {
 	if indexFold(body, "port") < 0 {
 		// no "port N"
 	} else if m := reEndpointPort.FindStringSubmatchIndex(body); m != nil {
+		if port, ok := validPort(body[m[2]:m[3]]); ok {
+			return "http://0.0.0.0:" + port
+		}
+	}
+	if indexFold(body, "listen") < 0 {
+		// no "listening on N"
+	} else if m := reListenBarePort.FindStringSubmatchIndex(body); m != nil {
 		if port, ok := validPort(body[m[2]:m[3]]); ok {
 			return "http://0.0.0.0:" + port
 		}

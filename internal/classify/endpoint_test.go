@@ -30,6 +30,13 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		{"gRPC server listening on 0.0.0.0:50051", "http://0.0.0.0:50051"},
 		{"Running gRPC ModelServer at 0.0.0.0:8500 ...", "http://0.0.0.0:8500"},
 		{"Exporting HTTP/REST API at localhost:8501 ...", "http://localhost:8501"},
+		{"Server started, listening on 50051", "http://0.0.0.0:50051"},
+		{"rpc server listening at 7070.", "http://0.0.0.0:7070"},
+		{"HTTP server is up on port 8080", "http://0.0.0.0:8080"},
+		{"Server is ready to accept requests on 0.0.0.0:50051", "http://0.0.0.0:50051"},
+		{"Ready to serve at http://0.0.0.0:8080/", "http://0.0.0.0:8080"},
+		{"Goin' Fast @ http://0.0.0.0:8000", "http://0.0.0.0:8000"},
+		{"Running InferWeb.Endpoint with Bandit 1.5.0 at 0.0.0.0:4000 (http)", "http://0.0.0.0:4000"},
 		{`INFO:     127.0.0.1:51234 - "GET /health HTTP/1.1" 200 OK`, ""},
 		{`10.0.0.7 - - [01/Mar/2026 10:00:01] "GET /v1/models HTTP/1.1" 200 -`, ""},
 		{`level=info msg=request method=GET path=/readyz status=200 took=1ms`, ""},
@@ -57,6 +64,10 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		`INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
 		"=====================================",
 		"the port 8000 is already in use",
+		"listening on 2 sockets",
+		"Worker 3 listening on 10 queues",
+		"Not ready to accept requests on 0.0.0.0:8000 yet",
+		"Endpoint with id 42 registered at 10.0.0.9:7000 failed health check",
 	}
 	for _, line := range not {
 		if a := announcedEndpoint(line); a.ok {

@@ -157,8 +157,10 @@ func signalHandlerFrame(frame string) bool {
 	if i < 0 {
 		return false
 	}
-	fn := strings.ToLower(frame[i+len(", in "):])
-	return strings.Contains(fn, "signal") || strings.Contains(fn, "sigterm") || strings.Contains(fn, "sigint")
+	fn := frame[i+len(", in "):]
+	// "sigterm" and "sigint" hold no "signal"; indexFoldedASCII folds as
+	// strings.ToLower does for ASCII, without the copy.
+	return indexFoldedASCII(fn, "signal") >= 0 || indexFoldedASCII(fn, "sigterm") >= 0 || indexFoldedASCII(fn, "sigint") >= 0
 }
 
 // plumbingSource reports a frame's source line that enters the program
@@ -181,18 +183,29 @@ func plumbingSource(src string) bool {
 	if i := strings.LastIndexByte(call, '.'); i >= 0 {
 		call = call[i+1:]
 	}
-	return waitingWord(strings.ToLower(call))
+	return waitingWord(call)
 }
 
 // entryCallSet are calls that dispatch a CLI's command or run an event loop.
 var entryCallSet = newWordSet([]string{"dispatch_function(", "asyncio.run(", "uvloop.run(", "runner.run(",
 	"run_until_complete(", "run_forever(", "_run_once("})
 
-// waitingWord reports a function name that says it blocks.
+// waitingWords are the words of a function name that says it blocks.
+var waitingWords = [...]string{"poll", "wait", "sleep", "select", "join", "acquire", "recv", "accept", "serve_forever", "run_forever", "_run_once"}
+
+// waitingWord reports a function name that says it blocks (ignoring ASCII
+// case). Frame after frame names are short: one pass over fn's bytes tries
+// the words that start with each, instead of a search per word.
 func waitingWord(fn string) bool {
-	for _, w := range [...]string{"poll", "wait", "sleep", "select", "join", "acquire", "recv", "accept", "serve_forever", "run_forever", "_run_once"} {
-		if strings.Contains(fn, w) {
-			return true
+	for i := 0; i < len(fn); i++ {
+		c := lower(fn[i])
+		if strings.IndexByte("pwsjar_", c) < 0 {
+			continue
+		}
+		for _, w := range waitingWords {
+			if w[0] == c && hasFoldedPrefix(fn[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
