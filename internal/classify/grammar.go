@@ -126,7 +126,7 @@ var recognisers = [...]recogniser{
 			return s.consumeRust(ev, p, seq, t, m)
 		}},
 	{name: "C++ terminate or assert", st: stAbort, first: "tl", open: (*State).openAbort, consume: (*State).consumeAbort},
-	{name: "JVM exception", st: stJava, first: "E", open: (*State).openJava,
+	{name: "JVM or .NET exception", st: stJava, first: "EU", open: (*State).openJava,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 			return s.consumeJava(ev, p, seq, t, m)
 		}},

@@ -22,10 +22,23 @@ import (
 // The headline is the last unindented "Caused by:" line: the JVM prints the
 // wrapping exception first and its causes after it, so the last cause is
 // the root cause; without causes it is the top line.
+//
+// .NET's runtime prints an unhandled exception the same way (ToString of
+// the exception, the innermost last):
+//
+//	Unhandled exception. System.InvalidOperationException: model not loaded
+//	 ---> System.IO.FileNotFoundException: Could not find file '/m.onnx'.   <- headline
+//	   at System.IO.File.OpenRead(String path)
+//	   --- End of inner exception stack trace ---
+//	   at Infer.Program.Main(String[] args) in /src/Program.cs:line 14
+//
+// (.NET Framework and Mono: "Unhandled Exception: System.X: ..."; async
+// frames are cut by "--- End of stack trace from previous location ---").
 
-// openJava opens an event at "Exception in thread ...".
+// openJava opens an event at "Exception in thread ..." or .NET's
+// "Unhandled exception. ...".
 func (s *State) openJava(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
-	if !strings.HasPrefix(t, `Exception in thread "`) || quiet(p.Level) {
+	if !strings.HasPrefix(t, `Exception in thread "`) && !isDotnetUnhandled(t) || quiet(p.Level) {
 		return nil
 	}
 	return s.openEvent(fb, p, seq, at, src, t, stJava, AlarmTraceback, 2, m)
@@ -39,9 +52,11 @@ func (s *State) consumeJava(ev *event, p *Prefix, seq int64, t string, m *lineMa
 	case isJavaFrame(body):
 		ev.Sub = 1
 		return consumed
-	case strings.HasPrefix(body, "Caused by: "):
+	case strings.HasPrefix(body, "Caused by: "), strings.HasPrefix(body, " ---> "):
 		ev.Sub = 0
 		s.offer(ev, t, seq, 2, m)
+		return consumed
+	case isDotnetStackMark(t):
 		return consumed
 	case indented(body):
 		return consumed // Suppressed: blocks and their causes
@@ -52,14 +67,37 @@ func (s *State) consumeJava(ev *event, p *Prefix, seq int64, t string, m *lineMa
 	return ended
 }
 
+// isDotnetUnhandled reports the .NET runtime's first line of an unhandled
+// exception: "Unhandled exception. System.X: ..." (.NET Core and later) or
+// "Unhandled Exception: System.X: ..." (.NET Framework, Mono).
+func isDotnetUnhandled(t string) bool {
+	for _, p := range [...]string{"Unhandled exception. ", "Unhandled Exception: "} {
+		if rest, ok := strings.CutPrefix(t, p); ok {
+			return strings.Contains(rest, "Exception") || strings.Contains(rest, "Error")
+		}
+	}
+	return false
+}
+
+// isDotnetStackMark reports .NET's lines between frame lists: "--- End of
+// inner exception stack trace ---", "--- End of stack trace from previous
+// location ---".
+func isDotnetStackMark(t string) bool {
+	return strings.HasPrefix(t, "--- End of ") && strings.HasSuffix(t, " ---")
+}
+
 // isJavaFrame reports "\tat pkg.Class.method(File.java:12)" and the
-// elision lines "\t... 7 more" / "\t... 7 common frames omitted".
+// elision lines "\t... 7 more" / "\t... 7 common frames omitted"; also
+// .NET's "   at Ns.Class.Method(String path) in /src/File.cs:line 14".
 func isJavaFrame(body string) bool {
 	if !indented(body) {
 		return false
 	}
 	t := strings.TrimLeft(body, " \t")
 	if strings.HasPrefix(t, "at ") {
+		if i := strings.LastIndex(t, ") in "); i > 0 && strings.Contains(t[i:], ":line ") {
+			t = t[:i+1]
+		}
 		return strings.IndexByte(t, '(') > 3 && strings.HasSuffix(t, ")")
 	}
 	if strings.HasPrefix(t, "... ") {

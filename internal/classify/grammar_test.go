@@ -171,6 +171,27 @@ INFO shutting down the JVM`,
 		headSeq:  7, kind: classify.AlarmTraceback, first: 1, last: 9,
 	},
 	{
+		// .NET's runtime prints an unhandled exception as Java does, its
+		// inner exceptions after " ---> " (the innermost last) and marks
+		// between frame lists.
+		name: "DotnetUnhandledExceptionInnermost",
+		log: `info: Infer.Startup[0]
+      Loading /models/demo.onnx
+Unhandled exception. System.InvalidOperationException: The inference session could not be created.
+ ---> System.IO.FileNotFoundException: Could not find file '/models/demo.onnx'.
+File name: '/models/demo.onnx'
+   at Microsoft.Win32.SafeHandles.SafeFileHandle.Open(String fullPath, FileMode mode)
+   at Infer.Session.Create(String path) in /src/Infer/Session.cs:line 31
+   --- End of inner exception stack trace ---
+   at Infer.Session.Create(String path) in /src/Infer/Session.cs:line 40
+--- End of stack trace from previous location ---
+   at Infer.Program.Main(String[] args) in /src/Infer/Program.cs:line 12
+   at Infer.Program.<Main>(String[] args)
+info: host exiting`,
+		headline: "---> System.IO.FileNotFoundException: Could not find file '/models/demo.onnx'.",
+		headSeq:  4, kind: classify.AlarmTraceback, first: 3, last: 12,
+	},
+	{
 		name: "LoggedJavaExceptionStartsAtClassLine",
 		log: `2026-03-01 10:00:00,120 - launcher - ERROR - worker crashed
 java.lang.IllegalArgumentException: batch size must be positive
