@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -65,6 +66,16 @@ func (s *State) consumeJava(ev *event, p *Prefix, seq int64, t string, m *lineMa
 		return consumed
 	}
 	return ended
+}
+
+// reJVMException is a JVM exception's first line: a package-qualified
+// class named ...Exception or ...Error, alone or before its message.
+var reJVMException = regexp.MustCompile(`^(?:[a-z_][\w$]*\.){2,}[A-Z][\w$]*(?:Exception|Error)(?::|$)`)
+
+// isJVMExceptionLine reports the first line of a JVM exception as
+// printStackTrace writes it ("java.lang.IllegalStateException: msg").
+func isJVMExceptionLine(t string) bool {
+	return strings.IndexByte(t, '.') > 0 && reJVMException.MatchString(truncate(t, maxRegexInput))
 }
 
 // isDotnetUnhandled reports the .NET runtime's first line of an unhandled

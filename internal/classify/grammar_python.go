@@ -325,6 +325,12 @@ func (s *State) consumeSingle(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 			return ended
 		}
 		return notYet
+	case ev.Blanks == 1 && !indented(p.Body) && isJVMExceptionLine(t):
+		// Spring Boot's logback pattern prints a record's throwable after
+		// a blank line (%wEx): the exception is the record's.
+		ev.St, ev.Sub, ev.Blanks = stJava, 0, 0
+		s.offer(ev, t, seq, 2, m)
+		return consumed
 	case !p.Tagged && reAsyncioContext.MatchString(t):
 		// asyncio's exception handler prints its context ("handle: <...>",
 		// "future: <Task ...>") between its message and the traceback.

@@ -176,7 +176,7 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 		}
 		return s, false
 	case isDigit(c):
-		if len(s) >= 19 && s[4] == '-' { // parseDateTime's first checks
+		if len(s) >= 19 && (s[4] == '-' || s[4] == '/') { // parseDateTime's first checks
 			if rest, ok := p.eatDated(s); ok {
 				return rest, true
 			}
@@ -1059,10 +1059,11 @@ func packLevel(w string) uint64 {
 	return x
 }
 
-// parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" with optional fraction
+// parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" (or Go's "YYYY/MM/DD HH:MM:SS") with optional fraction
 // (. or ,) and optional Z, and returns the time and the bytes consumed.
 func parseDateTime(s string) (time.Time, int) {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+	// The date is ISO's "2006-01-02" or Go's log package's "2006/01/02".
+	if len(s) < 19 || (s[4] != '-' || s[7] != '-') && (s[4] != '/' || s[7] != '/' || s[10] != ' ') || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, 0
 	}
 	y, ok := num2(s[0], s[1])

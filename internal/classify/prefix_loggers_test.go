@@ -14,6 +14,11 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05.678 | INFO     | __main__:<module>:12 - ready on port 8000`, "INFO", "ready on port 8000"},
 		{`[2031-01-02 03:04:05,101] [ERROR] [launch.py:321:sigkill_handler] exits with return code = -9`, "ERROR", "exits with return code = -9"},
 		{`[2031-01-02 03:04:05] [INFO] [not a tag] hello`, "INFO", "[not a tag] hello"},
+		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
+		// message (and its Lshortfile "file.go:N: " field, kept).
+		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},
+		{`2031/01/02 03:04:05.123456 server.go:88: listening on :8080`, "", "server.go:88: listening on :8080"},
+		{`2031/01/02T03:04:05 not a time`, "", "2031/01/02T03:04:05 not a time"},
 		// FastChat's "| LEVEL | logger name | message": the name goes, a
 		// traceback frame re-logged from stderr keeps its indentation, and a
 		// blank stderr line is an empty message.

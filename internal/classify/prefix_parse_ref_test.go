@@ -523,10 +523,11 @@ func oldNormLevel(w string) string {
 	return ""
 }
 
-// parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" with optional fraction
+// parseDateTime reads "YYYY-MM-DD[ T]HH:MM:SS" (or "YYYY/MM/DD HH:MM:SS") with optional fraction
 // (. or ,) and optional Z, and returns the time and the bytes consumed.
 func oldParseDateTime(s string) (time.Time, int) {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+	// ISO's "2006-01-02" or Go's log package's "2006/01/02" (added since).
+	if len(s) < 19 || (s[4] != '-' || s[7] != '-') && (s[4] != '/' || s[7] != '/' || s[10] != ' ') || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, 0
 	}
 	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
