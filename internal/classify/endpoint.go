@@ -279,6 +279,17 @@ func healthAnswered(body string) bool {
 	}
 }
 
+// reUnavailable is an access log's 503 answer to a GET or HEAD request:
+// uvicorn's `"GET /v1/models/m HTTP/1.1" 503`, a plain `GET /health 503`.
+var reUnavailable = regexp.MustCompile(`\b(?:GET|HEAD) /\S*(?: HTTP/[\d.]+)?"? (?:- )?503\b`)
+
+// unavailableAnswered reports an access log line answering a request 503
+// Service Unavailable: what a server that is up but not ready answers its
+// readiness probe.
+func unavailableAnswered(t string) bool {
+	return strings.Contains(t, " 503") && reUnavailable.MatchString(t)
+}
+
 // validPort is the port without leading zeros, if it is one.
 func validPort(s string) (string, bool) {
 	n, err := strconv.Atoi(s)

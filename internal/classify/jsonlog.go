@@ -308,7 +308,7 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	tail := lastLine(more)
 	p.Embedded = strings.Contains(more, "Traceback (most recent call last)")
 	if exc, ok := firstString(rec, "exc_info", "exc_text", "exception"); ok && lastLine(exc) != "" {
-		tail = lastLine(exc)
+		tail = finalException(exc)
 		p.Embedded = true
 	} else if isNested {
 		// A handler's error report as a JSON document in the message
@@ -494,6 +494,23 @@ func recordTime(v any) (time.Time, bool) {
 }
 
 // lastLine is the last line of s that is not blank, trimmed.
+// finalException is a traceback's exception line: the first line after its
+// last indented one (the last frame's source), which a multi-line message
+// continues ("GatedRepoError: 403 Client Error." then the reason on lines
+// of its own); the last line when there is none such.
+func finalException(tb string) string {
+	lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		if l := lines[i-1]; l != "" && (l[0] == ' ' || l[0] == '\t') && lines[i] != "" && lines[i][0] != ' ' {
+			if exc := strings.TrimSpace(lines[i]); isExceptionLine(exc) {
+				return exc
+			}
+			break
+		}
+	}
+	return lastLine(tb)
+}
+
 func lastLine(s string) string {
 	for s != "" {
 		i := strings.LastIndexByte(s, '\n')

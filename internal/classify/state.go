@@ -60,6 +60,10 @@ type stateData struct {
 	// readiness (takeBackReady revises the line to it).
 	ReadyLine *LineVerdict `json:"ready_line,omitempty"`
 	Shutdown  int64        `json:"shutdown,omitempty"` // seq of an operator's shutdown, 0 if none
+	// PayloadDoc counts the lines of a request's or response's content
+	// printed as a document over lines of its own ("... with body: {"),
+	// 0 when none is open: its lines are user data (inPayloadDoc).
+	PayloadDoc int `json:"payload_doc,omitempty"`
 	Alarms    int          `json:"alarms"`
 	Fatal     int          `json:"fatal"`
 	LastFatal int64        `json:"last_fatal,omitempty"` // among retired events
@@ -358,6 +362,13 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 			s.takeBackReady(fb)
 		}
 	}
+	if s.d.Ready != nil && s.d.ServedAt <= s.d.Ready.Seq && !familiesWithReadiness[s.d.Server] && unavailableAnswered(t) {
+		// A request answered 503 before any was served: the server that
+		// said it was up is not ready yet (Truss, Cog and BentoML start
+		// uvicorn, then load the model; their readiness probes say so).
+		// A probe answered 2xx makes it ready (announcedReady).
+		s.takeBackReady(fb)
+	}
 	if t == "" {
 		return
 	}
@@ -490,6 +501,10 @@ type lineMatch struct {
 
 // match fills the zero m with what the signatures say about the line.
 func (s *State) match(p *Prefix, m *lineMatch) {
+	if s.d.PayloadDoc > 0 && s.inPayloadDoc(p) {
+		m.payload = true
+		return
+	}
 	// A long line that starts as a configuration dump is one: skip scanning
 	// its megabytes for signatures.
 	if len(p.Body) > longLine {
@@ -599,6 +614,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		// A prompt or a generated text may quote a traceback, a CUDA error
 		// or a readiness line: none of it is the server's own.
 		*m = lineMatch{payload: true}
+		if opensDocument(p.Body) {
+			s.d.PayloadDoc = 1
+		}
 		return
 	}
 	if m.hint || isTableRow(p.Body) {
@@ -607,6 +625,34 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		// model table) quotes an error already reported above it.
 		m.best, m.follow, m.conseq, m.survivor = nil, nil, false, false
 	}
+}
+
+// maxPayloadDoc bounds the lines a payload document may take: a document
+// that never closes stops hiding lines after it.
+const maxPayloadDoc = 4096
+
+// opensDocument reports a payload line that ends by opening a JSON object
+// or array whose members follow on lines of their own (LM Studio's
+// "Received POST request to /v1/chat/completions with body: {").
+func opensDocument(body string) bool {
+	t := strings.TrimRight(body, " \t")
+	return t != "" && (t[len(t)-1] == '{' || t[len(t)-1] == '[')
+}
+
+// inPayloadDoc reports whether the line belongs to the payload document
+// open on the launch, and closes it at its last line: the lines without a
+// logger's prefix up to the bracket that closes it in the first column
+// ("}"). A line with a prefix is the next record: the document ended.
+func (s *State) inPayloadDoc(p *Prefix) bool {
+	if p.Tagged || s.d.PayloadDoc >= maxPayloadDoc {
+		s.d.PayloadDoc = 0
+		return false
+	}
+	s.d.PayloadDoc++
+	if b := strings.TrimRight(p.Body, " \t,"); b == "}" || b == "]" {
+		s.d.PayloadDoc = 0
+	}
+	return true
 }
 
 // isTableRow reports a row of a text table: "| tensorrt_llm | 1 | UNAVAILABLE: ... |".
