@@ -45,7 +45,9 @@ type announcement struct {
 // advising phrase, or is a health request's answer, or is framed around a
 // URL; a wrapper's address-less "Model server started." has a phrase too.
 var endpointLiterals = slices.Concat(listeningPhrases, advisingPhrases,
-	[]string{"://", "/health", "/ready", "/ping", "/models", "server has started"})
+	[]string{"://", "/health", "/ready", "/ping", "/models", "server has started",
+		// a Common Log Format answer of any path (healthAnswered)
+		`HTTP/1.0" 2`, `HTTP/1.1" 2`, `HTTP/2.0" 2`})
 
 var (
 	listeningSet     = newWordSet(listeningPhrases)
@@ -269,7 +271,12 @@ func healthAnswered(body string) bool {
 	}
 	switch {
 	case !path:
-		return false
+		// Any path, in a server's own access log in the Common Log
+		// Format (gunicorn, werkzeug, nginx: client address, identity,
+		// user, [time], the request, the status): a probe of "/"
+		// answered is an answered health request too. A client's log of
+		// its own request is never in this format.
+		return strings.Contains(body, " - ") && strings.IndexByte(body, '[') >= 0 && reCommonLogAnswer.MatchString(body)
 	case reHealthRequest.MatchString(body):
 		return true
 	case indexFold(body, "method=") >= 0 && reHealthFields.MatchString(body):
@@ -278,6 +285,11 @@ func healthAnswered(body string) bool {
 		return strings.IndexByte(body, '|') >= 0 && reHealthGin.MatchString(body)
 	}
 }
+
+// reCommonLogAnswer is a Common Log Format line (gunicorn's, werkzeug's,
+// nginx's access log) answering a GET or HEAD 2xx:
+// `10.0.0.5 - - [18/Feb/2026:07:10:11 +0000] "GET / HTTP/1.0" 200 7`.
+var reCommonLogAnswer = regexp.MustCompile(`(?:^|\s)(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-f:]+\]?) - \S+ \[[^\]]{8,40}\] "(?:GET|HEAD) /\S* HTTP/[\d.]+" 2\d\d\b`)
 
 // reUnavailable is an access log's 503 answer to a GET or HEAD request:
 // uvicorn's `"GET /v1/models/m HTTP/1.1" 503`, a plain `GET /health 503`.

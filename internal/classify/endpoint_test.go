@@ -41,6 +41,8 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		{`10.0.0.7 - - [01/Mar/2026 10:00:01] "GET /v1/models HTTP/1.1" 200 -`, ""},
 		{`level=info msg=request method=GET path=/readyz status=200 took=1ms`, ""},
 		{`[GIN] 2026/03/01 - 10:00:02 | 200 |     31.2µs |  127.0.0.1 | GET      "/health"`, ""},
+		{`10.0.0.5 - - [01/Mar/2026:10:00:11 +0000] "GET / HTTP/1.0" 200 7 "-" "kube-probe/1.29"`, ""},
+		{`127.0.0.1 - - [01/Mar/2026 10:00:05] "HEAD /v2 HTTP/1.1" 204 -`, ""},
 	}
 	for _, c := range announce {
 		a := announcedEndpoint(c.line)
@@ -64,6 +66,8 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		`INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
 		"=====================================",
 		"the port 8000 is already in use",
+		`10.0.0.5 - - [01/Mar/2026:10:00:11 +0000] "GET / HTTP/1.0" 503 7 "-" "kube-probe/1.29"`,
+		`HTTP Request: GET https://hub.example.org/api/models/acme "HTTP/1.1 200 OK"`,
 		"listening on 2 sockets",
 		"Worker 3 listening on 10 queues",
 		"Not ready to accept requests on 0.0.0.0:8000 yet",

@@ -637,6 +637,13 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
+	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
+		// Python's "%(levelname).1s [%(process)d] %(name)s - ".
+		if body, lv, ok := eatLetterPidLogger(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+	}
 	switch {
 	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
 		// TensorFlow: "2025-10-14 19:22:02.871009: E external/...cc:467] msg"
@@ -965,6 +972,34 @@ func unquoteGlogBody(b string) string {
 }
 
 var glogUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
+
+// letterLevel is the level a logging format's one-letter level field
+// names (Python's %(levelname).1s: D I W E C; glog's F), "" if none.
+func letterLevel(c byte) string {
+	switch c {
+	case 'D':
+		return "DEBUG"
+	case 'C':
+		return "CRITICAL"
+	}
+	return glogLevel(c)
+}
+
+// eatLetterPidLogger reads what follows a time in Python's
+// "%(asctime)s %(levelname).1s [%(process)d] %(name)s - %(message)s"
+// (Azure ML's inference server, gunicorn-hosted apps): " E [118]
+// azmlinfsrv - msg". The logger goes when " - " follows it.
+func eatLetterPidLogger(rest string) (body, level string, ok bool) {
+	end := strings.IndexByte(rest, ']')
+	if end < 5 || end > 12 || !allDigits(rest[4:end]) || end+1 >= len(rest) || rest[end+1] != ' ' {
+		return "", "", false
+	}
+	body = rest[end+2:]
+	if sp := strings.IndexByte(body[:min(len(body), 81)], ' '); sp > 0 && strings.HasPrefix(body[sp:], " - ") {
+		body = body[sp+3:]
+	}
+	return body, letterLevel(rest[1]), true
+}
 
 func isGlogLevel(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
 

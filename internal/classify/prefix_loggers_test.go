@@ -14,6 +14,10 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05.678 | INFO     | __main__:<module>:12 - ready on port 8000`, "INFO", "ready on port 8000"},
 		{`[2031-01-02 03:04:05,101] [ERROR] [launch.py:321:sigkill_handler] exits with return code = -9`, "ERROR", "exits with return code = -9"},
 		{`[2031-01-02 03:04:05] [INFO] [not a tag] hello`, "INFO", "[not a tag] hello"},
+		// Python's "%(asctime)s %(levelname).1s [%(process)d] %(name)s - %(message)s".
+		{`2031-01-02 03:04:05,215 E [118] azmlinfsrv - Encountered Exception: boom`, "ERROR", "Encountered Exception: boom"},
+		{`2031-01-02 03:04:05,215 I [118] gunicorn.access - 10.0.0.1 - - [02/Jan/2031:03:04:05 +0000] "GET / HTTP/1.0" 200 7`, "INFO", `10.0.0.1 - - [02/Jan/2031:03:04:05 +0000] "GET / HTTP/1.0" 200 7`},
+		{`2031-01-02 03:04:05,215 C [7] msg without a logger`, "CRITICAL", "msg without a logger"},
 		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
 		// message (and its Lshortfile "file.go:N: " field, kept).
 		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},

@@ -328,6 +328,13 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
+	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
+		// Python's "%(levelname).1s [%(process)d] %(name)s - " (added since).
+		if body, lv, ok := eatLetterPidLogger(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+	}
 	switch {
 	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
 		// TensorFlow: "2025-10-14 19:22:02.871009: E external/...cc:467] msg"

@@ -63,11 +63,11 @@ type stateData struct {
 	// PayloadDoc counts the lines of a request's or response's content
 	// printed as a document over lines of its own ("... with body: {"),
 	// 0 when none is open: its lines are user data (inPayloadDoc).
-	PayloadDoc int `json:"payload_doc,omitempty"`
-	Alarms    int          `json:"alarms"`
-	Fatal     int          `json:"fatal"`
-	LastFatal int64        `json:"last_fatal,omitempty"` // among retired events
-	Outlived  int64        `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
+	PayloadDoc int   `json:"payload_doc,omitempty"`
+	Alarms     int   `json:"alarms"`
+	Fatal      int   `json:"fatal"`
+	LastFatal  int64 `json:"last_fatal,omitempty"` // among retired events
+	Outlived   int64 `json:"outlived,omitempty"`   // seq of the last parent's report of a child's death (verdict.go)
 	// Spawned: a supervisor or proxy said it started a child (RoleSpawn):
 	// the events after it may be the child's (event.Spawned).
 	Spawned bool `json:"spawned,omitempty"`
