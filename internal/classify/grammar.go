@@ -34,6 +34,7 @@ const (
 	stAbort                        // a C++ terminate/abort dump: what(), frames, Aborted
 	stLast                         // a process's last words: "Error: ..." and its causes or usage
 	stLevel                        // a run of CRITICAL/FATAL (or promoted ERROR) lines
+	stElixir                       // an Elixir exception: ** (Name) lines and their stack
 )
 
 // grammarState is what the recognisers keep per launch besides the events.
@@ -129,6 +130,10 @@ var recognisers = [...]recogniser{
 	{name: "JVM or .NET exception", st: stJava, first: "EU", open: (*State).openJava,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 			return s.consumeJava(ev, p, seq, t, m)
+		}},
+	{name: "Elixir exception", st: stElixir, first: "*", open: (*State).openElixir,
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+			return s.consumeElixir(ev, p, seq, t, m)
 		}},
 	{name: "last words", st: stLast, first: "Eeu", open: (*State).openLastWords,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {

@@ -192,6 +192,20 @@ info: host exiting`,
 		headSeq:  4, kind: classify.AlarmTraceback, first: 3, last: 12,
 	},
 	{
+		// Mix's report of an application that could not start: the
+		// exception under (EXIT) heads it, its stack entries follow.
+		name: "ElixirApplicationStartFailed",
+		log: `12:00:01.001 [info] Loading model: Demo.LLM
+** (Mix) Could not start application demo: Demo.Application.start(:normal, []) returned an error: shutdown: failed to start child: Demo.LLM
+    ** (EXIT) an exception was raised:
+        ** (ArgumentError) no weights found under /models/demo
+            (demo 0.1.0) lib/demo/llm.ex:14: Demo.LLM.init/1
+            (stdlib 6.1.2) gen_server.erl:2229: :gen_server.init_it/2
+12:00:02.001 [info] shutting down`,
+		headline: "** (ArgumentError) no weights found under /models/demo",
+		headSeq:  4, kind: classify.AlarmTraceback, first: 2, last: 6,
+	},
+	{
 		name: "LoggedJavaExceptionStartsAtClassLine",
 		log: `2026-03-01 10:00:00,120 - launcher - ERROR - worker crashed
 java.lang.IllegalArgumentException: batch size must be positive

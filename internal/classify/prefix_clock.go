@@ -38,6 +38,10 @@ func (p *Prefix) eatClock(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n+1:]
+	if body, lv, ok := eatElixirLevel(rest); ok {
+		p.Level = lv
+		return body, true
+	}
 	sp := strings.IndexByte(rest, ' ')
 	if sp < 3 || sp > 8 {
 		return s, false
@@ -154,4 +158,32 @@ func zerologLevel(w string) string {
 		return "FATAL"
 	}
 	return ""
+}
+
+// eatElixirLevel reads the level of Elixir's Logger after its time of day,
+// "09:40:01.118 [warning] msg": one of its eight levels, in lower case and
+// brackets (notice is information; alert and emergency, critical).
+func eatElixirLevel(rest string) (body, level string, ok bool) {
+	if len(rest) < 7 || rest[0] != '[' {
+		return "", "", false
+	}
+	end := strings.IndexByte(rest[:min(len(rest), 12)], ']')
+	if end < 0 || end+1 >= len(rest) || rest[end+1] != ' ' {
+		return "", "", false
+	}
+	switch rest[1:end] {
+	case "debug":
+		level = "DEBUG"
+	case "info", "notice":
+		level = "INFO"
+	case "warning", "warn":
+		level = "WARNING"
+	case "error":
+		level = "ERROR"
+	case "critical", "alert", "emergency":
+		level = "CRITICAL"
+	default:
+		return "", "", false
+	}
+	return rest[end+2:], level, true
 }

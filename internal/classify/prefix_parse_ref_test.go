@@ -654,6 +654,10 @@ func (p *Prefix) oldEatClock(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n+1:]
+	if body, lv, ok := eatElixirLevel(rest); ok { // added since
+		p.Level = lv
+		return body, true
+	}
 	sp := strings.IndexByte(rest, ' ')
 	if sp < 3 || sp > 8 {
 		return s, false
