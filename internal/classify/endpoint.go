@@ -292,14 +292,16 @@ func healthAnswered(body string) bool {
 var reCommonLogAnswer = regexp.MustCompile(`(?:^|\s)(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-f:]+\]?) - \S+ \[[^\]]{8,40}\] "(?:GET|HEAD) /\S* HTTP/[\d.]+" 2\d\d\b`)
 
 // reUnavailable is an access log's 503 answer to a GET or HEAD request:
-// uvicorn's `"GET /v1/models/m HTTP/1.1" 503`, a plain `GET /health 503`.
-var reUnavailable = regexp.MustCompile(`\b(?:GET|HEAD) /\S*(?: HTTP/[\d.]+)?"? (?:- )?503\b`)
+// uvicorn's `"GET /v1/models/m HTTP/1.1" 503`, a plain `GET /health 503`,
+// key=value fields (BentoML's `(scheme=http,method=GET,path=/readyz,...)
+// (status=503,...)`).
+var reUnavailable = regexp.MustCompile(`\b(?:GET|HEAD) /\S*(?: HTTP/[\d.]+)?"? (?:- )?503\b|\bmethod="?(?:GET|HEAD)\b.*\bstatus(?:_code)?="?503\b`)
 
 // unavailableAnswered reports an access log line answering a request 503
 // Service Unavailable: what a server that is up but not ready answers its
 // readiness probe.
 func unavailableAnswered(t string) bool {
-	return strings.Contains(t, " 503") && reUnavailable.MatchString(t)
+	return strings.Contains(t, "503") && reUnavailable.MatchString(t)
 }
 
 // validPort is the port without leading zeros, if it is one.

@@ -548,7 +548,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			g.Role == RoleRetry && !awaiting,
 			g.Role == RoleServing && len(s.d.Events) == 0 && len(s.d.G.Runs) == 0 && len(s.d.G.Served) > 0,
 			g.Role == RoleTransient && len(s.d.Events) == 0,
-			(g.Role == RoleBenign || g.Role == RoleTerminate) && !s.levelMatters(p):
+			(g.Role == RoleBenign || g.Role == RoleTerminate) && g.Levels == nil && !s.levelMatters(p):
 			continue
 		}
 		if !g.confirm(p, g.scopeFor(s.d.Server)) {
