@@ -376,6 +376,11 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 	case (ev.St == stSingle || ev.St == stLevel) && isJavaFrame(p.Body):
 		ev.St, ev.Sub = stJava, 0
 		return consumed, true
+	case (ev.St == stSingle || ev.St == stLevel) && ev.Blanks == 0 && isGoroutineHeader(t):
+		// Goroutine stacks under the line: klog's Fatal dumps them after
+		// its F record, net/http after "http: panic serving ...".
+		ev.St, ev.Sub, ev.Cont = stGo, goStack, 0
+		return consumed, true
 	case dump && strings.HasPrefix(t, "Fatal Python error: "):
 		s.consequence(ev, m)
 		ev.St, ev.Blanks = stFault, 0

@@ -206,6 +206,21 @@ info: host exiting`,
 		headSeq:  4, kind: classify.AlarmTraceback, first: 2, last: 6,
 	},
 	{
+		// klog's Fatal prints the goroutines' stacks under its F record:
+		// one event headed by the record.
+		name: "KlogFatalWithGoroutineStacks",
+		log: `I0102 03:04:05.000001       1 main.go:20] connecting to the store at store:6379
+F0102 03:04:10.000002       1 main.go:31] cannot reach the store: dial tcp 10.0.0.9:6379: i/o timeout
+goroutine 1 [running]:
+k8s.io/klog/v2.(*loggingT).output(0x1, 0x3)
+	/go/pkg/mod/k8s.io/klog/v2@v2.130.1/klog.go:965 +0x1bb
+main.main()
+	/src/main.go:31 +0x2a5
+I0102 03:04:11.000003       1 main.go:9] unrelated line`,
+		headline: "cannot reach the store: dial tcp 10.0.0.9:6379: i/o timeout",
+		headSeq:  2, kind: classify.AlarmOther, first: 2, last: 7,
+	},
+	{
 		name: "LoggedJavaExceptionStartsAtClassLine",
 		log: `2026-03-01 10:00:00,120 - launcher - ERROR - worker crashed
 java.lang.IllegalArgumentException: batch size must be positive
