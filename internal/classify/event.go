@@ -234,7 +234,7 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 		case !ev.Fixed:
 			ev.Fixed = true
 			s.setFatal(ev, fatal)
-		case fatal && !ev.A.Fatal && (g.Kind == AlarmCUDA || g.Kind == AlarmNCCL || g.Kind == AlarmSignal || g.Consequence):
+		case fatal && !ev.A.Fatal && killsProcess(g):
 			// A root cause that kills the process, or a line saying a
 			// process or engine died, outweighs an intro that only said
 			// the error was reported and survived.

@@ -18,6 +18,10 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`2031-01-02 03:04:05,215 E [118] azmlinfsrv - Encountered Exception: boom`, "ERROR", "Encountered Exception: boom"},
 		{`2031-01-02 03:04:05,215 I [118] gunicorn.access - 10.0.0.1 - - [02/Jan/2031:03:04:05 +0000] "GET / HTTP/1.0" 200 7`, "INFO", `10.0.0.1 - - [02/Jan/2031:03:04:05 +0000] "GET / HTTP/1.0" 200 7`},
 		{`2031-01-02 03:04:05,215 C [7] msg without a logger`, "CRITICAL", "msg without a logger"},
+		// Elixir's Logger: a time of day, then its level in brackets.
+		{`09:40:01.118 [warning] Allocator ran out of memory`, "WARNING", "Allocator ran out of memory"},
+		{`09:40:01.118 [notice] Application demo exited: shutdown`, "INFO", "Application demo exited: shutdown"},
+		{`09:40:01.118 [bogus] kept`, "", "09:40:01.118 [bogus] kept"},
 		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
 		// message (and its Lshortfile "file.go:N: " field, kept).
 		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},

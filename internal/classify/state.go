@@ -540,6 +540,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			awaiting = true
 		}
 	}
+	var request *Signature // the highest survived (request-level) alarm signature
 	for _, si := range s.h.sigs {
 		g := s.rs.sigs[si]
 		// Only confirm (run the regexp of) what can matter now.
@@ -570,6 +571,9 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			if m.best == nil || g.Priority > m.best.Priority ||
 				g.Priority == m.best.Priority && len(g.Servers) > 0 && len(m.best.Servers) == 0 {
 				m.best = g
+			}
+			if !g.IsFatal() && (request == nil || g.Priority > request.Priority) {
+				request = g
 			}
 		case RoleFollow:
 			m.follow = g
@@ -610,6 +614,12 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			m.spawn = true
 		}
 	}
+	if b := m.best; b != nil && request != nil && b.IsFatal() && !killsProcess(b) {
+		// One request's failure report quoting its cause ("Exception
+		// calling application: CUDA out of memory"): the request failed,
+		// as it would had the cause come on the traceback's last line.
+		m.best = request
+	}
 	if m.payload {
 		// A prompt or a generated text may quote a traceback, a CUDA error
 		// or a readiness line: none of it is the server's own.
@@ -625,6 +635,13 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		// model table) quotes an error already reported above it.
 		m.best, m.follow, m.conseq, m.survivor = nil, nil, false, false
 	}
+}
+
+// killsProcess reports a fatal signature whose failure ends the process
+// whatever reported it: a CUDA or NCCL error, a signal, a death report.
+// (setHeadline lets the same outweigh a survived intro.)
+func killsProcess(g *Signature) bool {
+	return g.Kind == AlarmCUDA || g.Kind == AlarmNCCL || g.Kind == AlarmSignal || g.Consequence
 }
 
 // maxPayloadDoc bounds the lines a payload document may take: a document
