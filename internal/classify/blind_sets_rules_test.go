@@ -178,3 +178,36 @@ Jan 02 03:04:05 box systemd[1]: demo.service: Failed with result 'oom-kill'.`)
 		}
 	})
 }
+
+// An operator's stop, in the words of the wrapper that carried it out, is
+// never a crash, not even for a moment: each log is fed line by line.
+func TestOperatorStopsNeverShowCrashed(t *testing.T) {
+	t.Parallel()
+	for name, log := range map[string]string{
+		"ComposeExit143": `web-1  | 2031-01-02 03:04:05,000 - demo - INFO - loading shard 2/4
+web-1 exited with code 143`,
+		"ShellExit130": `2031-01-02 03:04:05,000 - demo - INFO - loading shard 2/4
+demo-serve exited with status 130`,
+		"SystemdStopTimedOut": `Jan 02 03:04:05 box systemd[1]: Stopping demo.service - Demo model server...
+Jan 02 03:05:35 box systemd[1]: demo.service: State 'stop-sigterm' timed out. Killing.
+Jan 02 03:05:35 box systemd[1]: demo.service: Killing process 4242 (python3) with signal SIGKILL.
+Jan 02 03:05:35 box systemd[1]: demo.service: Main process exited, code=killed, status=9/KILL
+Jan 02 03:05:35 box systemd[1]: demo.service: Failed with result 'timeout'.`,
+		"SystemdTerm": `Jan 02 03:04:05 box demo[4242]: loading weights
+Jan 02 03:04:06 box systemd[1]: demo.service: Main process exited, code=killed, status=15/TERM`,
+	} {
+		st := classify.New("")
+		for i, l := range strings.Split(log, "\n") {
+			for _, a := range st.Feed([]classify.Line{{Seq: int64(i + 1), Text: l}}).Alarms {
+				if a.Fatal && !a.Withdrawn {
+					t.Errorf("%s: line %d: fatal alarm %+v", name, i+1, a)
+				}
+			}
+		}
+		for _, a := range st.Settle(classify.SettleStreamEnd).Alarms {
+			if a.Fatal && !a.Withdrawn {
+				t.Errorf("%s: at the end: fatal alarm %+v", name, a)
+			}
+		}
+	}
+}
