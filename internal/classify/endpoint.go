@@ -47,7 +47,11 @@ type announcement struct {
 var endpointLiterals = slices.Concat(listeningPhrases, advisingPhrases,
 	[]string{"://", "/health", "/ready", "/ping", "/models", "server has started",
 		// a Common Log Format answer of any path (healthAnswered)
-		`HTTP/1.0" 2`, `HTTP/1.1" 2`, `HTTP/2.0" 2`})
+		`HTTP/1.0" 2`, `HTTP/1.1" 2`, `HTTP/2.0" 2`,
+		// a server's statement that it is ready (readyStatement)
+		"server ready", "server is ready", "service ready", "service is ready", "api ready", "api is ready",
+		"app is ready", "application is ready", "ready to accept", "ready to serve", "ready for serving",
+		"ready for requests", "ready for traffic", "ready for inference", "ready to receive", "ready to handle"})
 
 var (
 	listeningSet     = newWordSet(listeningPhrases)
@@ -69,6 +73,13 @@ var (
 	// A wrapper's or a frontend's line that its server started, with no
 	// address: "Model server started.", "Inference server is running".
 	reServerStarted = regexp.MustCompile(`(?i)^(?:[\w.:\[\]-]+\s+){0,3}server (?:has )?(?:started|is running|is up)\.?\s*$`)
+	// A server's statement, with no address, that it serves: "Server
+	// ready", "Model server is ready to serve requests", "All models
+	// loaded, server ready.", "Worker with pid 118 ready for serving
+	// traffic", "Ready to accept requests". The subject is the server (not
+	// a tokenizer, an engine or a cluster: components that are ready
+	// before the server is) and the statement ends the line.
+	reReadyStatement = regexp.MustCompile(`(?i)^(?:[\w.,:'\[\]()-]+\s+){0,5}?(?:server|service|api|application|app|worker(?: with pid \d+)?)(?: is)? (?:now )?ready(?: to (?:accept|serve|receive|handle) (?:requests|connections|traffic)| for (?:serving(?: traffic)?|requests|traffic|inference))?[.!]?\s*$|^(?:now )?ready to (?:accept|serve|receive|handle) (?:requests|traffic)[.!]?\s*$`)
 	reEndpointPort  = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// A port alone after listening's preposition: "listening on 50051"
 	// (not a host's first digits, "listening on 10.0.0.5:80", nor a
@@ -153,6 +164,9 @@ func announcedEndpoint(body string) announcement {
 	if healthAnswered(body) {
 		return announcement{ok: true, health: true}
 	}
+	if readyStatement(body) {
+		return announcement{ok: true} // no address: it waits (announcedReady)
+	}
 	phrase := hasListeningPhrase(body)
 	listening := phrase || framed(body)
 	advice := !listening && advisingSet.in(body)
@@ -170,6 +184,12 @@ func announcedEndpoint(body string) announcement {
 		return announcement{}
 	}
 	return announcement{endpoint: ep, ok: true, advice: advice, banner: listening && !phrase}
+}
+
+// readyStatement reports a server's addressless statement that it is
+// ready (reReadyStatement). Its literals are in endpointLiterals.
+func readyStatement(body string) bool {
+	return len(body) <= 160 && indexFold(body, "ready") >= 0 && reReadyStatement.MatchString(body)
 }
 
 // announcedAfterReady is announcedEndpoint once the launch is ready and
