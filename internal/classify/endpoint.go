@@ -80,7 +80,7 @@ var (
 	// a tokenizer, an engine or a cluster: components that are ready
 	// before the server is) and the statement ends the line.
 	reReadyStatement = regexp.MustCompile(`(?i)^(?:[\w.,:'\[\]()-]+\s+){0,5}?(?:server|service|api|application|app|worker(?: with pid \d+)?)(?: is)? (?:now )?ready(?: to (?:accept|serve|receive|handle) (?:requests|connections|traffic)| for (?:serving(?: traffic)?|requests|traffic|inference))?[.!]?\s*$|^(?:now )?ready to (?:accept|serve|receive|handle) (?:requests|traffic)[.!]?\s*$`)
-	reEndpointPort  = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
+	reEndpointPort   = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// A port alone after listening's preposition: "listening on 50051"
 	// (not a host's first digits, "listening on 10.0.0.5:80", nor a
 	// count, "listening on 10 queues": the port ends the sentence or a
