@@ -211,3 +211,41 @@ Jan 02 03:04:06 box systemd[1]: demo.service: Main process exited, code=killed, 
 		}
 	}
 }
+
+// llama.cpp's rpc-server: its banner comes before it binds, a client
+// accepted is readiness, and a client's buffer it cannot allocate is that
+// client's failure when it accepts the next one; a socket it cannot create
+// is its death, though it exits 0. (Two clients served after a failure say
+// the server outlived it, as for any serving evidence: verdict.go.)
+func TestRPCServer(t *testing.T) {
+	t.Parallel()
+	t.Run("ReadyAndAClientsAllocationSurvived", func(t *testing.T) {
+		st, alarms := feedSettledState("", `Starting RPC server v3.6.0
+  endpoint       : 0.0.0.0:50052
+Devices:
+  CUDA0: NVIDIA RTX A4000 (16108 MiB, 15733 MiB free)
+Accepted client connection
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory
+Client connection closed
+Accepted client connection
+Client connection closed
+Accepted client connection`)
+		if r := st.Summary().Ready; r == nil || r.Seq != 5 {
+			t.Errorf("ready %+v, want line 5", r)
+		}
+		if a := oneAlarm(t, alarms); a.Fatal || a.HeadlineSeq != 6 {
+			t.Errorf("alarm %+v, want line 6 survived", a)
+		}
+	})
+	t.Run("CannotCreateItsSocket", func(t *testing.T) {
+		st, alarms := feedSettledState("", `Failed to create server socket
+Starting RPC server v3.6.0
+  endpoint       : 0.0.0.0:50052`)
+		if a := oneAlarm(t, alarms); !a.Fatal || a.HeadlineSeq != 1 {
+			t.Errorf("alarm %+v, want line 1 fatal", a)
+		}
+		if r := st.Summary().Ready; r != nil {
+			t.Errorf("ready %+v", r)
+		}
+	})
+}

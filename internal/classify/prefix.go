@@ -637,6 +637,14 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
+	if len(rest) > 5 && rest[0] == '\t' {
+		// zap's console encoder (controller-runtime's development mode):
+		// tab-separated fields.
+		if body, lv, ok := eatTabFields(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+	}
 	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
 		// Python's "%(levelname).1s [%(process)d] %(name)s - ".
 		if body, lv, ok := eatLetterPidLogger(rest); ok {
@@ -983,6 +991,31 @@ func letterLevel(c byte) string {
 		return "CRITICAL"
 	}
 	return glogLevel(c)
+}
+
+// eatTabFields reads what follows a time in zap's console encoder,
+// "\tERROR\tsetup\tmain.go:105\tunable to load config file\t{...}": the
+// level, then the logger's name and the caller when the encoder writes
+// them (fields without a space, each before another tab), then the
+// message with its JSON fields.
+func eatTabFields(rest string) (body, level string, ok bool) {
+	end := strings.IndexByte(rest[1:], '\t')
+	if end < 3 || end > 9 {
+		return "", "", false
+	}
+	level = normLevel(rest[1 : 1+end])
+	if level == "" {
+		return "", "", false
+	}
+	body = rest[end+2:]
+	for range 2 {
+		tab := strings.IndexByte(body, '\t')
+		if tab <= 0 || tab > 80 || strings.IndexByte(body[:tab], ' ') >= 0 || tab+1 == len(body) {
+			break
+		}
+		body = body[tab+1:]
+	}
+	return body, level, true
 }
 
 // eatLetterPidLogger reads what follows a time in Python's

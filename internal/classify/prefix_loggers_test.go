@@ -22,6 +22,10 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{`09:40:01.118 [warning] Allocator ran out of memory`, "WARNING", "Allocator ran out of memory"},
 		{`09:40:01.118 [notice] Application demo exited: shutdown`, "INFO", "Application demo exited: shutdown"},
 		{`09:40:01.118 [bogus] kept`, "", "09:40:01.118 [bogus] kept"},
+		// zap's console encoder: tab-separated time, level, logger, caller.
+		{"2031-01-02T03:04:05Z\tERROR\tsetup\tunable to load config file\t{\"error\": \"bad\"}", "ERROR", "unable to load config file\t{\"error\": \"bad\"}"},
+		{"2031-01-02T03:04:05.000Z\tINFO\tcontroller\tmain.go:88\tstarting manager", "INFO", "starting manager"},
+		{"2031-01-02T03:04:05Z\tINFO\tplain message with spaces", "INFO", "plain message with spaces"},
 		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
 		// message (and its Lshortfile "file.go:N: " field, kept).
 		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},

@@ -328,6 +328,14 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
+	if len(rest) > 5 && rest[0] == '\t' {
+		// zap's console encoder (controller-runtime's development mode):
+		// tab-separated fields (added since).
+		if body, lv, ok := eatTabFields(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+	}
 	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
 		// Python's "%(levelname).1s [%(process)d] %(name)s - " (added since).
 		if body, lv, ok := eatLetterPidLogger(rest); ok {
