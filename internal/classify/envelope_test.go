@@ -150,6 +150,10 @@ func TestPeelJSON(t *testing.T) {
 			origin: "pod/llm-1/vllm", level: "INFO", body: "engine up", time: at(4, 5, 6, 0), tagged: true},
 		{line: `{"textPayload":"  File \"/a.py\", line 2, in f","timestamp":"2026-02-03T04:05:07.25Z","severity":"ERROR"}`,
 			body: `  File "/a.py", line 2, in f`, time: at(4, 5, 7, 250000000)},
+		// Its export of a structured record: the payload is the record, its
+		// level moved to the record's severity.
+		{line: `{"jsonPayload":{"message":"engine failed to start"},"timestamp":"2026-02-03T04:05:07.25Z","severity":"ERROR"}`,
+			body: "engine failed to start", level: "ERROR", time: at(4, 5, 7, 250000000), tagged: true},
 		// tracing-subscriber, as TGI's launcher writes it: the span and the target as in its text format.
 		{line: `{"timestamp":"2026-02-03T04:05:06.5Z","level":"INFO","fields":{"message":"Starting shard"},"target":"text_generation_launcher","span":{"rank":1,"name":"shard-manager"},"spans":[{"rank":1,"name":"shard-manager"}]}`,
 			level: "INFO", body: "shard-manager: text_generation_launcher: Starting shard rank=1", time: at(4, 5, 6, 500000000), tagged: true},

@@ -95,6 +95,23 @@ func (p *Prefix) peelJSON(s string, env *envelope) (string, bool) {
 		}
 		return c.peel(env), true
 	}
+	// The same export of a structured record: the agent parsed the
+	// server's JSON line into "jsonPayload" and moved its level to the
+	// record's "severity" (its time to "timestamp"): the record read is
+	// the payload, with them.
+	if jp, ok := rec["jsonPayload"].(map[string]any); ok {
+		if ts, ok := rec["timestamp"].(string); ok {
+			if t, n := parseDateTime(ts); n > 0 {
+				env.time = t
+			}
+		}
+		if _, ok := jp["severity"]; !ok {
+			if sev, ok := rec["severity"].(string); ok {
+				jp["severity"] = sev
+			}
+		}
+		return p.readRecord(jp, env)
+	}
 	return p.readRecord(rec, env)
 }
 

@@ -644,6 +644,10 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 			p.Time, p.Level = t, lv
 			return body, true
 		}
+		// A log viewer's copy (Grafana's Explore, a Loki query): the
+		// time, a tab, the line as the server wrote it.
+		p.Time = t
+		return rest[1:], true
 	}
 	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
 		// Python's "%(levelname).1s [%(process)d] %(name)s - ".
@@ -1001,7 +1005,7 @@ func letterLevel(c byte) string {
 func eatTabFields(rest string) (body, level string, ok bool) {
 	end := strings.IndexByte(rest[1:], '\t')
 	if end < 3 || end > 9 {
-		return "", "", false
+		return eatRayFields(rest)
 	}
 	level = normLevel(rest[1 : 1+end])
 	if level == "" {
@@ -1016,6 +1020,22 @@ func eatTabFields(rest string) (body, level string, ok bool) {
 		body = body[tab+1:]
 	}
 	return body, level, true
+}
+
+// eatRayFields reads what follows a time in Ray's logging format,
+// "%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s":
+// "\tERROR services.py:1329 -- Failed to start the dashboard".
+func eatRayFields(rest string) (body, level string, ok bool) {
+	sp := strings.IndexByte(rest, ' ')
+	if sp < 4 || sp > 10 {
+		return "", "", false
+	}
+	level = normLevel(rest[1:sp])
+	src, msg, found := strings.Cut(rest[sp+1:], " --")
+	if level == "" || !found || strings.IndexByte(src, ' ') >= 0 || strings.IndexByte(src, ':') < 1 {
+		return "", "", false
+	}
+	return strings.TrimPrefix(msg, " "), level, true
 }
 
 // eatLetterPidLogger reads what follows a time in Python's

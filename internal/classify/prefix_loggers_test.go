@@ -26,6 +26,10 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{"2031-01-02T03:04:05Z\tERROR\tsetup\tunable to load config file\t{\"error\": \"bad\"}", "ERROR", "unable to load config file\t{\"error\": \"bad\"}"},
 		{"2031-01-02T03:04:05.000Z\tINFO\tcontroller\tmain.go:88\tstarting manager", "INFO", "starting manager"},
 		{"2031-01-02T03:04:05Z\tINFO\tplain message with spaces", "INFO", "plain message with spaces"},
+		// Ray's "%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s".
+		{"2031-01-02 03:04:05,102\tERROR services.py:1329 -- Failed to start the dashboard", "ERROR", "Failed to start the dashboard"},
+		// A log viewer's copy: the time, a tab, the line as written.
+		{"2031-01-02 03:04:05.123\tINFO:     Uvicorn running on http://0.0.0.0:8080", "INFO", "Uvicorn running on http://0.0.0.0:8080"},
 		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
 		// message (and its Lshortfile "file.go:N: " field, kept).
 		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},

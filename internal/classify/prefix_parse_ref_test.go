@@ -335,6 +335,10 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 			p.Time, p.Level = t, lv
 			return body, true
 		}
+		// A log viewer's copy (Grafana's Explore, a Loki query): the
+		// time, a tab, the line as the server wrote it.
+		p.Time = t
+		return rest[1:], true
 	}
 	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
 		// Python's "%(levelname).1s [%(process)d] %(name)s - " (added since).
