@@ -249,3 +249,43 @@ Starting RPC server v3.6.0
 		}
 	})
 }
+
+// A traceback through a web server's request dispatch (uvicorn's run_asgi,
+// Flask's full_dispatch_request) is one request's, even with its intro cut
+// off; one through the server's startup is not.
+func TestRequestDispatchFrames(t *testing.T) {
+	t.Parallel()
+	t.Run("ASGIRequestWithoutItsIntro", func(t *testing.T) {
+		_, alarms := feedSettledState("", `Traceback (most recent call last):
+  File "/srv/venv/lib/python3.11/site-packages/uvicorn/protocols/http/httptools_impl.py", line 409, in run_asgi
+    result = await app(  # type: ignore[func-returns-value]
+  File "/srv/app/api.py", line 40, in generate
+    raise ValueError("prompt is empty")
+ValueError: prompt is empty`)
+		if a := oneAlarm(t, alarms); a.Fatal {
+			t.Errorf("alarm %+v, want it survived", a)
+		}
+	})
+	t.Run("StartupThroughLifespan", func(t *testing.T) {
+		_, alarms := feedSettledState("", `Traceback (most recent call last):
+  File "/srv/venv/lib/python3.11/site-packages/starlette/routing.py", line 693, in lifespan
+    async with self.lifespan_context(app) as maybe_state:
+  File "/srv/app/api.py", line 12, in lifespan
+    model = load("/models/demo")
+FileNotFoundError: [Errno 2] No such file or directory: '/models/demo'`)
+		if a := oneAlarm(t, alarms); !a.Fatal {
+			t.Errorf("alarm %+v, want it fatal", a)
+		}
+	})
+	t.Run("ACUDAErrorInARequestStillKills", func(t *testing.T) {
+		_, alarms := feedSettledState("", `Traceback (most recent call last):
+  File "/srv/venv/lib/python3.11/site-packages/uvicorn/protocols/http/httptools_impl.py", line 409, in run_asgi
+    result = await app(  # type: ignore[func-returns-value]
+  File "/srv/app/api.py", line 40, in generate
+    out = model(x)
+RuntimeError: CUDA error: an illegal memory access was encountered`)
+		if a := oneAlarm(t, alarms); !a.Fatal {
+			t.Errorf("alarm %+v, want it fatal", a)
+		}
+	})
+}

@@ -163,6 +163,33 @@ func signalHandlerFrame(frame string) bool {
 	return indexFoldedASCII(fn, "signal") >= 0 || indexFoldedASCII(fn, "sigterm") >= 0 || indexFoldedASCII(fn, "sigint") >= 0
 }
 
+// requestDispatchFrames are the functions through which a web server
+// runs a request's handler, each with the library whose file it is in
+// (uvicorn's HTTP protocols, hypercorn, Flask and werkzeug, aiohttp,
+// gunicorn's workers, http.server): a traceback through one was raised by
+// a request, which the server catches and answers with an error.
+var requestDispatchFrames = [...]struct{ fn, lib string }{
+	{"run_asgi", "/uvicorn/protocols/http/"}, {"run_asgi", "/hypercorn/"},
+	{"full_dispatch_request", "/flask/"}, {"wsgi_app", "/flask/"}, {"run_wsgi", "/werkzeug/"},
+	{"_handle_request", "/aiohttp/"}, {"handle_request", "/gunicorn/workers/"},
+	{"handle_one_request", "/http/server.py"},
+}
+
+// requestDispatchFrame reports a frame line of one of requestDispatchFrames.
+func requestDispatchFrame(frame string) bool {
+	i := strings.LastIndex(frame, ", in ")
+	if i < 0 {
+		return false
+	}
+	fn := frame[i+len(", in "):]
+	for _, d := range requestDispatchFrames {
+		if fn == d.fn && strings.Contains(frame[:i], d.lib) {
+			return true
+		}
+	}
+	return false
+}
+
 // plumbingSource reports a frame's source line that enters the program
 // (sys.exit(main()), a CLI's dispatch), runs an event loop (asyncio.run,
 // uvloop.run, run_until_complete, run_forever) or waits (poll, wait,
@@ -404,6 +431,9 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		}
 		if strings.Contains(t, "importlib") {
 			ev.DynImport = true
+		}
+		if requestDispatchFrame(t) {
+			s.servedRequestFailed(ev)
 		}
 		if ev.Frames == 1 && ev.WarnIntro && uncaughtEntry(t) {
 			s.promote(fb, ev)

@@ -223,6 +223,18 @@ func (s *State) consequence(ev *event, m *lineMatch) {
 	}
 }
 
+// servedRequestFailed: the event's frames show a web server dispatching a
+// request to the code that raised (uvicorn's run_asgi, Flask's
+// full_dispatch_request): the server caught it and answered that request,
+// unless a signature already said what the event is. A cause that kills
+// the process whatever raised it still makes it fatal (setHeadline).
+func (s *State) servedRequestFailed(ev *event) {
+	if !ev.Fixed {
+		ev.Fixed = true
+		s.setFatal(ev, false)
+	}
+}
+
 // reportsDeath: the event's exception line says a process or engine died
 // (EngineDeadError): whatever its intro said, the server did not survive it.
 func (s *State) reportsDeath(ev *event) {
