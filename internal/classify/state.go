@@ -497,6 +497,7 @@ type lineMatch struct {
 	ending    bool         // the line says the process is ending
 	spawn     bool         // a supervisor or proxy starts a child process (RoleSpawn)
 	announce  announcement // the line announces a listening endpoint (endpoint.go)
+	request   *Signature   // the highest survived (request-level) alarm signature (finish)
 }
 
 // match fills the zero m with what the signatures say about the line.
@@ -540,94 +541,103 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 			awaiting = true
 		}
 	}
-	var request *Signature // the highest survived (request-level) alarm signature
 	for _, si := range s.h.sigs {
 		g := s.rs.sigs[si]
-		// Only confirm (run the regexp of) what can matter now.
-		switch {
-		case g.Role == RoleDetect,
-			g.Role == RoleRetry && !awaiting,
-			g.Role == RoleServing && len(s.d.Events) == 0 && len(s.d.G.Runs) == 0 && len(s.d.G.Served) > 0,
-			g.Role == RoleTransient && len(s.d.Events) == 0,
-			(g.Role == RoleBenign || g.Role == RoleTerminate) && g.Levels == nil && !s.levelMatters(p):
+		if !s.canMatter(g, p, awaiting) || !g.confirm(p, g.scopeFor(s.d.Server)) {
 			continue
 		}
-		if !g.confirm(p, g.scopeFor(s.d.Server)) {
-			continue
+		if g.Role == RolePhase && m.phases == nil {
+			m.phases = s.phaseBuf[:0] // reused line after line: only this line reads it
 		}
-		switch g.Role {
-		case RoleAlarm:
-			if g.Consequence {
-				m.conseq = true
-			}
-			if g.Survivor {
-				m.survivor = true
-			}
-			m.dooms = m.dooms || g.Dooms
-			m.unready = m.unready || g.Unready
-			// At equal priority a family's own signature outranks a generic
-			// one: it knows whether that server survives the failure
-			// (Xinference's relayed "[address=...] CUDA out of memory").
-			if m.best == nil || g.Priority > m.best.Priority ||
-				g.Priority == m.best.Priority && len(g.Servers) > 0 && len(m.best.Servers) == 0 {
-				m.best = g
-			}
-			if !g.IsFatal() && (request == nil || g.Priority > request.Priority) {
-				request = g
-			}
-		case RoleFollow:
-			m.follow = g
-			m.dooms = m.dooms || g.Dooms
-		case RoleConfig:
-			if m.config == nil {
-				if at := literalEnd(p.Body, g); at >= 0 {
-					m.config, m.configAt = g, at
-				}
-			}
-		case RoleReady:
-			m.ready = g
-		case RolePhase:
-			if m.phases == nil {
-				m.phases = s.phaseBuf[:0] // reused line after line: only this line reads it
-			}
-			m.phases = append(m.phases, g)
-		case RoleRetry:
-			m.retry = true
-		case RoleTransient:
-			m.transient = true
-		case RoleShutdown:
-			m.shutdown = true
-		case RoleServing:
-			m.serving = true
-			if g.Survivor {
-				m.survivor = true
-			}
-		case RoleHint:
-			m.hint = true
-		case RolePayload:
-			m.payload = true
-		case RoleBenign:
-			m.benign = true
-		case RoleTerminate:
-			m.ending = true
-		case RoleSpawn:
-			m.spawn = true
-		}
+		m.add(g, p)
 	}
-	if b := m.best; b != nil && request != nil && b.IsFatal() && !killsProcess(b) {
+	if m.finish(p) && opensDocument(p.Body) {
+		s.d.PayloadDoc = 1
+	}
+}
+
+// canMatter reports whether a signature the literals found can say
+// anything about the line now: only those are confirmed (their regular
+// expressions run).
+func (s *State) canMatter(g *Signature, p *Prefix, awaiting bool) bool {
+	switch {
+	case g.Role == RoleDetect,
+		g.Role == RoleRetry && !awaiting,
+		g.Role == RoleServing && len(s.d.Events) == 0 && len(s.d.G.Runs) == 0 && len(s.d.G.Served) > 0,
+		g.Role == RoleTransient && len(s.d.Events) == 0,
+		(g.Role == RoleBenign || g.Role == RoleTerminate) && g.Levels == nil && !s.levelMatters(p):
+		return false
+	}
+	return true
+}
+
+// add records what a confirmed signature says about the line.
+func (m *lineMatch) add(g *Signature, p *Prefix) {
+	switch g.Role {
+	case RoleAlarm:
+		m.conseq = m.conseq || g.Consequence
+		m.survivor = m.survivor || g.Survivor
+		m.dooms = m.dooms || g.Dooms
+		m.unready = m.unready || g.Unready
+		// At equal priority a family's own signature outranks a generic
+		// one: it knows whether that server survives the failure
+		// (Xinference's relayed "[address=...] CUDA out of memory").
+		if m.best == nil || g.Priority > m.best.Priority ||
+			g.Priority == m.best.Priority && len(g.Servers) > 0 && len(m.best.Servers) == 0 {
+			m.best = g
+		}
+		if !g.IsFatal() && (m.request == nil || g.Priority > m.request.Priority) {
+			m.request = g
+		}
+	case RoleFollow:
+		m.follow = g
+		m.dooms = m.dooms || g.Dooms
+	case RoleConfig:
+		if m.config == nil {
+			if at := literalEnd(p.Body, g); at >= 0 {
+				m.config, m.configAt = g, at
+			}
+		}
+	case RoleReady:
+		m.ready = g
+	case RolePhase:
+		m.phases = append(m.phases, g)
+	case RoleRetry:
+		m.retry = true
+	case RoleTransient:
+		m.transient = true
+	case RoleShutdown:
+		m.shutdown = true
+	case RoleServing:
+		m.serving = true
+		m.survivor = m.survivor || g.Survivor
+	case RoleHint:
+		m.hint = true
+	case RolePayload:
+		m.payload = true
+	case RoleBenign:
+		m.benign = true
+	case RoleTerminate:
+		m.ending = true
+	case RoleSpawn:
+		m.spawn = true
+	}
+}
+
+// finish weighs what the signatures said against each other once all of
+// them are in, and reports whether the line is payload.
+func (m *lineMatch) finish(p *Prefix) bool {
+	if b := m.best; b != nil && m.request != nil && b.IsFatal() && !killsProcess(b) {
 		// One request's failure report quoting its cause ("Exception
 		// calling application: CUDA out of memory"): the request failed,
 		// as it would had the cause come on the traceback's last line.
-		m.best = request
+		m.best = m.request
 	}
 	if m.payload {
 		// A prompt or a generated text may quote a traceback, a CUDA error
 		// or a readiness line: none of it is the server's own.
 		*m = lineMatch{payload: true}
-		if opensDocument(p.Body) {
-			s.d.PayloadDoc = 1
-		}
-		return
+		return true
 	}
 	if m.hint || isTableRow(p.Body) {
 		// "Search for `cudaErrorAssert' in ..." names an error but only
@@ -635,6 +645,7 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		// model table) quotes an error already reported above it.
 		m.best, m.follow, m.conseq, m.survivor = nil, nil, false, false
 	}
+	return false
 }
 
 // killsProcess reports a fatal signature whose failure ends the process
