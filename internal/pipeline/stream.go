@@ -13,9 +13,10 @@ import (
 )
 
 // The usual batch continues its launch, and its lines are classified and
-// stored at once: the classifier (Go, one core) works on the lines after
-// the ones the COPY (the database, the other core) is storing, instead of
-// the two taking turns. A line is handed to the COPY once the classifier
+// stored at once: the classifier (Go, one goroutine) works on the lines
+// after the ones whose rows and index another goroutine builds, and those
+// after the ones the COPY (its encoder and zstd in a third, the database)
+// is storing, instead of them all taking turns. A line is handed to the COPY once the classifier
 // holds nothing of it any more (classify.State.Held), so its verdict is
 // final; a verdict that changes after all is rewritten after the COPY, as
 // for the lines of earlier batches.
@@ -34,29 +35,59 @@ const (
 // the line verdicts: they are stored) and a checkpoint for each crossing,
 // and rewrites the verdicts it revised of lines stored before.
 func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []decode.Line, times []lineTime) (classify.Result, []store.Checkpoint, error) {
+	// Three goroutines, one after the other on each piece of lines: the
+	// classifier (judged, the ranges of fresh whose verdicts are final),
+	// the rows and the index (pieces: the piece's rows, once the search
+	// filters and the template summary hold them), and the COPY (its
+	// encoding and zstd, in pgconn's goroutine, reading next). The
+	// classifier alone is what a batch must wait for; the other two work
+	// beside it on the pieces before.
+	judged := make(chan [2]int, streamDepth)
 	pieces := make(chan []store.Line, streamDepth)
 	stop := make(chan struct{})
-	done := make(chan struct{})
+	classified, indexed := make(chan struct{}), make(chan struct{})
 	index := store.NewLineIndex()
 	s := streamer{state: state, fresh: fresh, times: times, received: b.received, piece: cmp.Or(b.piece, streamPiece),
 		verdicts: make([]classify.LineVerdict, len(fresh)), judged: make([]bool, len(fresh)), revised: map[int64]classify.LineVerdict{}}
 	go func() {
-		defer close(done)
-		defer close(pieces)
+		defer close(classified)
+		defer close(judged)
 		defer func() {
 			if r := recover(); r != nil { // a classifier bug answers this request, as it would have in the handler
 				s.err = fmt.Errorf("ingest: classify: panic: %v", r)
 			}
 		}()
-		s.run(func(rows []store.Line) bool {
-			index.Add(rows) // here, not on the COPY's path: one busy goroutine beside the database, not two
+		s.run(func(from, to int) bool {
 			select {
-			case pieces <- rows:
+			case judged <- [2]int{from, to}:
 				return true
 			case <-stop:
 				return false
 			}
 		})
+	}()
+	var indexErr error // set before pieces closes
+	go func() {
+		defer close(indexed)
+		defer close(pieces)
+		defer func() {
+			if r := recover(); r != nil {
+				indexErr = fmt.Errorf("ingest: index lines: panic: %v", r)
+				for range judged { // let the classifier finish
+				}
+			}
+		}()
+		for r := range judged {
+			// The verdicts of fresh[r[0]:r[1]] are final: the classifier
+			// writes only those after them now.
+			rows := s.rows(r[0], r[1])
+			index.Add(rows)
+			select {
+			case pieces <- rows:
+			case <-stop:
+				return
+			}
+		}
 	}()
 	next := func() ([]store.Line, error) {
 		select {
@@ -64,7 +95,9 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 			if ok {
 				return rows, nil
 			}
-			return nil, s.err // the classifier is done; s.err was set before pieces closed
+			// Every piece is indexed, and the classifier is done: s.err
+			// was set before judged closed, indexErr before pieces did.
+			return nil, cmp.Or(s.err, indexErr)
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
@@ -78,9 +111,10 @@ func (b *batch) copyInOrder(ctx context.Context, state *classify.State, fresh []
 		err = b.tx.CopyLineStream(ctx, b.launch.ID, index, next)
 	}
 	close(stop)
-	<-done
+	<-classified
+	<-indexed
 	if err == nil {
-		err = s.err
+		err = cmp.Or(s.err, indexErr)
 	}
 	if err != nil {
 		return classify.Result{}, nil, err
@@ -114,9 +148,9 @@ type streamer struct {
 	err      error
 }
 
-// run feeds the lines and hands their rows to emit, which returns false
-// when the COPY is gone.
-func (s *streamer) run(emit func([]store.Line) bool) {
+// run feeds the lines and hands the ranges of fresh whose verdicts are
+// final to emit, which returns false when the COPY is gone.
+func (s *streamer) run(emit func(from, to int) bool) {
 	lines := s.fresh
 	prev := s.state.LastSeq()
 	var feed []classify.Line
@@ -148,7 +182,7 @@ func (s *streamer) run(emit func([]store.Line) bool) {
 				through, _ = slices.BinarySearchFunc(lines[:end], held, func(l decode.Line, seq int64) int { return cmp.Compare(l.Seq, seq) })
 				through = max(through, s.emitted)
 			}
-			if through > s.emitted && !emit(s.rows(s.emitted, through)) {
+			if through > s.emitted && !emit(s.emitted, through) {
 				return
 			}
 			s.emitted = through
