@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,10 +50,56 @@ func Text(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 	if firstSeq > MaxSeq-int64(n-1) {
 		return nil, SeqAboveMax(fmt.Sprintf("the seq of the body's last line, %d lines from ?seq=%d,", n, firstSeq))
 	}
+	lines := make([]Line, n)
+	parts := 1
+	if len(body) >= parallelTextBytes {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	// A large body is cut at newlines into a part per core, each split
+	// by a goroutine of its own into its own run of lines: ingest waits
+	// for the split before anything else can start (about 10 ms of one
+	// core for 50,000 lines).
+	var wg sync.WaitGroup
+	rest, off := body, 0
+	for p := 0; p < parts && off < n; p++ {
+		part := rest
+		if p < parts-1 {
+			// Up to the first newline after the part's share of the body.
+			if want := max(len(body)*(p+1)/parts-(len(body)-len(rest)), 0); want < len(rest) {
+				if nl := bytes.IndexByte(rest[want:], '\n'); nl >= 0 {
+					part = rest[:want+nl]
+				}
+			}
+		}
+		k := n - off // the last part's lines: the rest
+		if len(part) < len(rest) {
+			k = bytes.Count(part, []byte("\n")) + 1
+			rest = rest[len(part)+1:]
+		}
+		dst, seq := lines[off:off+k], int64(0)
+		if firstSeq > 0 {
+			seq = firstSeq + int64(off)
+		}
+		off += k
+		if off == n {
+			textLines(dst, part, seq, maxLineBytes) // the last part, on this goroutine
+			break
+		}
+		wg.Go(func() { textLines(dst, part, seq, maxLineBytes) })
+	}
+	wg.Wait()
+	return lines, nil
+}
+
+// parallelTextBytes is the body size from which Text splits in parts.
+const parallelTextBytes = 1 << 20
+
+// textLines splits body into the len(lines) lines it holds, numbered
+// from firstSeq (0: not numbered).
+func textLines(lines []Line, body []byte, firstSeq int64, maxLineBytes int) {
 	// One string for the whole body, of which the lines that need no
 	// cleaning are slices: one allocation instead of one a line.
 	text := string(body)
-	lines := make([]Line, n)
 	for i := range lines {
 		raw, rest, _ := strings.Cut(text, "\n")
 		text = rest
@@ -60,7 +108,6 @@ func Text(body []byte, firstSeq int64, maxLineBytes int) ([]Line, error) {
 			lines[i].Seq = firstSeq + int64(i)
 		}
 	}
-	return lines, nil
 }
 
 // ndjsonLine is the wire shape of one NDJSON object. Pointers and raw

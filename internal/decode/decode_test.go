@@ -253,3 +253,42 @@ func TestNativeSeqRule(t *testing.T) {
 		t.Errorf("bad seq and bad Content-Type: %v, want the seq's 400 first", err)
 	}
 }
+
+// TestDecodeTextParts holds a large body, split in parts by goroutines of
+// their own, to the lines one pass over it finds: wherever the cuts fall
+// (blank lines, a line longer than a part, CRLF, a last part that is
+// empty or one newline).
+func TestDecodeTextParts(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", parallelTextBytes)
+	bodies := map[string]string{
+		"Lines":       strings.Repeat("[2026-04-02 09:28:00 TP0] Decode batch. #running-req: 1\n", parallelTextBytes/40),
+		"CRLF":        strings.Repeat("a longer line\r\n", parallelTextBytes/12),
+		"BlankLines":  strings.Repeat("a log line of some length\n\n", parallelTextBytes/24),
+		"OneLongLine": long,
+		"LongFirst":   long + "\nb\nc\n",
+		"LongLast":    "a\nb\n" + long + "\n",
+		"EmptyLast":   strings.Repeat("a line of text\n", parallelTextBytes/12) + "\n\n",
+		"Cleaned":     strings.Repeat("bad \xff byte\x00 in a longer line\n", parallelTextBytes/20),
+	}
+	for name, body := range bodies {
+		for _, first := range []int64{0, 5} {
+			got, err := Text([]byte(body), first, DefaultMaxLineBytes)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			want := make([]Line, len(got))
+			b := bytes.TrimSuffix([]byte(body), []byte("\n"))
+			if n := bytes.Count(b, []byte("\n")) + 1; n != len(got) {
+				t.Fatalf("%s: %d lines, want %d", name, len(got), n)
+			}
+			textLines(want, b, first, DefaultMaxLineBytes)
+			for i := range want {
+				if got[i].Text != want[i].Text || got[i].Seq != want[i].Seq {
+					t.Fatalf("%s (first seq %d): line %d is %q seq %d, want %q seq %d", name, first, i,
+						got[i].Text, got[i].Seq, want[i].Text, want[i].Seq)
+				}
+			}
+		}
+	}
+}

@@ -30,6 +30,7 @@ type batch struct {
 	clock       store.LaunchClock
 	idle        bool // the settler settles the launch (classify.SettleIdle)
 	piece       int  // about how many lines a COPY is handed at a time (stream.go)
+	cutFrom     int  // the fewest lines of a run whose blocks' COPY is cut in two (stream.go)
 	// cache compiles the taught signatures (signatures.go); taught are
 	// those of the launch's scope, read by loadSignatures.
 	cache  *sigCache

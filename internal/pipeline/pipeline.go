@@ -43,6 +43,9 @@ type Pipeline struct {
 	deadlines chan struct{}
 	// piece is about how many lines a COPY is handed at a time (stream.go).
 	piece int
+	// cutFrom is the fewest lines of a run whose blocks' COPY is cut in
+	// two (stream.go).
+	cutFrom int
 	// sigs compiles the taught signatures batches classify with.
 	sigs *sigCache
 }
@@ -76,7 +79,7 @@ func WithStreamEndAfter(d time.Duration) Option {
 // New returns a Pipeline writing to st.
 func New(st *store.Store, log *slog.Logger, opts ...Option) *Pipeline {
 	p := &Pipeline{store: st, log: log, clock: clock.Real{}, settleAfter: DefaultSettleAfter, streamEndAfter: DefaultStreamEndAfter,
-		deadlines: make(chan struct{}, 1), piece: streamPiece, sigs: newSigCache()}
+		deadlines: make(chan struct{}, 1), piece: streamPiece, cutFrom: streamCutFrom, sigs: newSigCache()}
 	for _, o := range opts {
 		o(p)
 	}
@@ -177,7 +180,7 @@ func (p *Pipeline) ingestTx(ctx context.Context, tx *store.Tx, id int64, key str
 			return ack, false, err
 		}
 	}
-	b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece,
+	b := batch{tx: tx, launch: l, received: received, settleAfter: p.settleAfter, clock: l.Clock, piece: p.piece, cutFrom: p.cutFrom,
 		cache: p.sigs, log: p.log}
 	if err := b.apply(ctx, fresh, attrs); err != nil {
 		return ack, false, err

@@ -27,7 +27,9 @@ import (
 // TestStreamedBatchStoresWhatAWholeOneDoes: a batch whose lines are handed
 // to the COPY as soon as the classifier no longer holds them stores
 // exactly what it stores when every line waits for the whole batch's
-// classification (the piece size of the old, serial ingest): the same
+// classification (the piece size of the old, serial ingest), and when its
+// blocks are written by two COPYs (the first with the search filters of
+// its lines and the checkpoints so far) as by one: the same
 // lines with the same verdicts, the same template summary, the same
 // alarms. Every corpus log (read at run time) goes in as one batch, with
 // its first seq at several offsets so the checkpoint blocks, where the
@@ -41,9 +43,10 @@ func TestStreamedBatchStoresWhatAWholeOneDoes(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	start := time.Date(2026, 4, 2, 9, 30, 0, 0, time.UTC)
 	streamed := New(st, log, WithClock(clock.NewFake(start)))
-	streamed.piece = 1 // hand on whatever the classifier lets go, at every block
+	streamed.piece = 1      // hand on whatever the classifier lets go, at every block
+	streamed.cutFrom = 1024 // and write a batch of 1024 lines or more in two COPYs
 	whole := New(st, log, WithClock(clock.NewFake(start)))
-	whole.piece = math.MaxInt
+	whole.piece, whole.cutFrom = math.MaxInt, math.MaxInt
 
 	files, err := filepath.Glob(filepath.Join(corpustest.Dir(t), "*.log"))
 	if err != nil || len(files) == 0 {

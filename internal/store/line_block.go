@@ -22,6 +22,9 @@ import (
 // blockShift is log2 of the seqs per block: block = seq >> blockShift.
 const blockShift = 9
 
+// BlockStart is the first seq of the block that holds seq.
+func BlockStart(seq int64) int64 { return seq >> blockShift << blockShift }
+
 // blockColumns are the columns of lines a block holds as an array each, in
 // seq order; the texts are one zstd bytea beside them (texts,
 // line_block_text.go).

@@ -101,7 +101,18 @@ func NewLineIndex() *LineIndex {
 
 // Add indexes lines, with their final verdicts.
 func (x *LineIndex) Add(lines []Line) {
-	bloomsOf(x.blooms, lines)
+	x.AddSearch(lines)
+	x.AddTemplates(lines)
+}
+
+// AddSearch adds lines to the search filters alone, and AddTemplates to
+// the template summary alone: a run stored by two CopyLineRun calls gives
+// each the filters of its own lines, and the summary of all of them to
+// the last (a template's count is added to its stored one).
+func (x *LineIndex) AddSearch(lines []Line) { bloomsOf(x.blooms, lines) }
+
+// AddTemplates: see AddSearch.
+func (x *LineIndex) AddTemplates(lines []Line) {
 	for i := range lines {
 		l := &lines[i]
 		x.templates.Add(l.Seq, l.Text, l.Kind, l.Level, l.AlarmNo != nil)
