@@ -139,6 +139,9 @@ var notAnnouncing = []string{
 	"dist_url", "zmq", "ipc://", "unix://", "huggingface.co", "github.com", "e.g.", "example", "usage:",
 	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
 	"connecting", // a client's "Connecting to server at ...": someone else's endpoint
+	// vLLM prints its address before uvicorn binds it; its readiness is
+	// uvicorn's "Application startup complete." (the shared corpus's rule)
+	"starting vllm api server",
 }
 
 // bareStartedLine reads a logger's line that says only "Started" or

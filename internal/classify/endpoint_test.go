@@ -75,6 +75,7 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		`HTTP Request: GET https://hub.example.org/api/models/acme "HTTP/1.1 200 OK"`,
 		"listening on 2 sockets",
 		"Tokenizer ready",
+		"(APIServer pid=7) INFO 03-01 10:00:00 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000",
 		"Ray cluster ready",
 		"Engine is ready",
 		"Server not ready yet, retrying",

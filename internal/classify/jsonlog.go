@@ -324,6 +324,9 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	// joins the first.
 	tail := lastLine(more)
 	p.Embedded = strings.Contains(more, "Traceback (most recent call last)")
+	if p.Embedded {
+		tail = finalException(more)
+	}
 	if exc, ok := firstString(rec, "exc_info", "exc_text", "exception"); ok && lastLine(exc) != "" {
 		tail = finalException(exc)
 		p.Embedded = true
@@ -512,14 +515,23 @@ func recordTime(v any) (time.Time, bool) {
 
 // lastLine is the last line of s that is not blank, trimmed.
 // finalException is a traceback's exception line: the first line after its
-// last indented one (the last frame's source), which a multi-line message
+// last indented one (the last frame's source) and any blank lines, which a multi-line message
 // continues ("GatedRepoError: 403 Client Error." then the reason on lines
 // of its own); the last line when there is none such.
 func finalException(tb string) string {
 	lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
-	for i := len(lines) - 1; i > 0; i-- {
-		if l := lines[i-1]; l != "" && (l[0] == ' ' || l[0] == '\t') && lines[i] != "" && lines[i][0] != ' ' {
-			if exc := strings.TrimSpace(lines[i]); isExceptionLine(exc) {
+	last := -1 // the last indented line
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := lines[i]; l != "" && (l[0] == ' ' || l[0] == '\t') {
+			last = i
+			break
+		}
+	}
+	for i := last + 1; last >= 0 && i < len(lines); i++ {
+		if exc := strings.TrimSpace(lines[i]); exc != "" {
+			// Blank lines may stand between the frames and it (TGI's
+			// tracebacks).
+			if isExceptionLine(exc) {
 				return exc
 			}
 			break

@@ -520,7 +520,22 @@ func (p *Prefix) eatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
+	rest = skipQtTime(rest)
 	return p.log4jMessage(rest), true
+}
+
+// skipQtTime skips the time Qt's default message pattern writes after the
+// message type, "[%{type}] (%{time}): %{message}" (GPT4All's log:
+// "[Warning] (Wed Jun 18 21:40:04 2025): msg").
+func skipQtTime(rest string) string {
+	if len(rest) < 12 || rest[0] != '(' {
+		return rest
+	}
+	end := strings.Index(rest[:min(len(rest), 48)], "): ")
+	if end < 10 || strings.Count(rest[:end], ":") < 2 || !strings.ContainsAny(rest[:end], "0123456789") {
+		return rest
+	}
+	return rest[end+3:]
 }
 
 // log4jMessage is the message after a log4j level: the thread and logger

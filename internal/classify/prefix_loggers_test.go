@@ -30,6 +30,9 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{"2031-01-02 03:04:05,102\tERROR services.py:1329 -- Failed to start the dashboard", "ERROR", "Failed to start the dashboard"},
 		// A log viewer's copy: the time, a tab, the line as written.
 		{"2031-01-02 03:04:05.123\tINFO:     Uvicorn running on http://0.0.0.0:8080", "INFO", "Uvicorn running on http://0.0.0.0:8080"},
+		// Qt's default message pattern (GPT4All): "[%{type}] (%{time}): %{message}".
+		{"[Warning] (Wed Jan 02 03:04:05 2031): ERROR: Unable to start the server", "ERROR", "Unable to start the server"},
+		{"[Debug] (Wed Jan 02 03:04:05 2031): loading model", "DEBUG", "loading model"},
 		// Go's log package: "2006/01/02 15:04:05[.000000] " before the
 		// message (and its Lshortfile "file.go:N: " field, kept).
 		{`2031/01/02 03:04:05 http: panic serving 10.0.0.1:5123: boom`, "", "http: panic serving 10.0.0.1:5123: boom"},

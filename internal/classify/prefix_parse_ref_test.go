@@ -290,6 +290,7 @@ func (p *Prefix) oldEatBracketLevel(s string) (string, bool) {
 			rest = rest[e+2:]
 		}
 	}
+	rest = skipQtTime(rest) // added since
 	// The log4j logger alone and the workers' relayed streams were added
 	// after the copy: a new reader, shared (prefix.go).
 	return p.log4jMessage(rest), true
