@@ -289,3 +289,56 @@ RuntimeError: CUDA error: an illegal memory access was encountered`)
 		}
 	})
 }
+
+// Node.js: a stack a ready server's logger prints is one request's; Node's
+// own uncaught report, which ends with its version, is the process's death.
+func TestNodeStacks(t *testing.T) {
+	t.Parallel()
+	t.Run("LoggedWhileServing", func(t *testing.T) {
+		_, alarms := feedSettledState("", `Server listening on port 3000
+GET /health 200 0.412 ms - 2
+2031-01-02 03:04:05 [ERROR]: [server]: Error: 401 invalid key
+Error: 401 invalid key
+    at APIError.generate (/srv/node_modules/demo/error.js:45:20)
+    at async /srv/app/routes.js:12:9
+2031-01-02 03:04:06 [INFO]: POST /api/v1/prediction 200`)
+		if a := oneAlarm(t, alarms); a.Fatal {
+			t.Errorf("alarm %+v, want it survived", a)
+		}
+	})
+	t.Run("UncaughtAtStartup", func(t *testing.T) {
+		_, alarms := feedSettledState("", `/srv/app/server.js:42
+    throw new Error('model file not found');
+    ^
+
+Error: model file not found
+    at loadModel (/srv/app/server.js:42:11)
+    at Object.<anonymous> (/srv/app/server.js:80:1)
+
+Node.js v20.11.0`)
+		if a := oneAlarm(t, alarms); !a.Fatal || a.HeadlineSeq != 5 {
+			t.Errorf("alarm %+v, want one fatal alarm headed by line 5", a)
+		}
+	})
+}
+
+// gin's Recovery middleware: the handler's panic is one request's, its
+// dump one event headed by the panic value.
+func TestGinRecovery(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `[GIN] 2031/01/02 - 03:04:05 | 200 |     512.307µs |       127.0.0.1 | GET      "/api/status"
+2031/01/02 03:04:09 [Recovery] 2031/01/02 - 03:04:09 panic recovered:
+runtime error: invalid memory address or nil pointer dereference
+/usr/local/go/src/runtime/panic.go:261 (0x44ed38)
+	panicmem: panic(memoryError)
+/src/relay/main.go:58 (0xc3a5d1)
+	StreamHandler: text += resp.Choices[0].Delta.Content
+
+[GIN] 2031/01/02 - 03:04:09 | 500 |  3.118207466s |     10.0.0.14 | POST     "/v1/chat/completions"`)
+	if a := oneAlarm(t, alarms); a.Fatal || a.FirstSeq != 2 || a.HeadlineSeq != 3 {
+		t.Errorf("alarm %+v, want one survived alarm from line 2 headed by line 3", a)
+	}
+	if r := st.Summary().Ready; r == nil || r.Seq != 1 {
+		t.Errorf("ready %+v, want line 1 (a status probe answered)", r)
+	}
+}

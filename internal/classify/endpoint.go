@@ -45,7 +45,7 @@ type announcement struct {
 // advising phrase, or is a health request's answer, or is framed around a
 // URL; a wrapper's address-less "Model server started." has a phrase too.
 var endpointLiterals = slices.Concat(listeningPhrases, advisingPhrases,
-	[]string{"://", "/health", "/ready", "/ping", "/models", "server has started",
+	[]string{"://", "/health", "/ready", "/ping", "/models", "/status", "server has started",
 		// a Common Log Format answer of any path (healthAnswered)
 		`HTTP/1.0" 2`, `HTTP/1.1" 2`, `HTTP/2.0" 2`,
 		// a server's statement that it is ready (readyStatement)
@@ -90,7 +90,7 @@ var (
 	// `"GET /health HTTP/1.1" 200` or a plain `GET /healthz 200`, key=value
 	// `method=GET path=/ready status=200`, gin's `| 200 | ... | GET "/health"`
 	// (healthAnswered).
-	reHealthPath    = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|v2/health/ready)`
+	reHealthPath    = `/(?:[\w.-]+/)*(?:health[\w-]*|healthz|ready|readyz|readiness|ping|models|status|v2/health/ready)`
 	reHealthRequest = regexp.MustCompile(`(?i)\b(?:GET|HEAD)\s+"?` + reHealthPath + `(?:\?\S*)?"?(?:\s+HTTP/[\d.]+"?)?\s+(?:-\s+)?2\d\d\b`)
 	reHealthFields  = regexp.MustCompile(`(?i)\bmethod="?(?:GET|HEAD)"?.*\b(?:path|uri|url)="?` + reHealthPath + `\b.*\bstatus(?:_code)?="?2\d\d\b`)
 	reHealthGin     = regexp.MustCompile(`(?i)\|\s*2\d\d\s*\|.*\|\s*(?:GET|HEAD)\s+"` + reHealthPath + `"`)
@@ -286,7 +286,7 @@ func healthAnswered(body string) bool {
 		return false
 	}
 	path := false
-	for _, w := range [...]string{"/health", "/ready", "/ping", "/models"} {
+	for _, w := range [...]string{"/health", "/ready", "/ping", "/models", "/status"} {
 		if indexFold(body, w) >= 0 {
 			path = true
 			break

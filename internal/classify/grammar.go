@@ -35,6 +35,7 @@ const (
 	stLast                         // a process's last words: "Error: ..." and its causes or usage
 	stLevel                        // a run of CRITICAL/FATAL (or promoted ERROR) lines
 	stElixir                       // an Elixir exception: ** (Name) lines and their stack
+	stJS                           // a Node.js error stack: at-frames, causes, properties
 )
 
 // grammarState is what the recognisers keep per launch besides the events.
@@ -114,9 +115,13 @@ var recognisers = [...]recogniser{
 		},
 		consume: (*State).consumePyGroup},
 	{name: "Go runtime dump", st: stGo, first: "pfFS", open: (*State).openGo,
-		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
+		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+			if ev.Sub == goRecovered {
+				return s.consumeGinRecovery(ev, p, seq, t, m)
+			}
 			return s.consumeGo(ev, p, t)
 		}},
+	{name: "gin's recovered panic", st: stGo, needs: needBest, open: (*State).openGinRecovery},
 	{name: "faulthandler dump", st: stFault, first: "pfFS", open: (*State).openFault,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
 			return s.consumeFault(ev, p, t)
@@ -135,6 +140,9 @@ var recognisers = [...]recogniser{
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
 			return s.consumeElixir(ev, p, seq, t, m)
 		}},
+	{name: "Node.js stack", st: stJS, consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
+		return s.consumeJS(ev, p, t)
+	}},
 	{name: "last words", st: stLast, first: "Eeu", open: (*State).openLastWords,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
 			return s.consumeLastWords(ev, p, t)
@@ -375,6 +383,12 @@ func (s *State) takeover(ev *event, p *Prefix, seq int64, t string, m *lineMatch
 		return consumed, true
 	case (ev.St == stSingle || ev.St == stLevel) && isJavaFrame(p.Body):
 		ev.St, ev.Sub = stJava, 0
+		return consumed, true
+	case (ev.St == stSingle || ev.St == stLevel || ev.St == stLast || ev.St == stAfterExc) && isJSFrame(p.Body):
+		ev.St, ev.Blanks = stJS, 0
+		if s.d.Ready != nil {
+			s.loggedStack(ev)
+		}
 		return consumed, true
 	case (ev.St == stSingle || ev.St == stLevel) && ev.Blanks == 0 && isGoroutineHeader(t):
 		// Goroutine stacks under the line: klog's Fatal dumps them after

@@ -35,7 +35,47 @@ const (
 	goHeader = iota // after the headline: a multi-line panic message may follow
 	goStack         // inside the goroutine section
 	goExited        // after "exit status N": only blank lines may follow
+	goRecovered     // gin's recovery dump: the panic value, then "file.go:N (0xPC)" frames
 )
+
+// openGinRecovery opens the event of gin's Recovery middleware reporting a
+// handler's panic it recovered from (gin/recovery.go): "[Recovery] <time>
+// panic recovered:", the panic value, its stack as "file.go:N (0xPC)" lines
+// each over a tab-indented "func: source" line. The request is answered
+// 500 and the server goes on (gin.recovery, a survived signature).
+func (s *State) openGinRecovery(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+	if m.best == nil || !strings.HasSuffix(t, "panic recovered:") || !strings.Contains(t, "[Recovery] ") {
+		return nil
+	}
+	ev := s.openEvent(fb, p, seq, at, src, t, stGo, AlarmTraceback, 2, m)
+	ev.Sub = goRecovered
+	return ev
+}
+
+// consumeGinRecovery reads gin's recovery dump after its first line.
+func (s *State) consumeGinRecovery(ev *event, p *Prefix, seq int64, t string, m *lineMatch) consumeResult {
+	switch {
+	case t == "":
+		return blank(ev, 0) // the colour reset that ends it
+	case indented(p.Body) || isGinFrame(t):
+		return consumed
+	case ev.Cont == 0 && !p.Tagged:
+		// The panic value: what failed ("runtime error: invalid memory
+		// address or nil pointer dereference"), the line to quote. Its
+		// own signature (a nil dereference) says what it is, not that
+		// the process died: gin recovered.
+		ev.Cont++
+		s.offer(ev, t, seq, 3, nil)
+		return consumed
+	}
+	return ended
+}
+
+// isGinFrame reports "/src/handler.go:58 (0xc3a5d1)".
+func isGinFrame(t string) bool {
+	i := strings.LastIndex(t, " (0x")
+	return i > 0 && strings.HasSuffix(t, ")") && strings.Contains(t[:i], ".go:")
+}
 
 // openGo opens a Go dump at its panic, fatal error or signal line. The
 // runtime writes these to stderr with no level; a line logged at INFO or

@@ -101,7 +101,7 @@ func isDotnetStackMark(t string) bool {
 // elision lines "\t... 7 more" / "\t... 7 common frames omitted"; also
 // .NET's "   at Ns.Class.Method(String path) in /src/File.cs:line 14".
 func isJavaFrame(body string) bool {
-	if !indented(body) {
+	if !indented(body) || isJSFrame(body) { // a JS frame's "(file.js:12:9)" has a column
 		return false
 	}
 	t := strings.TrimLeft(body, " \t")

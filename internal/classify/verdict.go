@@ -235,6 +235,19 @@ func (s *State) servedRequestFailed(ev *event) {
 	}
 }
 
+// loggedStack: a ready server printed a Node.js error stack (its logger's
+// record of an error it caught, or err.stack on the console): one
+// request's failure, whatever the record's first line said, unless the
+// event is a death (a signal, a CUDA or NCCL error). Node's own report of
+// an uncaught exception ends with its version line, a death report that
+// makes the event fatal again (consequence).
+func (s *State) loggedStack(ev *event) {
+	if ev.A.Kind != AlarmSignal && ev.A.Kind != AlarmCUDA && ev.A.Kind != AlarmNCCL {
+		ev.Fixed = true
+		s.setFatal(ev, false)
+	}
+}
+
 // reportsDeath: the event's exception line says a process or engine died
 // (EngineDeadError): whatever its intro said, the server did not survive it.
 func (s *State) reportsDeath(ev *event) {
