@@ -32,10 +32,10 @@ import (
 
 // Sub-states of a Go dump.
 const (
-	goHeader = iota // after the headline: a multi-line panic message may follow
-	goStack         // inside the goroutine section
-	goExited        // after "exit status N": only blank lines may follow
-	goRecovered     // gin's recovery dump: the panic value, then "file.go:N (0xPC)" frames
+	goHeader    = iota // after the headline: a multi-line panic message may follow
+	goStack            // inside the goroutine section
+	goExited           // after "exit status N": only blank lines may follow
+	goRecovered        // gin's recovery dump: the panic value, then "file.go:N (0xPC)" frames
 )
 
 // openGinRecovery opens the event of gin's Recovery middleware reporting a
