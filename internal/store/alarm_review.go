@@ -10,9 +10,17 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// alarmColumns are an alarm's columns (alarms a) and the time of its
+// first line. That line is nearly always a row (an alarm's lines are kept
+// as rows): a probe of the primary key of lines, and only when it is not,
+// the time at its place in its block's arrays. Reading it as any line
+// (the union of rows and the block unnested) unpacked a block for each
+// alarm: 180 ms for a page of 2,700 alarms.
 var alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM (` + lineRead{launch: "a.launch_id", lo: "a.first_seq", hi: "a.first_seq", cols: []string{"ts"}}.sql() + `) x), a.settled, a.cause_no,
+	COALESCE((SELECT fl.ts FROM lines fl WHERE fl.launch_id = a.launch_id AND fl.seq = a.first_seq),
+		(SELECT fb.ts[array_position(fb.seq, a.first_seq)] FROM line_blocks fb
+		WHERE fb.launch_id = a.launch_id AND fb.block = a.first_seq >> ` + fmt.Sprint(blockShift) + `)), a.settled, a.cause_no,
 	a.health_ok_since, a.health_ok_last, a.health_ok_detail`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
