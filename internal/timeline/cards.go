@@ -49,6 +49,17 @@ func (c Cards) Pick(alarms []store.Alarm) []store.Alarm {
 	return out
 }
 
+// read returns the whole of the alarms Pick picks of marks (every alarm
+// of the launch, as store.AlarmMarks reads them).
+func (c Cards) read(ctx context.Context, st *store.Store, launchID int64, marks []store.Alarm) ([]store.Alarm, error) {
+	picked := c.Pick(marks)
+	nos := make([]int, len(picked))
+	for i, a := range picked {
+		nos[i] = a.No
+	}
+	return st.AlarmsByNo(ctx, launchID, nos)
+}
+
 // VisibleCount is how many of alarms have a card at all.
 func (c Cards) VisibleCount(alarms []store.Alarm) int {
 	n := 0
@@ -81,14 +92,14 @@ func (c Cards) IndexOf(alarms []store.Alarm, no int) int {
 // on its alarms since it was created (each card's history).
 type AlarmsView struct {
 	Launch  *store.Launch
-	Alarms  []store.Alarm
+	Alarms  []store.Alarm // what the page needs of each (store.AlarmMarks)
 	Cards   []store.Alarm
 	Context map[int][]store.Line
 	Audit   []store.AuditEvent
 }
 
 // LoadAlarms reads the alarm cards cards picks of the launch named key, in
-// four statements whatever their number. ErrNotFound when there is no
+// five statements whatever their number. ErrNotFound when there is no
 // such launch.
 func LoadAlarms(ctx context.Context, st *store.Store, key string, cards Cards) (*AlarmsView, error) {
 	l, err := st.LaunchByKey(ctx, key)
@@ -96,10 +107,12 @@ func LoadAlarms(ctx context.Context, st *store.Store, key string, cards Cards) (
 		return nil, err
 	}
 	v := &AlarmsView{Launch: l}
-	if v.Alarms, err = st.Alarms(ctx, l.ID); err != nil {
+	if v.Alarms, err = st.AlarmMarks(ctx, l.ID); err != nil {
 		return nil, err
 	}
-	v.Cards = cards.Pick(v.Alarms)
+	if v.Cards, err = cards.read(ctx, st, l.ID, v.Alarms); err != nil {
+		return nil, err
+	}
 	lines, err := st.LinesInRanges(ctx, l.ID, AlarmRanges(v.Cards), AlarmMaxLines)
 	if err != nil {
 		return nil, err

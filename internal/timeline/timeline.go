@@ -23,8 +23,8 @@ import (
 type View struct {
 	Launch      *store.Launch
 	Phases      []store.Phase
-	Alarms      []store.Alarm
-	Cards       []store.Alarm // the alarms whose cards the page shows (Cards.Pick), in order
+	Alarms      []store.Alarm // every alarm, what the page needs of each (store.AlarmMarks)
+	Cards       []store.Alarm // the alarms whose cards the page shows (Cards.Pick), whole, in order
 	First, Last time.Time     // the first and last line's times (zero without lines)
 	Gaps        []store.Gap
 	Ready       *time.Time           // the readiness line's time, nil if never ready
@@ -63,7 +63,7 @@ func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq L
 	if v.Phases, err = st.Phases(ctx, l.ID); err != nil {
 		return nil, err
 	}
-	if v.Alarms, err = st.Alarms(ctx, l.ID); err != nil {
+	if v.Alarms, err = st.AlarmMarks(ctx, l.ID); err != nil {
 		return nil, err
 	}
 	if v.First, v.Last, err = st.LineSpan(ctx, l.ID); err != nil {
@@ -74,7 +74,9 @@ func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq L
 	}
 	// The ready line and the picked cards' lines with their context, in
 	// one statement: the ready line's range comes last.
-	v.Cards = cards.Pick(v.Alarms)
+	if v.Cards, err = cards.read(ctx, st, l.ID, v.Alarms); err != nil {
+		return nil, err
+	}
 	ranges := AlarmRanges(v.Cards)
 	if l.ReadySeq != nil {
 		ranges = append(ranges, [2]int64{*l.ReadySeq, *l.ReadySeq})

@@ -98,7 +98,7 @@ func (h *handler) launchAlarms(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		alarms, err := h.store.Alarms(ctx, v.ID)
+		alarms, err := h.store.AlarmMarks(ctx, v.ID)
 		if err != nil {
 			return err
 		}

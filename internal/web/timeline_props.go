@@ -62,9 +62,9 @@ func (d *launchPageData) props() views.LaunchProps {
 	p.Timeline = d.timeline()
 	// Every alarm counts (and the page's script counts them), but only
 	// the picked ones have a card with its lines.
-	p.Alarms = make([]views.AlarmProps, 0, len(d.Alarms))
-	for _, a := range d.Alarms {
-		p.Alarms = append(p.Alarms, alarmProps(l.Key, a, nil))
+	p.Alarms = make([]views.AlarmMark, len(d.Alarms))
+	for i, a := range d.Alarms {
+		p.Alarms[i] = views.AlarmMark{No: a.No, State: a.State, Fatal: a.Fatal, RuleID: a.RuleID}
 	}
 	p.Cards = alarmCards(l.Key, d.Cards, d.Context, d.Audit)
 	for _, n := range d.Notes {
