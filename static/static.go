@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds the static files.
 //
-//go:embed htmx.min.js app.css review.js live.js list.js timeline.js csrf.js incident.css request-errors.js term256.css
+//go:embed htmx.min.js app.css review.js live.js list.js timeline.js csrf.js incident.css request-errors.js term256.css alarm-anchor.js
 var FS embed.FS

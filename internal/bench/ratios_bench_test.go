@@ -342,7 +342,7 @@ func storedBytes(b *testing.B, pool *pgxpool.Pool, packed bool) stored {
 	}
 	rows, err := pool.Query(ctx, `
 		SELECT t.name, COALESCE(sum(pg_table_size(c.oid)), 0)::bigint, COALESCE(sum(pg_indexes_size(c.oid)), 0)::bigint
-		FROM (VALUES ('lines'), ('line_blocks'), ('line_keys'), ('line_chunks'), ('line_templates'), ('alarms'), ('launch_phases'), ('classifier_checkpoints')) t(name)
+		FROM (VALUES ('lines'), ('line_blocks'), ('line_keys'), ('line_chunks'), ('line_templates'), ('alarms'), ('launch_phases'), ('launch_gaps'), ('classifier_checkpoints')) t(name)
 		LEFT JOIN pg_class c ON c.relname = t.name AND c.relkind = 'r'
 			OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = to_regclass(t.name))
 		GROUP BY t.name ORDER BY 2 DESC`)

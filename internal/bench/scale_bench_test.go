@@ -238,6 +238,19 @@ func BenchmarkScale(b *testing.B) {
 		}
 		fmt.Printf("scale: the slowest launch page: %s, %d lines, %d alarms, %d KB of HTML: cold %s, warm %s\n", slowest.key, slowest.lines,
 			alarms, slowest.size/1000, slowest.cold.Round(time.Millisecond), slowest.warm.Round(time.Millisecond))
+		// The page with the most alarms (a crash loop's), sampled or not:
+		// what bounding the cards a page shows is for. Cold unless the
+		// sample above loaded it.
+		var most string
+		var mostAlarms int
+		if err := pool.QueryRow(ctx, `SELECT l.key, count(*) FROM alarms a JOIN launches l ON l.id = a.launch_id
+			GROUP BY l.key ORDER BY count(*) DESC, l.key LIMIT 1`).Scan(&most, &mostAlarms); err != nil {
+			b.Fatal(err)
+		}
+		mostCold := scaleGet(b, srv.URL, "/launches/"+url.PathEscape(most), nil)
+		mostBody, mostWarm := scaleGetBody(b, srv.URL, "/launches/"+url.PathEscape(most), nil)
+		fmt.Printf("scale: the launch page with the most alarms: %s, %d alarms, %d KB of HTML: first load %s (sampled above: %v), again %s\n",
+			most, mostAlarms, len(mostBody)/1000, mostCold.Round(time.Millisecond), seen[most], mostWarm.Round(time.Millisecond))
 		for range scaleSamples {
 			l := pick()
 			after := r.IntN(l.lines)

@@ -53,6 +53,9 @@ func (b *batch) apply(ctx context.Context, fresh []decode.Line, attrs launchid.A
 	if err != nil {
 		return err
 	}
+	if err := b.noteGaps(ctx, fresh, times); err != nil {
+		return err
+	}
 	var res classify.Result
 	switch {
 	case len(fresh) == 0 && state.LastSeq() == b.launch.LastSeq:

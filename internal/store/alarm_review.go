@@ -10,9 +10,17 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// alarmColumns are an alarm's columns (alarms a) and the time of its
+// first line. That line is nearly always a row (an alarm's lines are kept
+// as rows): a probe of the primary key of lines, and only when it is not,
+// the time at its place in its block's arrays. Reading it as any line
+// (the union of rows and the block unnested) unpacked a block for each
+// alarm: 180 ms for a page of 2,700 alarms.
 var alarmColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.headline_seq, a.template,
 	a.fingerprint, a.ranks, a.occurred_at, a.state, a.rule_id, a.decided_by, a.decided_at, a.reason,
-	(SELECT ts FROM (` + lineRead{launch: "a.launch_id", lo: "a.first_seq", hi: "a.first_seq", cols: []string{"ts"}}.sql() + `) x), a.settled, a.cause_no,
+	COALESCE((SELECT fl.ts FROM lines fl WHERE fl.launch_id = a.launch_id AND fl.seq = a.first_seq),
+		(SELECT fb.ts[array_position(fb.seq, a.first_seq)] FROM line_blocks fb
+		WHERE fb.launch_id = a.launch_id AND fb.block = a.first_seq >> ` + fmt.Sprint(blockShift) + `)), a.settled, a.cause_no,
 	a.health_ok_since, a.health_ok_last, a.health_ok_detail`
 
 func scanAlarm(row pgx.Row) (Alarm, error) {
@@ -184,4 +192,56 @@ func (s *Store) AuditWithPrefix(ctx context.Context, prefix string) ([]AuditEven
 	rows, err := s.read(ctx).Query(ctx, `SELECT actor, action, subject, detail, at FROM audit_events
 		WHERE subject COLLATE "C" >= $1 AND subject COLLATE "C" < $2 ORDER BY id`, prefix, string(upper))
 	return collectAudit(rows, err)
+}
+
+// alarmMarkColumns are the columns of an alarm (alarms a) that AlarmMarks
+// reads, and the time of its first line as alarmColumns reads it.
+var alarmMarkColumns = `a.alarm_no, a.first_seq, a.last_seq, a.kind, a.fatal, a.headline, a.state, a.rule_id,
+	COALESCE((SELECT fl.ts FROM lines fl WHERE fl.launch_id = a.launch_id AND fl.seq = a.first_seq),
+		(SELECT fb.ts[array_position(fb.seq, a.first_seq)] FROM line_blocks fb
+		WHERE fb.launch_id = a.launch_id AND fb.block = a.first_seq >> ` + fmt.Sprint(blockShift) + `)), a.settled, a.cause_no`
+
+// AlarmMarks returns every alarm of a launch (but the withdrawn), in
+// order, with what a page needs of each of them — its timeline's marks,
+// its counts, its verdict, which cards it shows: number, seqs, kind,
+// fatal, headline, state, rule, first line's time, settled and cause; the
+// other fields are zero (AlarmsByNo reads the whole of the few a page
+// shows). A crash loop's thousands of alarms cost half as much this way.
+func (s *Store) AlarmMarks(ctx context.Context, launchID int64) ([]Alarm, error) {
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+alarmMarkColumns+` FROM alarms a WHERE a.launch_id = $1 AND NOT a.withdrawn ORDER BY a.alarm_no`, launchID)
+	if err != nil {
+		return nil, fmt.Errorf("store: alarm marks: %w", err)
+	}
+	defer rows.Close()
+	var out []Alarm
+	for rows.Next() {
+		out = append(out, Alarm{})
+		a := &out[len(out)-1]
+		if err := rows.Scan(&a.No, &a.FirstSeq, &a.LastSeq, &a.Kind, &a.Fatal, &a.Headline, &a.State, &a.RuleID,
+			&a.FirstTS, &a.Settled, &a.Cause); err != nil {
+			return nil, fmt.Errorf("store: alarm marks: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: alarm marks: %w", err)
+	}
+	return out, nil
+}
+
+// AlarmsByNo returns the alarms of a launch numbered nos (but the
+// withdrawn), whole, in order of number.
+func (s *Store) AlarmsByNo(ctx context.Context, launchID int64, nos []int) ([]Alarm, error) {
+	if len(nos) == 0 {
+		return nil, nil
+	}
+	rows, err := s.read(ctx).Query(ctx, `SELECT `+alarmColumns+` FROM alarms a
+		WHERE a.launch_id = $1 AND a.alarm_no = ANY($2) AND NOT a.withdrawn ORDER BY a.alarm_no`, launchID, nos)
+	if err != nil {
+		return nil, fmt.Errorf("store: alarms by number: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alarm, error) { return scanAlarm(row) })
+	if err != nil {
+		return nil, fmt.Errorf("store: alarms by number: %w", err)
+	}
+	return out, nil
 }

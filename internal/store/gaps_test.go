@@ -102,21 +102,70 @@ func TestGapsMatchEveryLine(t *testing.T) {
 	same := func(a, b store.Gap) bool {
 		return a.From.Equal(b.From) && a.To.Equal(b.To) && a.AfterSeq == b.AfterSeq && a.ToSeq == b.ToSeq
 	}
-	for _, min := range []time.Duration{time.Second, 30 * time.Second, 44 * time.Second, 90 * time.Second, 5 * time.Minute, time.Hour} {
-		for _, limit := range []int{3, 1000} {
-			w := want(min, limit)
-			if min == 30*time.Second && limit == 1000 && len(w) < 10 {
-				t.Fatalf("the made-up log has %d gaps over 30 s, too few to test", len(w))
-			}
-			for name, id := range ids {
-				got, err := st.Gaps(ctx, id, min, limit)
-				if err != nil {
-					t.Fatal(err)
+	check := func(step string) {
+		t.Helper()
+		for _, min := range []time.Duration{time.Second, 30 * time.Second, 44 * time.Second, 90 * time.Second, 5 * time.Minute, time.Hour} {
+			for _, limit := range []int{3, 1000} {
+				w := want(min, limit)
+				if min == 30*time.Second && limit == 1000 && len(w) < 10 {
+					t.Fatalf("the made-up log has %d gaps over 30 s, too few to test", len(w))
 				}
-				if !slices.EqualFunc(got, w, same) {
-					t.Errorf("%s: gaps over %s (at most %d) = %d gaps %v, want %d %v", name, min, limit, len(got), got, len(w), w)
+				for name, id := range ids {
+					got, err := st.Gaps(ctx, id, min, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.EqualFunc(got, w, same) {
+						t.Errorf("%s, %s: gaps over %s (at most %d) = %d gaps %v, want %d %v", step, name, min, limit, len(got), got, len(w), w)
+					}
 				}
 			}
 		}
 	}
+	// The lines were written without the pipeline: no launch has a gap
+	// summary, and Gaps reads the lines.
+	check("no summary")
+	// The worker's repair makes one: every stretch over GapFloor.
+	for name, id := range ids {
+		if busy, err := st.RepairGaps(ctx, id); err != nil || busy {
+			t.Fatalf("%s: repair: busy %v, %v", name, busy, err)
+		}
+		var through, lastSeq int64
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT gaps_through, gaps_last_seq, (SELECT count(*) FROM launch_gaps WHERE launch_id = $1) FROM launches WHERE id = $1`,
+			id).Scan(&through, &lastSeq, &n); err != nil {
+			t.Fatal(err)
+		}
+		if last := lines[len(lines)-1].Seq; through != last || lastSeq != last || n != len(want(store.GapFloor, math.MaxInt)) {
+			t.Errorf("%s: repaired summary through %d (last line %d) with %d stretches, want through %d with %d", name, through, lastSeq, n, last, len(want(store.GapFloor, math.MaxInt)))
+		}
+	}
+	check("summary")
+	// Cut back (as a gap fill cuts it) inside a block, at a block's edge,
+	// inside a stretch (which the lines after the cut must then find) and
+	// to nothing: the summary up to the cut, the lines after it.
+	w := want(30*time.Second, 1000)
+	hole := slices.IndexFunc(w, func(g store.Gap) bool { return g.ToSeq-g.AfterSeq > 1 }) // a stretch across a hole in the seqs
+	if hole < 0 {
+		t.Fatal("no stretch over 30 s spans a hole in the seqs")
+	}
+	for _, cut := range []int64{13599, 10240, w[len(w)/3].AfterSeq, w[hole].AfterSeq + 1, 0} {
+		for name, id := range ids {
+			if err := st.WithTx(ctx, func(tx *store.Tx) error {
+				if _, err := tx.LockLaunch(ctx, id); err != nil {
+					return err
+				}
+				return tx.CutGaps(ctx, id, cut)
+			}); err != nil {
+				t.Fatalf("%s: cut: %v", name, err)
+			}
+		}
+		check(fmt.Sprintf("summary cut to %d", cut))
+		for _, id := range ids {
+			if _, err := st.RepairGaps(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("repaired again")
 }

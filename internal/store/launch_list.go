@@ -182,6 +182,7 @@ func (s *Store) ListLaunches(ctx context.Context, f LaunchFilter) ([]LaunchListI
 		var it LaunchListItem
 		l := &it.Launch
 		err := row.Scan(append(l.dest(), &it.FirstLineTS, &it.ReadyLineTS, &it.DecidingHeadline)...)
+		l.countAlarms()
 		return it, err
 	})
 	if err != nil {

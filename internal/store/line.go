@@ -176,7 +176,7 @@ func (t *Tx) ShiftClock(ctx context.Context, launchID int64, delta time.Duration
 			return fmt.Errorf("store: shift clock: %w", err)
 		}
 	}
-	return nil
+	return t.shiftGaps(ctx, launchID, delta)
 }
 
 // RetimeBefore sets the time of the launch's stored lines before seq, and
@@ -196,7 +196,7 @@ func (t *Tx) RetimeBefore(ctx context.Context, launchID, seq int64, ts time.Time
 			return fmt.Errorf("store: retime lines: %w", err)
 		}
 	}
-	return nil
+	return t.retimeGaps(ctx, launchID, seq, ts)
 }
 
 var everyLineSQL = lineRead{launch: "$1", cols: lineColumnsAll, order: true}.sql()

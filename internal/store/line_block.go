@@ -370,5 +370,5 @@ func (t *Tx) DeleteLineRange(ctx context.Context, launchID, lo, hi int64) error 
 	if _, err := t.tx.Exec(ctx, `DELETE FROM lines WHERE launch_id = $1 AND seq BETWEEN $2 AND $3`, launchID, lo, hi); err != nil {
 		return fmt.Errorf("store: delete lines: %w", err)
 	}
-	return nil
+	return t.CutGaps(ctx, launchID, lo-1)
 }

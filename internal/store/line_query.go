@@ -401,8 +401,31 @@ type Gap struct {
 // Gaps returns up to limit stretches longer than min between consecutive
 // lines, in order.
 //
+// They come from the launch's gap summary (launch_gaps, which ingest keeps
+// as it stores lines: gap_summary.go) as far as it holds, and from the
+// lines after that (scanGaps): nothing at all for a launch whose summary
+// holds every line, the lines after a gap fill until the compaction worker
+// repairs the summary, every line of a launch that has none. A threshold
+// below GapFloor, which the summary does not keep, reads every line.
+func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, limit int) ([]Gap, error) {
+	q := s.read(ctx)
+	if min < GapFloor {
+		return scanGaps(ctx, q, launchID, 0, min, limit)
+	}
+	out, through, last, err := s.summaryGaps(ctx, q, launchID, min, limit)
+	if err != nil || len(out) >= limit || through >= last {
+		return out, err
+	}
+	more, err := scanGaps(ctx, q, launchID, through, min, limit-len(out))
+	return append(out, more...), err
+}
+
+// scanGaps finds up to limit (0: every) stretches longer than min between
+// consecutive lines whose later line's seq is past after (the first one's
+// earlier line the last at or before after), in order, from the lines.
+//
 // Reading every line time of a million-line launch to find them took
-// 600 ms. They are found from the time spans of 64-seq segments instead
+// 600 ms. They are found from the time spans of 512-seq segments instead
 // (segment = seq >> blockShift: a block, with the rows kept beside it):
 // a stretch between two consecutive lines is no longer than the span of
 // their segments (one, or two neighbours in seq order), so only the lines
@@ -412,16 +435,29 @@ type Gap struct {
 // on its own: one sort of them all spilled to disk), run after run in
 // seq order (a run's number only grows with its seqs) until limit are
 // found. A block's span is its min_ts and max_ts; nothing else of the
-// blocks is read.
-func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, limit int) ([]Gap, error) {
-	lines := lineRead{launch: "$1", lo: fmt.Sprintf("r.lo << %d", blockShift),
+// blocks is read. A log whose times jump back and forth (logs of years
+// apart one after the other) leaves few segments out: the summary is what
+// spares a page this.
+func scanGaps(ctx context.Context, q querier, launchID, after int64, min time.Duration, limit int) ([]Gap, error) {
+	lines := lineRead{launch: "$1", lo: fmt.Sprintf("GREATEST(r.lo << %d, (SELECT lo FROM f))", blockShift),
 		hi: fmt.Sprintf("((r.hi + 1) << %d) - 1", blockShift), cols: []string{"seq", "ts"}}
-	rows, err := s.read(ctx).Query(ctx, `
-		WITH seg AS (
+	// f.lo: the last line at or before after, whose stretch to the next
+	// line is the first one counted.
+	seam := lineRead{launch: "$1", hi: "$4", cols: []string{"seq"}, limit: "1", back: true}
+	var lim *int64 // NULL: no limit
+	if limit > 0 {
+		n := int64(limit)
+		lim = &n
+	}
+	rows, err := q.Query(ctx, `
+		WITH f AS MATERIALIZED (
+			SELECT COALESCE((SELECT seq FROM (`+seam.sql()+`) s), $4::bigint) AS lo
+		), seg AS (
 			SELECT seg, min(mn) AS mn, max(mx) AS mx FROM (
-				SELECT block AS seg, min_ts AS mn, max_ts AS mx FROM line_blocks WHERE launch_id = $1
+				SELECT block AS seg, min_ts AS mn, max_ts AS mx FROM line_blocks
+				WHERE launch_id = $1 AND block >= (SELECT lo FROM f) >> `+fmt.Sprint(blockShift)+`
 				UNION ALL
-				SELECT seq >> `+fmt.Sprint(blockShift)+`, ts, ts FROM lines WHERE launch_id = $1
+				SELECT seq >> `+fmt.Sprint(blockShift)+`, ts, ts FROM lines WHERE launch_id = $1 AND seq >= (SELECT lo FROM f)
 			) u GROUP BY seg
 		), near AS (
 			SELECT seg, mn, mx, row_number() OVER o AS i,
@@ -439,9 +475,9 @@ func (s *Store) Gaps(ctx context.Context, launchID int64, min time.Duration, lim
 			SELECT prev_ts, ts, prev_seq, seq FROM (
 				SELECT ts, seq, lag(ts) OVER o AS prev_ts, lag(seq) OVER o AS prev_seq
 				FROM (`+lines.sql()+`) AS l WINDOW o AS (ORDER BY seq)
-			) w WHERE ts - prev_ts > $2
+			) w WHERE ts - prev_ts > $2 AND seq > $4
 		) g
-		ORDER BY r.run, g.seq LIMIT $3`, launchID, min, limit)
+		ORDER BY r.run, g.seq LIMIT $3::bigint`, launchID, min, lim, after)
 	if err != nil {
 		return nil, fmt.Errorf("store: gaps: %w", err)
 	}

@@ -22,7 +22,7 @@ import (
 
 // lineLevel are the tables whose rows belong to one launch and come from
 // its lines: distributed by launch_id.
-var lineLevel = []string{"alarms", "classifier_checkpoints", "launch_events", "launch_phases", "line_blocks",
+var lineLevel = []string{"alarms", "classifier_checkpoints", "launch_events", "launch_gaps", "launch_phases", "line_blocks",
 	"line_chunks", "line_keys", "line_templates", "lines", "signature_hits"}
 
 // notLineLevel are the other tables with a launch_id, and where they go.

@@ -9,8 +9,10 @@ import (
 )
 
 // GapCache keeps the gaps of launches whose lines did not change since they
-// were computed: finding gaps reads every line time of a launch (about half
-// a second for a million lines), while a finished launch never changes. A
+// were computed: finding them reads the launch's gap summary (a few
+// milliseconds), or, after a gap fill until the summary is repaired, the
+// line times after it (up to half a second for a million lines), while a
+// finished launch never changes. A
 // launch that only grew at its end (a live one, whose page asks for its
 // tail at every change) has its cached gaps extended from its new lines
 // alone. Gaps are times on the launch clock: an entry is only used for the

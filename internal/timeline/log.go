@@ -31,7 +31,7 @@ type Log struct {
 type LogView struct {
 	Launch *store.Launch
 	Log    Log
-	Alarms []store.Alarm
+	Alarms []store.Alarm // what the section links to of each (store.AlarmMarks)
 }
 
 // LoadLog reads the log section of the launch named key with the window
@@ -51,7 +51,7 @@ func LoadLog(ctx context.Context, st *store.Store, key string, lq LogQuery) (*Lo
 	if v.Log, err = readLog(ctx, st, l, lq, first); err != nil {
 		return nil, err
 	}
-	if v.Alarms, err = st.Alarms(ctx, l.ID); err != nil {
+	if v.Alarms, err = st.AlarmMarks(ctx, l.ID); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -23,12 +23,13 @@ import (
 type View struct {
 	Launch      *store.Launch
 	Phases      []store.Phase
-	Alarms      []store.Alarm
-	First, Last time.Time // the first and last line's times (zero without lines)
+	Alarms      []store.Alarm // every alarm, what the page needs of each (store.AlarmMarks)
+	Cards       []store.Alarm // the alarms whose cards the page shows (Cards.Pick), whole, in order
+	First, Last time.Time     // the first and last line's times (zero without lines)
 	Gaps        []store.Gap
 	Ready       *time.Time           // the readiness line's time, nil if never ready
 	Readies     []store.Line         // every ready line, the first included (at most ReadyMarks)
-	Context     map[int][]store.Line // alarm number → its lines with context
+	Context     map[int][]store.Line // alarm number → its lines with context, for Cards
 	Now         time.Time            // now on the launch clock
 	Log         Log                  // the window of the log the page asked for
 	Notes       []store.Annotation
@@ -50,9 +51,10 @@ const (
 )
 
 // Load reads the launch page of the launch named key at time now, with
-// the log window lq selects; gaps keeps the timeline's gaps between calls.
-// ErrNotFound when there is no such launch.
-func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq LogQuery, now time.Time) (*View, error) {
+// the log window lq selects and the lines of the alarm cards cards picks
+// (every alarm is read, for the timeline and the counts); gaps keeps the
+// timeline's gaps between calls. ErrNotFound when there is no such launch.
+func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq LogQuery, cards Cards, now time.Time) (*View, error) {
 	l, err := st.LaunchByKey(ctx, key)
 	if err != nil {
 		return nil, err
@@ -61,7 +63,7 @@ func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq L
 	if v.Phases, err = st.Phases(ctx, l.ID); err != nil {
 		return nil, err
 	}
-	if v.Alarms, err = st.Alarms(ctx, l.ID); err != nil {
+	if v.Alarms, err = st.AlarmMarks(ctx, l.ID); err != nil {
 		return nil, err
 	}
 	if v.First, v.Last, err = st.LineSpan(ctx, l.ID); err != nil {
@@ -70,9 +72,12 @@ func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq L
 	if v.Gaps, err = gaps.get(ctx, st, l, v.First, GapThreshold(v.First, v.Last)); err != nil {
 		return nil, err
 	}
-	// The ready line and every alarm's lines with their context, in one
-	// statement: the ready line's range comes last.
-	ranges := AlarmRanges(v.Alarms)
+	// The ready line and the picked cards' lines with their context, in
+	// one statement: the ready line's range comes last.
+	if v.Cards, err = cards.read(ctx, st, l.ID, v.Alarms); err != nil {
+		return nil, err
+	}
+	ranges := AlarmRanges(v.Cards)
 	if l.ReadySeq != nil {
 		ranges = append(ranges, [2]int64{*l.ReadySeq, *l.ReadySeq})
 	}
@@ -86,8 +91,8 @@ func Load(ctx context.Context, st *store.Store, gaps *GapCache, key string, lq L
 		}
 		lines = lines[:len(lines)-1]
 	}
-	v.Context = make(map[int][]store.Line, len(v.Alarms))
-	for i, a := range v.Alarms {
+	v.Context = make(map[int][]store.Line, len(v.Cards))
+	for i, a := range v.Cards {
 		v.Context[a.No] = lines[i]
 	}
 	if v.Readies, err = st.ReadyLines(ctx, l.ID, ReadyMarks); err != nil {

@@ -9,8 +9,9 @@ import (
 
 // CompactOnce compacts the lines of every launch store.CompactCandidates
 // finds (quiet since quietSince, or tail seqs behind), a batch of
-// launches at a time, until none is left or ctx ends, and vacuums the
-// partitions it moved many lines out of. It returns how many lines it
+// launches at a time, until none is left or ctx ends, repairs the gap
+// summaries of quiet launches (RepairGaps), and vacuums the partitions it
+// moved many lines out of. It returns how many lines it
 // moved. RunCompaction calls it on its schedule; tests call it to compact
 // at once.
 func CompactOnce(ctx context.Context, st *store.Store, quietSince time.Time, tail int64) (int64, error) {
@@ -23,6 +24,9 @@ func CompactOnce(ctx context.Context, st *store.Store, quietSince time.Time, tai
 			return moved, err
 		}
 		if len(cands) == 0 {
+			if _, err := RepairGaps(ctx, st, quietSince); err != nil {
+				return moved, err
+			}
 			return moved, vacuumMoved(ctx, st, byPartition)
 		}
 		for _, c := range cands {

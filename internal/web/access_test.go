@@ -26,7 +26,7 @@ var routeNeeds = map[string]string{
 	"POST /logout": "read",
 
 	"GET /": "read", "GET /launches/:key": "read", "GET /launches/:key/tail": "read",
-	"GET /launches/:key/alarms/:no/context": "read", "GET /launches/:key/config": "read",
+	"GET /launches/:key/alarms/:no/context": "read", "GET /launches/:key/alarms": "read", "GET /launches/:key/config": "read",
 	"GET /launches/:key/volume":             "read",
 	"POST /launches/:key/alarms/:no/decide": "review", "POST /launches/:key/annotations": "review",
 	"POST /launches/:key/pin": "review", "POST /launches/:key/delete": "admin",

@@ -48,7 +48,7 @@ func (h *handler) alarmDecide(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/launches/"+key+"#alarm-"+strconv.Itoa(no))
 	}
 	// The timeline swapped in keeps the page's zoom.
-	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}, zoom: pageZoom(c)})
+	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{Limit: 1}, zoom: pageZoom(c)}, timeline.Cards{Also: no})
 	if err != nil {
 		return err
 	}
@@ -78,13 +78,14 @@ func (h *handler) renderInvalidDecision(c echo.Context, d review.Decision, inval
 		fill(&card)
 		return render(c, http.StatusUnprocessableEntity, views.AlarmCard(card))
 	}
-	p, err := h.launchPage(c, d.LaunchKey, logQuery{filter: store.LineFilter{Limit: logWindow}})
+	p, err := h.launchPage(c, d.LaunchKey, logQuery{filter: store.LineFilter{Limit: logWindow}},
+		timeline.Cards{Limit: timeline.CardsInline, Also: d.AlarmNo})
 	if err != nil {
 		return err
 	}
-	for i := range p.Alarms {
-		if p.Alarms[i].No == d.AlarmNo {
-			fill(&p.Alarms[i])
+	for i := range p.Cards {
+		if p.Cards[i].No == d.AlarmNo {
+			fill(&p.Cards[i])
 		}
 	}
 	return render(c, http.StatusUnprocessableEntity, views.Launch(p))

@@ -7,6 +7,7 @@ import (
 
 	"launchwatch/internal/decode"
 	"launchwatch/internal/store"
+	"launchwatch/internal/timeline"
 	"launchwatch/internal/views"
 )
 
@@ -23,7 +24,7 @@ func (h *handler) launchTail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{After: after, Limit: logWindow}})
+	p, err := h.launchPage(c, key, logQuery{filter: store.LineFilter{After: after, Limit: logWindow}}, timeline.Cards{})
 	if err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func TestPageReadsComeFromTheReplicaAndAWritersOwnFromThePrimary(t *testing.T) {
 	// Every page read served by the standby answers (one connection of it
 	// serves a request's reads, one after the other).
 	for _, path := range []string{"/", "/?q=rr", "/launches/rr", "/launches/rr?q=Traceback", "/launches/rr/config",
-		"/launches/rr/alarms/1/context", "/compare?a=rr&b=rr", "/api/v1/launches?q=rr", "/api/v1/launches/rr/lines?limit=5"} {
+		"/launches/rr/alarms/1/context", "/launches/rr/alarms", "/compare?a=rr&b=rr", "/api/v1/launches?q=rr", "/api/v1/launches/rr/lines?limit=5"} {
 		if r := b.do("GET", path, "", nil, "Authorization", "Bearer "+reader); r.status != 200 {
 			t.Errorf("GET %s from the standby: %d %s", path, r.status, r.body)
 		}

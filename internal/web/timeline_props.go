@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"launchwatch/internal/classify"
 	"launchwatch/internal/review"
@@ -61,19 +60,13 @@ func (d *launchPageData) props() views.LaunchProps {
 		}
 	}
 	p.Timeline = d.timeline()
-	history := map[string][]string{}
-	for _, e := range d.Audit {
-		line := views.Time(&e.At) + " " + strings.TrimPrefix(e.Action, "alarm.") + " by " + e.Actor
-		if r, _ := e.Detail["reason"].(string); r != "" {
-			line += ": " + r
-		}
-		history[e.Subject] = append(history[e.Subject], line)
+	// Every alarm counts (and the page's script counts them), but only
+	// the picked ones have a card with its lines.
+	p.Alarms = make([]views.AlarmMark, len(d.Alarms))
+	for i, a := range d.Alarms {
+		p.Alarms[i] = views.AlarmMark{No: a.No, State: a.State, Fatal: a.Fatal, RuleID: a.RuleID}
 	}
-	for _, a := range d.Alarms {
-		ap := alarmProps(l.Key, a, d.Context[a.No])
-		ap.History = history[review.Subject(l.Key, a.No)]
-		p.Alarms = append(p.Alarms, ap)
-	}
+	p.Cards = alarmCards(l.Key, d.Cards, d.Context, d.Audit)
 	for _, n := range d.Notes {
 		np := views.NoteProps{Anchor: review.NoteAnchor(n.ID), Author: n.Author, Body: n.Body, Created: n.CreatedAt}
 		if n.Seq != nil {

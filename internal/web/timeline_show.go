@@ -44,7 +44,7 @@ func (h *handler) timelineShow(c echo.Context) error {
 	if wantsLogSection(c) {
 		return h.logSection(c, key, lq, status)
 	}
-	p, err := h.launchPage(c, key, lq)
+	p, err := h.launchPage(c, key, lq, timeline.Cards{Limit: timeline.CardsInline, ShowSuppressed: lq.showSuppressed})
 	if err != nil {
 		return err
 	}
@@ -52,9 +52,10 @@ func (h *handler) timelineShow(c echo.Context) error {
 	return render(c, status, views.Launch(p))
 }
 
-// launchPage reads the launch page (timeline.Load) and makes its props.
-func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.LaunchProps, error) {
-	v, err := timeline.Load(c.Request().Context(), h.store, h.gaps, key, lq.read(), h.now())
+// launchPage reads the launch page (timeline.Load) and makes its props,
+// with the alarm cards cards picks.
+func (h *handler) launchPage(c echo.Context, key string, lq logQuery, cards timeline.Cards) (views.LaunchProps, error) {
+	v, err := timeline.Load(c.Request().Context(), h.store, h.gaps, key, lq.read(), cards, h.now())
 	if err != nil {
 		return views.LaunchProps{}, err
 	}
@@ -62,6 +63,7 @@ func (h *handler) launchPage(c echo.Context, key string, lq logQuery) (views.Lau
 	lq.filter = v.Log.Filter
 	d := launchPageData{View: v, zoom: lq.zoom}
 	p := d.props()
+	p.MoreAlarms = moreAlarms(key, v.Alarms, cards)
 	if lq.zoomInvalid {
 		p.Timeline.ZoomError = lq.invalid
 	}
