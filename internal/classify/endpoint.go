@@ -30,7 +30,7 @@ import (
 // announcement is what one line says about a listening endpoint.
 type announcement struct {
 	endpoint string // "scheme://host:port", "" when the line gives none
-	ok       bool   // the line announces the server serving
+	ok       bool   // the line announces the server serving (else only its address, if any)
 	health   bool   // an access log's 2xx answer to a health or readiness request
 	advice   bool   // only an advising phrase says so (advisingPhrases)
 	// banner: only a frame around the address says so (framed), no
@@ -139,10 +139,14 @@ var notAnnouncing = []string{
 	"dist_url", "zmq", "ipc://", "unix://", "huggingface.co", "github.com", "e.g.", "example", "usage:",
 	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
 	"connecting", // a client's "Connecting to server at ...": someone else's endpoint
-	// vLLM prints its address before uvicorn binds it; its readiness is
-	// uvicorn's "Application startup complete." (the shared corpus's rule)
-	"starting vllm api server",
 }
+
+// preBindPhrases announce the address a server is about to bind, before
+// it serves: vLLM's "Starting vLLM API server 0 on http://0.0.0.0:8000"
+// comes before uvicorn binds it (vLLM's readiness is uvicorn's
+// "Application startup complete.", the shared corpus's rule). The address
+// goes on the launch; the line is no readiness.
+var preBindSet = newWordSet([]string{"starting vllm api server"})
 
 // bareStartedLine reads a logger's line that says only "Started" or
 // "Ready" (Petals' server once its blocks serve): an announcement with no
@@ -185,6 +189,9 @@ func announcedEndpoint(body string) announcement {
 	}
 	if notAnnouncingSet.in(body) {
 		return announcement{}
+	}
+	if preBindSet.in(body) {
+		return announcement{endpoint: ep}
 	}
 	return announcement{endpoint: ep, ok: true, advice: advice, banner: listening && !phrase}
 }

@@ -75,7 +75,6 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		`HTTP Request: GET https://hub.example.org/api/models/acme "HTTP/1.1 200 OK"`,
 		"listening on 2 sockets",
 		"Tokenizer ready",
-		"(APIServer pid=7) INFO 03-01 10:00:00 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000",
 		"Ray cluster ready",
 		"Engine is ready",
 		"Server not ready yet, retrying",
@@ -89,6 +88,10 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		if a := announcedEndpoint(line); a.ok {
 			t.Errorf("announcedEndpoint(%q) = %+v, want no announcement", line, a)
 		}
+	}
+	// An address before its bind: on the launch, no readiness.
+	if a := announcedEndpoint("Starting vLLM API server 0 on http://0.0.0.0:8000"); a.ok || a.endpoint != "http://0.0.0.0:8000" {
+		t.Errorf("vLLM's pre-bind line: %+v, want only its address", a)
 	}
 }
 

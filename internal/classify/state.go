@@ -435,7 +435,11 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 		}
 		return true
 	}
-	return m.announce.ok && s.announcedReady(fb, v, at, src, &m.announce)
+	if !m.announce.ok {
+		s.addEndpoint(m.announce.endpoint) // an address before its bind ("" for none)
+		return false
+	}
+	return s.announcedReady(fb, v, at, src, &m.announce)
 }
 
 // endLine records the line classifyLine placed: the cause link of a
