@@ -101,6 +101,16 @@ func TestPayloadDocumentIsData(t *testing.T) {
 	if a := oneAlarm(t, alarms); a.HeadlineSeq != 10 || !a.Fatal {
 		t.Errorf("alarm %+v, want only the record after the document (line 10), fatal", a)
 	}
+	// A traceback in the first column ends a document that never closed.
+	_, alarms = feedSettledState("", `[2031-01-02 03:04:09][INFO] Received POST request to /v1/completions with body: {
+  "prompt": "hello",
+Traceback (most recent call last):
+  File "/srv/app/serve.py", line 9, in handle
+    out = model(x)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB`)
+	if a := oneAlarm(t, alarms); a.HeadlineSeq != 6 {
+		t.Errorf("alarm %+v, want the traceback after the unclosed document (headline line 6)", a)
+	}
 }
 
 // Readiness said by a server that is up but not ready is taken back by its

@@ -672,18 +672,22 @@ func opensDocument(body string) bool {
 }
 
 // inPayloadDoc reports whether the line belongs to the payload document
-// open on the launch, and closes it at its last line: the lines without a
-// logger's prefix up to the bracket that closes it in the first column
-// ("}"). A line with a prefix is the next record: the document ended.
+// open on the launch, and closes it at its last line: the indented lines
+// without a logger's prefix (the document's members) up to the bracket
+// that closes it in the first column ("}"). A line with a prefix, or any
+// other line in the first column (a traceback's header), is what comes
+// after the document: it ended.
 func (s *State) inPayloadDoc(p *Prefix) bool {
-	if p.Tagged || s.d.PayloadDoc >= maxPayloadDoc {
+	b := strings.TrimRight(p.Body, " \t,")
+	if b == "}" || b == "]" {
+		s.d.PayloadDoc = 0
+		return !p.Tagged
+	}
+	if p.Tagged || !indented(p.Body) || s.d.PayloadDoc >= maxPayloadDoc {
 		s.d.PayloadDoc = 0
 		return false
 	}
 	s.d.PayloadDoc++
-	if b := strings.TrimRight(p.Body, " \t,"); b == "}" || b == "]" {
-		s.d.PayloadDoc = 0
-	}
 	return true
 }
 
