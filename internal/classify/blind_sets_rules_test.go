@@ -136,6 +136,15 @@ INFO:     10.0.0.1:40002 - "GET /healthz HTTP/1.1" 200 OK`)
 			t.Errorf("ready %+v, want none: every probe was answered 503", r)
 		}
 	})
+	t.Run("UnavailableAfterADeathKeepsTheReadiness", func(t *testing.T) {
+		st, _ := feedSettledState("", `INFO:     Application startup complete.
+INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)
+RuntimeError: CUDA error: an illegal memory access was encountered
+INFO:     10.0.0.1:40000 - "GET /health HTTP/1.1" 503 Service Unavailable`)
+		if r := st.Summary().Ready; r == nil || r.Seq != 2 {
+			t.Errorf("ready %+v, want line 2 (uvicorn bound): the 503 follows the death", r)
+		}
+	})
 	t.Run("CommonLogFormatProbe", func(t *testing.T) {
 		st, _ := feedSettledState("", `2031-01-02 03:04:05,000 I [118] demo.user_script - init completed
 2031-01-02 03:04:06,000 I [118] gunicorn.access - 10.0.0.1 - - [02/Jan/2031:03:04:06 +0000] "GET / HTTP/1.0" 200 7 "-" "kube-probe/1.29"`)

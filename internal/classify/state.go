@@ -362,11 +362,13 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 			s.takeBackReady(fb)
 		}
 	}
-	if s.d.Ready != nil && s.d.ServedAt <= s.d.Ready.Seq && !familiesWithReadiness[s.d.Server] && unavailableAnswered(t) {
+	if s.d.Ready != nil && s.d.ServedAt <= s.d.Ready.Seq && s.d.Fatal == 0 && !familiesWithReadiness[s.d.Server] && unavailableAnswered(t) {
 		// A request answered 503 before any was served: the server that
 		// said it was up is not ready yet (Truss, Cog and BentoML start
 		// uvicorn, then load the model; their readiness probes say so).
-		// A probe answered 2xx makes it ready (announcedReady).
+		// A probe answered 2xx makes it ready (announcedReady). After a
+		// fatal alarm a 503 is that death's consequence: the readiness
+		// before it stands.
 		s.takeBackReady(fb)
 	}
 	if t == "" {
