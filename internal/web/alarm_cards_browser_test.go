@@ -65,15 +65,8 @@ func TestBrowserAlarmCardsBeyondThePage(t *testing.T) {
 	// meets the navigation, which ends an evaluation.
 	must(t, chromedp.Do(tab, chromedp.Navigate(b.url+"/launches/loop-1#alarm-"+strconv.Itoa(n))))
 	landed := `location.pathname === "/launches/loop-1/alarms" && document.readyState === "complete" && !!document.getElementById("alarm-` + strconv.Itoa(n) + `")`
-	var got bool
-	for range 100 {
-		if got, _ = chromedp.Run(tab, chromedp.Evaluate[bool](landed)); got {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !got {
-		where, _ := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
-		t.Errorf("the link to alarm %d's card led to %s", n, where)
-	}
+	waitFor(t, 5*time.Second, fmt.Sprintf("the link to alarm %d's card to land on the alarms page that shows it", n), func() bool {
+		got, _ := chromedp.Run(tab, chromedp.Evaluate[bool](landed))
+		return got
+	})
 }
