@@ -652,24 +652,8 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
-	if len(rest) > 5 && rest[0] == '\t' {
-		// zap's console encoder (controller-runtime's development mode):
-		// tab-separated fields.
-		if body, lv, ok := eatTabFields(rest); ok {
-			p.Time, p.Level = t, lv
-			return body, true
-		}
-		// A log viewer's copy (Grafana's Explore, a Loki query): the
-		// time, a tab, the line as the server wrote it.
-		p.Time = t
-		return rest[1:], true
-	}
-	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
-		// Python's "%(levelname).1s [%(process)d] %(name)s - ".
-		if body, lv, ok := eatLetterPidLogger(rest); ok {
-			p.Time, p.Level = t, lv
-			return body, true
-		}
+	if body, ok := p.eatTimeFields(t, rest); ok {
+		return body, true
 	}
 	switch {
 	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
@@ -1010,6 +994,29 @@ func letterLevel(c byte) string {
 		return "CRITICAL"
 	}
 	return glogLevel(c)
+}
+
+// eatTimeFields reads what follows a parsed time t in the formats read
+// since the reference parse was frozen (prefix_parse_ref_test.go shares
+// it): zap's tab-separated console encoder, a log viewer's time-tab copy
+// (Grafana's Explore, a Loki query: the time, a tab, the line as the
+// server wrote it) and Python's "%(levelname).1s [%(process)d] %(name)s - ".
+func (p *Prefix) eatTimeFields(t time.Time, rest string) (string, bool) {
+	if len(rest) > 5 && rest[0] == '\t' {
+		if body, lv, ok := eatTabFields(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+		p.Time = t
+		return rest[1:], true
+	}
+	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
+		if body, lv, ok := eatLetterPidLogger(rest); ok {
+			p.Time, p.Level = t, lv
+			return body, true
+		}
+	}
+	return rest, false
 }
 
 // eatTabFields reads what follows a time in zap's console encoder,

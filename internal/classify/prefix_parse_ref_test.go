@@ -329,24 +329,8 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[n:]
-	if len(rest) > 5 && rest[0] == '\t' {
-		// zap's console encoder (controller-runtime's development mode):
-		// tab-separated fields (added since).
-		if body, lv, ok := eatTabFields(rest); ok {
-			p.Time, p.Level = t, lv
-			return body, true
-		}
-		// A log viewer's copy (Grafana's Explore, a Loki query): the
-		// time, a tab, the line as the server wrote it.
-		p.Time = t
-		return rest[1:], true
-	}
-	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
-		// Python's "%(levelname).1s [%(process)d] %(name)s - " (added since).
-		if body, lv, ok := eatLetterPidLogger(rest); ok {
-			p.Time, p.Level = t, lv
-			return body, true
-		}
+	if body, ok := p.eatTimeFields(t, rest); ok { // the formats read since, shared
+		return body, true
 	}
 	switch {
 	case strings.HasPrefix(rest, ": ") && len(rest) > 3 && isGlogLevel(rest[2]) && rest[3] == ' ':
