@@ -403,13 +403,16 @@ func (s *State) addEndpoint(ep string) {
 // come before its warmup; TGI's shards and its router bind before the
 // router connects; llama.cpp listened before it loaded the model; Ollama's
 // runners listen before they load; Triton (and TensorRT-LLM under it)
-// starts its metrics before its services. For them an announcement is an
-// endpoint, never readiness. Other families with readiness lines of their
-// own are not here: vLLM runs inside wrappers (DJL, Xinference, BentoML,
-// Ray Serve) that never print vLLM's readiness but announce their own, and
-// where vLLM's uvicorn announces, it is ready within lines anyway.
+// starts its metrics before its services; TorchServe's frontend binds its
+// APIs and says "Model server started." while its workers still load the
+// model. For them an announcement is an endpoint, never readiness. Other
+// families with readiness lines of their own are not here: vLLM runs inside
+// wrappers (DJL, Xinference, BentoML, Ray Serve) that never print vLLM's
+// readiness but announce their own, and where vLLM's uvicorn announces, it
+// is ready within lines anyway.
 var familiesWithReadiness = map[string]bool{
 	"sglang": true, "tgi": true, "llamacpp": true, "ollama": true, "triton": true, "trtllm": true,
+	"torchserve": true,
 }
 
 // pendingReady is an announcement waiting for what follows it to say

@@ -388,3 +388,33 @@ MemoryError
 		t.Errorf("ready %v, alarms %+v: want ready and one non-fatal alarm headed by WORKER TIMEOUT", st.Summary().Ready, alarms)
 	}
 }
+
+// TorchServe's frontend binds its APIs and says "Model server started."
+// while its workers still load the model: for TorchServe (its logger names
+// tell it) that is no readiness; a worker's model loaded is, in the DEBUG
+// state change or in the INFO WorkerLoadTime metric logged with it.
+func TestTorchServeFrontendStartIsNoReadiness(t *testing.T) {
+	t.Parallel()
+	const frontend = `2031-01-02T03:04:05,100 [INFO ] main org.pytorch.serve.ModelServer - Loading initial models: acme.mar
+2031-01-02T03:04:09,200 [INFO ] main org.pytorch.serve.wlm.ModelManager - Model acme loaded.
+2031-01-02T03:04:09,300 [INFO ] main org.pytorch.serve.ModelServer - Inference API bind to: http://0.0.0.0:8080
+2031-01-02T03:04:09,301 [INFO ] main org.pytorch.serve.ModelServer - Management API bind to: http://0.0.0.0:8081
+Model server started.
+2031-01-02T03:04:09,900 [WARN ] pool-3-thread-1 org.pytorch.serve.metrics.MetricCollector - worker pid is not available yet.
+2031-01-02T03:04:10,100 [INFO ] pool-3-thread-1 TS_METRICS - MemoryUsed.Megabytes:3402.9|#Level:Host|#hostname:box-1,timestamp:1927170250
+2031-01-02T03:04:10,200 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG - Loading pipeline components...:  43%|####      | 3/7 [00:08<00:10,  2.6s/it]
+2031-01-02T03:04:11,200 [INFO ] W-9000-acme_1.0-stdout MODEL_LOG - Loading pipeline components...:  57%|#####     | 4/7 [00:10<00:07,  2.6s/it]`
+	st, alarms := feedSettledState("", frontend)
+	if r := st.Summary().Ready; r != nil || len(alarms) != 0 {
+		t.Errorf("ready %+v, alarms %+v: the workers still load", r, alarms)
+	}
+	for _, loaded := range []string{
+		"2031-01-02T03:04:19,400 [DEBUG] W-9000-acme_1.0 org.pytorch.serve.wlm.WorkerThread - W-9000-acme_1.0 State change WORKER_STARTED -> WORKER_MODEL_LOADED",
+		"2031-01-02T03:04:19,401 [INFO ] W-9000-acme_1.0 TS_METRICS - WorkerLoadTime.Milliseconds:10201.0|#WorkerName:W-9000-acme_1.0,Level:Host|#hostname:box-1,timestamp:1927170259",
+	} {
+		st, _ := feedSettledState("", frontend+"\n"+loaded)
+		if r := st.Summary().Ready; r == nil || r.Seq != 10 {
+			t.Errorf("ready %+v, want line 10: %s", r, loaded)
+		}
+	}
+}
