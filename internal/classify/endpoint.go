@@ -51,7 +51,9 @@ var endpointLiterals = slices.Concat(listeningPhrases, advisingPhrases,
 		// a server's statement that it is ready (readyStatement)
 		"server ready", "server is ready", "service ready", "service is ready", "api ready", "api is ready",
 		"app is ready", "application is ready", "ready to accept", "ready to serve", "ready for serving",
-		"ready for requests", "ready for traffic", "ready for inference", "ready to receive", "ready to handle"})
+		"ready for requests", "ready for traffic", "ready for inference", "ready to receive", "ready to handle",
+		// a banner's title, "<program> v<version> ready" (readyStatement)
+		" ready"})
 
 var (
 	listeningSet     = newWordSet(listeningPhrases)
@@ -80,7 +82,11 @@ var (
 	// a tokenizer, an engine or a cluster: components that are ready
 	// before the server is) and the statement ends the line.
 	reReadyStatement = regexp.MustCompile(`(?i)^(?:[\w.,:'\[\]()-]+\s+){0,5}?(?:server|service|api|application|app|worker(?: with pid \d+)?)(?: is)? (?:now )?ready(?: to (?:accept|serve|receive|handle) (?:requests|connections|traffic)| for (?:serving(?: traffic)?|requests|traffic|inference))?[.!]?\s*$|^(?:now )?ready to (?:accept|serve|receive|handle) (?:requests|traffic)[.!]?\s*$`)
-	reEndpointPort   = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
+	// A banner's title that names the program and its version and says
+	// it is ready: "🚀  crane-oai  v0.4.1  ready", "acme-server 2.3.0 is
+	// ready" (after its leading symbols, peelMarks).
+	reVersionReady = regexp.MustCompile(`(?i)^(?:[\w.:\[\]()-]+\s+){0,2}?[a-z][\w.-]*\s+v?\d+(?:\.\d+){1,3}[\w.+-]*\s+(?:is\s+)?(?:now\s+)?ready[.!]?\s*$`)
+	reEndpointPort = regexp.MustCompile(`(?i)\bports?(?:\(s\))?(?:\s+is)?[\s:=#]+(\d{2,5})\b`)
 	// A port alone after listening's preposition: "listening on 50051"
 	// (not a host's first digits, "listening on 10.0.0.5:80", nor a
 	// count, "listening on 10 queues": the port ends the sentence or a
@@ -174,7 +180,7 @@ func announcedEndpoint(body string) announcement {
 	if readyStatement(body) {
 		return announcement{ok: true} // no address: it waits (announcedReady)
 	}
-	phrase := hasListeningPhrase(body)
+	phrase := hasListeningPhrase(body) || labelledAddress(body)
 	listening := phrase || framed(body)
 	advice := !listening && advisingSet.in(body)
 	if !listening && !advice {
@@ -199,7 +205,38 @@ func announcedEndpoint(body string) announcement {
 // readyStatement reports a server's addressless statement that it is
 // ready (reReadyStatement). Its literals are in endpointLiterals.
 func readyStatement(body string) bool {
-	return len(body) <= 160 && indexFold(body, "ready") >= 0 && reReadyStatement.MatchString(body)
+	if len(body) > 160 || indexFold(body, "ready") < 0 {
+		return false
+	}
+	return reReadyStatement.MatchString(body) || reVersionReady.MatchString(peelMarks(strings.TrimSpace(body)))
+}
+
+// labelledAddress reports a banner's or a settings table's row that gives
+// the server's own address under a label: "Listen  : http://0.0.0.0:8080",
+// "Bind address: 0.0.0.0:9000", "HTTP API = http://127.0.0.1:3000" (the
+// label alone before the separator, nothing else of the line's but the
+// address after it).
+func labelledAddress(body string) bool {
+	t := strings.TrimSpace(body)
+	i := strings.IndexAny(t, ":=")
+	if i <= 0 || i > 24 {
+		return false
+	}
+	label := strings.ToLower(strings.Join(strings.Fields(t[:i]), " "))
+	if !addressLabels[label] {
+		return false
+	}
+	rest := strings.TrimSpace(t[i+1:])
+	return rest != "" && !strings.ContainsAny(rest, " \t") && endpointIn(rest) != ""
+}
+
+// addressLabels are the labels under which a server prints the address it
+// listens at (labelledAddress).
+var addressLabels = map[string]bool{
+	"listen": true, "listening": true, "listening on": true, "listen on": true, "listen address": true,
+	"bind": true, "bind address": true, "bound to": true, "address": true, "serving": true, "serving on": true,
+	"server": true, "server address": true, "http": true, "http api": true, "rest": true, "rest api": true,
+	"grpc": true, "grpc api": true, "api": true, "openai api": true,
 }
 
 // announcedAfterReady is announcedEndpoint once the launch is ready and

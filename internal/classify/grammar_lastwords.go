@@ -3,6 +3,8 @@ package classify
 import (
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A process's last words: what a command-line program prints on its way out
@@ -76,19 +78,47 @@ func (s *State) openUsageError(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 	return ev
 }
 
-// isLastWords reports "Error: <message>" or "error: <message>" at the start
-// of a line with no level: a program's final report of why it stops.
+// isLastWords reports a program's final report of why it stops, at the
+// start of a line with no level: "Error: <message>" or "error: <message>"
+// (cobra, clap, anyhow), "Fatal error: ", "Critical error: ", "Fatal: "
+// or "fatal: " (C and C++ programs' own exit paths), also behind the
+// emoji or symbol a CLI prints before it ("🚨 Critical error: ...",
+// "❌ Error: ..."). Go's lower-case "fatal error: " is its runtime's
+// (grammar_go.go).
 func isLastWords(t string) bool {
-	var msg string
-	switch {
-	case strings.HasPrefix(t, "Error: "):
-		msg = t[len("Error: "):]
-	case strings.HasPrefix(t, "error: "):
-		msg = t[len("error: "):]
-	default:
-		return false
+	t = peelMarks(t)
+	for _, head := range lastWordsHeads {
+		if strings.HasPrefix(t, head) {
+			msg := t[len(head):]
+			return len(msg) >= 4 && msg[0] != ' ' && !isBareValue(msg)
+		}
 	}
-	return len(msg) >= 4 && msg[0] != ' ' && !isBareValue(msg)
+	return false
+}
+
+// lastWordsHeads begin a program's last words (isLastWords).
+var lastWordsHeads = [...]string{"Error: ", "error: ", "Fatal error: ", "Critical error: ", "Fatal: ", "fatal: "}
+
+// peelMarks drops the symbols a line begins with and the spaces after
+// them: emoji and dingbats ("🚨 ", "❌ ", "✗ "), never letters, digits or
+// ASCII punctuation (a list's "- Error: ..." is a list item).
+func peelMarks(t string) string {
+	rest := t
+	for len(rest) > 0 && rest[0] >= utf8.RuneSelf {
+		r, size := utf8.DecodeRuneInString(rest)
+		if !unicode.IsSymbol(r) && !unicode.Is(unicode.Mn, r) && r != 0xFE0F && r != 0x200D {
+			break
+		}
+		rest = rest[size:]
+	}
+	if len(rest) == len(t) {
+		return t
+	}
+	trimmed := strings.TrimLeft(rest, " ")
+	if len(trimmed) == len(rest) {
+		return t // a symbol glued to a word is part of it
+	}
+	return trimmed
 }
 
 // isBareValue reports a configuration value ("false", "none", "0.5"): a

@@ -166,7 +166,9 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch, v *LineVerdict) bool {
 	r := s.d.G.runOn(src)
 	if r == nil {
-		return false
+		if r = s.reportedRun(t); r == nil {
+			return false
+		}
 	}
 	if s.runtimeDumpAfterRun(r, p, t) {
 		s.promoteRun(fb, r)
@@ -202,6 +204,39 @@ func (s *State) promoteByLine(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	s.tryMerge(fb, ev)
 	s.d.CurSrc = src
 	return true
+}
+
+// reportedRun is the pending run of the container or process an exit
+// report names ("sd-server-1 exited with code 1"), when the report comes
+// from another source than the run: docker compose's own line has no
+// container prefix, and once a collector's envelope (journald's "host
+// ident[pid]: ") is around both, the container's lines are another origin
+// than the report's. The name must be the run's origin's innermost part.
+func (s *State) reportedRun(t string) *pendingRun {
+	if len(s.d.G.Runs) == 0 {
+		return nil
+	}
+	t = strings.TrimSpace(t)
+	if !isExitReport(t) {
+		return nil
+	}
+	name, _, _ := strings.Cut(t, " exited with ")
+	if j := strings.LastIndexByte(name, ' '); j >= 0 {
+		name = name[j+1:]
+	}
+	for _, r := range s.d.G.Runs {
+		o := originOf(r.Src)
+		if o == "" {
+			o = s.d.Origin
+		}
+		if i := strings.LastIndexByte(o, '|'); i >= 0 {
+			o = o[i+1:]
+		}
+		if o == name {
+			return r
+		}
+	}
+	return nil
 }
 
 // promoteReporters promotes the ERROR runs of other sources that ended on

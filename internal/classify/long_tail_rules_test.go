@@ -418,3 +418,79 @@ Model server started.
 		}
 	}
 }
+
+// A twenty-second red team's finds (round 3 session 6): a model-load
+// failure a server answers a request for and outlives; a program's last
+// words under other heads than "Error:" and behind an emoji; a banner's
+// title "<program> v<version> ready" and its "Listen : URL" row; docker
+// compose's exit report inside another collector's envelope.
+func TestTwentySecondRedTeamFinds(t *testing.T) {
+	t.Parallel()
+	t.Run("LoadFailureAnsweredThenServing", func(t *testing.T) {
+		st, alarms := feedSettledState("", `20310203 04:05:00.000001 UTC 4242 INFO  Loaded engine: llama-cpp - engine_service.cc:851
+20310203 04:05:01.000001 UTC 4242 INFO  Server started, API server listening at: http://127.0.0.1:39281 - main.cc:120
+20310203 04:05:09.000001 UTC 4243 INFO  Loading model: /srv/models/acme.gguf - llama_engine.cc:618
+20310203 04:05:09.000002 UTC 4243 ERROR llama_model_load: error loading model: unknown model architecture: 'acme9' - llama_server_context.cc:117
+20310203 04:05:09.000003 UTC 4243 ERROR Model failed to start: {"message":"Failed to load model"} - models.cc:682
+20310203 04:05:09.000004 UTC 4243 INFO  Response status: 400 for POST /v1/models/start - main.cc:160
+20310203 04:05:30.000001 UTC 4244 INFO  Response status: 200 for GET /v1/models - main.cc:160
+20310203 04:05:31.000001 UTC 4245 INFO  Response status: 200 for GET /healthz - main.cc:160`)
+		if st.Summary().Ready == nil {
+			t.Fatal("not ready")
+		}
+		if len(alarms) == 0 {
+			t.Fatal("the failed load is no alarm")
+		}
+		for _, a := range alarms {
+			if a.Fatal {
+				t.Errorf("fatal alarm %+v: the server answered the requests after it", a)
+			}
+		}
+	})
+	t.Run("LastWordsHeads", func(t *testing.T) {
+		for _, last := range []string{
+			"Critical error: Socket closed",
+			"🚨 Critical error: Error writing to socket",
+			"Fatal error: cannot map /srv/models/acme.bin",
+			"Fatal: cannot open model file /srv/models/acme.bin",
+			"❌ Error: the weights file is truncated",
+		} {
+			st, alarms := feedSettledState("", "Loading weights...\n"+last)
+			if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 2 || st.Summary().FatalAlarms != 1 {
+				t.Errorf("%q: %d alarms %+v, want one fatal alarm headed by it", last, len(alarms), alarms)
+			}
+		}
+		for _, benign := range []string{"- Error: a list item in help text", "Fatal: false", "🚨Critical error: glued"} {
+			if _, alarms := feedSettledState("", "Loading weights...\n"+benign); len(alarms) != 0 {
+				t.Errorf("%q: alarms %+v", benign, alarms)
+			}
+		}
+	})
+	t.Run("BannerTitleAndListenRow", func(t *testing.T) {
+		for _, banner := range []string{
+			"  ══════════════════\n  🚀  acme-serve  v1.4.2  ready\n  ══════════════════",
+			"  ──────────────────\n  Model   : acme-8b\n  Listen  : http://0.0.0.0:8080\n  ──────────────────",
+		} {
+			st, _ := feedSettledState("", "2031-01-02T03:04:05Z  INFO acme: Model loaded successfully\n"+banner)
+			if st.Summary().Ready == nil {
+				t.Errorf("not ready after\n%s", banner)
+			}
+		}
+		for _, not := range []string{"  Tracking server: http://10.0.0.5:5000", "  Listen  : http://0.0.0.0:8080 (after warmup)", "numpy 1.26.4 not ready"} {
+			st, _ := feedSettledState("", "2031-01-02T03:04:05Z  INFO acme: Model loaded successfully\n"+not)
+			if r := st.Summary().Ready; r != nil && r.Seq == 2 {
+				t.Errorf("ready at %q", not)
+			}
+		}
+	})
+	t.Run("ComposeExitReportInsideJournald", func(t *testing.T) {
+		_, alarms := feedSettledState("", `Jan 28 10:04:05 gpu-7 run[4242]: $ docker compose up sd
+Jan 28 10:04:06 gpu-7 run[4242]: sd-1  | [INFO ] model.cpp:1064 - loading /models/acme.safetensors
+Jan 28 10:04:06 gpu-7 run[4242]: sd-1  | [ERROR] model.cpp:298  - get version from file failed: ''
+Jan 28 10:04:06 gpu-7 run[4242]: sd-1  | [ERROR] main.cpp:282  - new_ctx failed
+Jan 28 10:04:06 gpu-7 run[4242]: sd-1 exited with code 1`)
+		if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].FirstSeq != 3 || alarms[0].HeadlineSeq != 3 {
+			t.Errorf("%d alarms %+v, want one fatal alarm of lines 3-5 headed by line 3", len(alarms), alarms)
+		}
+	})
+}
