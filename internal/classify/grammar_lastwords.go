@@ -80,11 +80,13 @@ func (s *State) openUsageError(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 
 // isLastWords reports a program's final report of why it stops, at the
 // start of a line with no level: "Error: <message>" or "error: <message>"
-// (cobra, clap, anyhow), "Fatal error: ", "Critical error: ", "Fatal: "
-// or "fatal: " (C and C++ programs' own exit paths), also behind the
+// (cobra, clap, anyhow), "Fatal error: ", "Critical error: " or "Fatal: "
+// (C and C++ programs' own exit paths), also behind the
 // emoji or symbol a CLI prints before it ("🚨 Critical error: ...",
 // "❌ Error: ..."). Go's lower-case "fatal error: " is its runtime's
-// (grammar_go.go).
+// (grammar_go.go); git's lower-case "fatal: not a git repository" is a
+// version probe's (setuptools-scm) in many healthy launches, never a
+// server's last words.
 func isLastWords(t string) bool {
 	t = peelMarks(t)
 	for _, head := range lastWordsHeads {
@@ -97,7 +99,7 @@ func isLastWords(t string) bool {
 }
 
 // lastWordsHeads begin a program's last words (isLastWords).
-var lastWordsHeads = [...]string{"Error: ", "error: ", "Fatal error: ", "Critical error: ", "Fatal: ", "fatal: "}
+var lastWordsHeads = [...]string{"Error: ", "error: ", "Fatal error: ", "Critical error: ", "Fatal: "}
 
 // peelMarks drops the symbols a line begins with and the spaces after
 // them: emoji and dingbats ("🚨 ", "❌ ", "✗ "), never letters, digits or

@@ -460,7 +460,8 @@ func TestTwentySecondRedTeamFinds(t *testing.T) {
 				t.Errorf("%q: %d alarms %+v, want one fatal alarm headed by it", last, len(alarms), alarms)
 			}
 		}
-		for _, benign := range []string{"- Error: a list item in help text", "Fatal: false", "🚨Critical error: glued"} {
+		for _, benign := range []string{"- Error: a list item in help text", "Fatal: false", "🚨Critical error: glued",
+			"fatal: not a git repository (or any of the parent directories): .git"} {
 			if _, alarms := feedSettledState("", "Loading weights...\n"+benign); len(alarms) != 0 {
 				t.Errorf("%q: alarms %+v", benign, alarms)
 			}
