@@ -459,9 +459,16 @@ func (s *State) otherLogger(ev *event, p *Prefix) bool {
 // how it ended: docker compose's "web-1 exited with code 139", an
 // entrypoint script's "[entrypoint] llamafile exited with status 1". It is
 // the runtime's or the wrapper's report of the process's death, an event of
-// its own linked to its cause, not a line of the process's own dump. The
-// name is one word right before the phrase, the status ends the line.
+// its own linked to its cause, not a line of the process's own dump.
 func isExitReport(t string) bool {
+	_, ok := exitReportName(t)
+	return ok
+}
+
+// exitReportName is the name of the process an exit report is about (the
+// one word right before the phrase; the status ends the line), and whether
+// t is one (isExitReport).
+func exitReportName(t string) (string, bool) {
 	for _, phrase := range [...]string{" exited with code ", " exited with status "} {
 		i := strings.Index(t, phrase)
 		if i <= 0 {
@@ -475,9 +482,9 @@ func isExitReport(t string) bool {
 		if j := strings.LastIndexByte(name, ' '); j >= 0 {
 			name = name[j+1:]
 		}
-		return name != "" && !strings.Contains(name, ":")
+		return name, name != "" && !strings.Contains(name, ":")
 	}
-	return false
+	return "", false
 }
 
 // isSignalConsequence reports a line that says the process died by a signal

@@ -216,13 +216,9 @@ func (s *State) reportedRun(t string) *pendingRun {
 	if len(s.d.G.Runs) == 0 {
 		return nil
 	}
-	t = strings.TrimSpace(t)
-	if !isExitReport(t) {
+	name, ok := exitReportName(strings.TrimSpace(t))
+	if !ok {
 		return nil
-	}
-	name, _, _ := strings.Cut(t, " exited with ")
-	if j := strings.LastIndexByte(name, ' '); j >= 0 {
-		name = name[j+1:]
 	}
 	for _, r := range s.d.G.Runs {
 		o := originOf(r.Src)
