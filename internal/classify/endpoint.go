@@ -222,6 +222,11 @@ func labelledAddress(body string) bool {
 	if i <= 0 || i > 24 {
 		return false
 	}
+	for j := 0; j < i; j++ {
+		if c := t[j]; c != ' ' && !('a' <= c|0x20 && c|0x20 <= 'z') {
+			return false // not a label of words: no allocation below
+		}
+	}
 	label := strings.ToLower(strings.Join(strings.Fields(t[:i]), " "))
 	if !addressLabels[label] {
 		return false
