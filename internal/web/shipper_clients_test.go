@@ -167,7 +167,11 @@ func TestPinoLokiClient(t *testing.T) {
 	needClients(t)
 	b := setup(t)
 	const n = 40
-	runNode(t, []string{"LOKI_URL=" + b.url, "LOKI_TOKEN=" + b.srv.NewToken(t, "ingest"), "LAUNCH=pino-launch"}, "pino-loki.js", fmt.Sprint(n))
+	env := []string{"LOKI_URL=" + b.url, "LOKI_TOKEN=" + b.srv.NewToken(t, "ingest"), "LAUNCH=pino-launch"}
+	// Two runs of the client, so two pushes carry the launch, the second
+	// appended after the first.
+	runNode(t, env, "pino-loki.js", "0", fmt.Sprint(n/2))
+	runNode(t, env, "pino-loki.js", fmt.Sprint(n/2), fmt.Sprint(n))
 	lines := b.waitLines("pino-launch", n, 10*time.Second)
 	want := make([]string, n)
 	for i := range want {
