@@ -527,6 +527,7 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 		}
 		// The bind a BeforeBind ready line waited for: ready here.
 		s.d.Announced = nil
+		s.d.BoundUnloaded = !s.d.Loaded
 		s.becomeReady(fb, *v, at, src)
 		v.Kind = KindReady
 		return true
@@ -559,6 +560,19 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 	s.becomeReady(fb, *v, at, src)
 	v.Kind = KindReady
 	return true
+}
+
+// loadsAfterBind reports whether the line at seq, with its match m and
+// text t, is model loading right after readiness that came at a bind with
+// nothing loaded before it: a server that loads its model after its
+// application started (Cog runs its predictor's setup() once uvicorn
+// serves) was not ready. Readiness is kept when the line did not come
+// within unreadyWindow of it, or a request was served since. The bind's
+// readiness stays at once, not after quiet lines: a paste that ends at
+// "Uvicorn running on" shows a server that is up.
+func (s *State) loadsAfterBind(seq int64, m *lineMatch, t string) bool {
+	return s.d.BoundUnloaded && s.d.Ready != nil && s.d.Fatal == 0 && seq-s.d.Ready.Seq <= unreadyWindow &&
+		s.d.ServedAt <= s.d.Ready.Seq && isModelWork(t, m)
 }
 
 // servingReady reports whether a line showing the server at work (a

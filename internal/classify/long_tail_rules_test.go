@@ -495,3 +495,42 @@ Jan 28 10:04:06 gpu-7 run[4242]: sd-1 exited with code 1`)
 		}
 	})
 }
+
+// Round 3 session 7's finds. An application that starts uvicorn before
+// it loads its model (Cog runs the predictor's setup() once uvicorn
+// serves): uvicorn's lines at once are readiness only if no model loading
+// comes right after them; a paste that ends at the bind, or loading after
+// a request was served, keeps it.
+func TestLoadingRightAfterAnUnloadedBindTakesReadinessBack(t *testing.T) {
+	t.Parallel()
+	const started = `{"logger": "acme.server", "timestamp": "2031-02-03T04:05:01.100000Z", "severity": "INFO", "message": "probe helpers off"}
+{"logger": "uvicorn.error", "timestamp": "2031-02-03T04:05:02.100000Z", "severity": "INFO", "message": "Started server process [7]"}
+{"logger": "uvicorn.error", "timestamp": "2031-02-03T04:05:03.100000Z", "severity": "INFO", "message": "Waiting for application startup."}
+{"logger": "uvicorn.error", "timestamp": "2031-02-03T04:05:04.100000Z", "severity": "INFO", "message": "Application startup complete."}
+{"logger": "uvicorn.error", "timestamp": "2031-02-03T04:05:05.100000Z", "severity": "INFO", "message": "Uvicorn running on http://0.0.0.0:5000 (Press CTRL+C to quit)"}`
+	st, _ := feedSettledState("", started)
+	if r := st.Summary().Ready; r == nil || r.Seq != 5 {
+		t.Fatalf("ready %+v, want line 5: the paste ends at the bind", r)
+	}
+	const setupFails = `
+Loading acme weights from /srv/weights/acme-xl ...
+Moving the pipeline to cuda ...
+Traceback (most recent call last):
+  File "/srv/predict.py", line 12, in setup
+    self.pipe.to("cuda")
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.`
+	st, alarms := feedSettledState("", started+setupFails)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: the model loaded after the bind and failed", r)
+	}
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 11 {
+		t.Errorf("alarms %+v, want one fatal with the OutOfMemoryError headline (line 11)", alarms)
+	}
+	const servedThenLoads = `
+INFO:     10.0.0.9:40112 - "POST /predictions HTTP/1.1" 200 OK
+Loading adapter acme-style from /srv/adapters ...`
+	st, _ = feedSettledState("", started+servedThenLoads)
+	if r := st.Summary().Ready; r == nil || r.Seq != 5 {
+		t.Errorf("ready %+v, want line 5: a request was served before the load", r)
+	}
+}

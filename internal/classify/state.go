@@ -98,6 +98,10 @@ type stateData struct {
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
 	Bound bool `json:"bound,omitempty"`
+	// BoundUnloaded: the launch became ready at a bind with nothing loaded
+	// before it; model loading right after takes that back (endpoint.go,
+	// loadsAfterBind).
+	BoundUnloaded bool `json:"bound_unloaded,omitempty"`
 	// ServedAt is the last line that showed a request served (a serving
 	// signature or an answered health request): a bind failure after it
 	// does not take readiness back.
@@ -361,6 +365,10 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 		if from-s.d.Ready.Seq <= unreadyWindow && s.d.ServedAt <= s.d.Ready.Seq {
 			s.takeBackReady(fb)
 		}
+	}
+	if s.loadsAfterBind(l.Seq, m, t) {
+		s.d.BoundUnloaded = false
+		s.takeBackReady(fb)
 	}
 	if s.d.Ready != nil && s.d.ServedAt <= s.d.Ready.Seq && s.d.Fatal == 0 && !familiesWithReadiness[s.d.Server] && unavailableAnswered(t) {
 		// A request answered 503 before any was served: the server that
