@@ -534,3 +534,20 @@ Loading adapter acme-style from /srv/adapters ...`
 		t.Errorf("ready %+v, want line 5: a request was served before the load", r)
 	}
 }
+
+// A settings dump's "checkpoint" (a period, a switch, a directory) is no
+// model loading: a server that opens its port before it restores its
+// parameters is not ready at the port.
+func TestCheckpointSettingsAreNoModelWork(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `Running model: acme-7b
+Not using the emergency checkpoint, so ignoring its directory
+Config param checkpoint_period: 5000
+Config param enable_checkpointing: True
+I0203 04:05:06.000001 4242 server_lib.py:200] Starting server on port 9100 with 32 threads
+I0203 04:05:06.000002 4242 engine.py:171] Loading parameters from gs://acme-bucket/acme-7b/items
+I0203 04:05:07.000001 4242 checkpointing.py:400] restoring params from gs://acme-bucket/acme-7b/items`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: the parameters are still being restored", r)
+	}
+}
