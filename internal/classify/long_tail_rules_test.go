@@ -551,3 +551,31 @@ I0203 04:05:07.000001 4242 checkpointing.py:400] restoring params from gs://acme
 		t.Errorf("ready %+v: the parameters are still being restored", r)
 	}
 }
+
+// Under `srun --label`, tasks other than task 0 are a job's workers: the
+// sockets they listen on are for task 0 to connect to, no readiness; task
+// 0's own announcement still is.
+func TestWorkerTasksAnnounceNoReadiness(t *testing.T) {
+	t.Parallel()
+	const workers = `1: + exec ./acme-node worker --port 9400
+2: + exec ./acme-node worker --port 9400
+1: Listening on 0.0.0.0:9400...
+2: Listening on 0.0.0.0:9400...
+0: + exec ./acme-api --port 9300 --model /srv/acme.m
+0: Arch: Acme
+0: Dim: 4096
+0: Socket[0]: connecting to 10.1.2.3:9400 worker
+1: The root node has connected
+1: nNodes: 2
+1: Socket[0]: accepted root node
+0: Socket[0]: connected
+0: Network is initialized`
+	st, _ := feedSettledState("", workers)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: only the workers listen yet", r)
+	}
+	st, _ = feedSettledState("", workers+"\n0: Loading weights...\n0: Weights loaded\n0: Listening on 0.0.0.0:9300...")
+	if r := st.Summary().Ready; r == nil || r.Seq != 16 {
+		t.Errorf("ready %+v, want task 0's listening line (16)", r)
+	}
+}

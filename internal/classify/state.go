@@ -449,7 +449,20 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 		s.addEndpoint(m.announce.endpoint) // an address before its bind ("" for none)
 		return false
 	}
+	if workerTask(p.Origin) {
+		return false
+	}
 	return s.announcedReady(fb, v, at, src, &m.announce)
+}
+
+// workerTask reports whether origin is a task of `srun --label` other than
+// task 0 (peelSrunLabel). A job's service runs in its first task; the
+// others are workers, and the sockets they listen on are for the first
+// task to connect to (distributed-llama's workers say "Listening on
+// 0.0.0.0:9999..." before the root even starts), not the launch's API.
+func workerTask(origin string) bool {
+	n, ok := strings.CutPrefix(origin, "task")
+	return ok && n != "0" && n != ""
 }
 
 // endLine records the line classifyLine placed: the cause link of a
