@@ -579,3 +579,38 @@ func TestWorkerTasksAnnounceNoReadiness(t *testing.T) {
 		t.Errorf("ready %+v, want task 0's listening line (16)", r)
 	}
 }
+
+// kubectl's Events rows and pod rows: an image that cannot be pulled is
+// fatal; a pod the scheduler cannot place, or whose volume cannot be
+// mounted, waits (an alarm the launch outlives); a pod row in Error after
+// a restart is an alarm, one in Error without restarts (an old job's) is
+// not.
+func TestKubernetesEventsAndPodRows(t *testing.T) {
+	t.Parallel()
+	const pull = `Events:
+  Type     Reason     Age                From               Message
+  ----     ------     ----               ----               -------
+  Normal   Scheduled  2m                 default-scheduler  Successfully assigned llm/acme-0 to gpu-7
+  Normal   Pulling    70s (x3 over 2m)   kubelet            Pulling image "registry.acme.test/llm:v9"
+  Warning  Failed     68s (x3 over 2m)   kubelet            Failed to pull image "registry.acme.test/llm:v9": rpc error: code = NotFound desc = not found
+  Warning  Failed     68s (x3 over 2m)   kubelet            Error: ErrImagePull
+  Normal   BackOff    30s (x4 over 2m)   kubelet            Back-off pulling image "registry.acme.test/llm:v9"`
+	_, alarms := feedSettledState("", pull)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 6 {
+		t.Errorf("alarms %+v, want one fatal headed by the pull failure (line 6)", alarms)
+	}
+	const pending = `Events:
+  Type     Reason            Age                 From               Message
+  ----     ------            ----                ----               -------
+  Warning  FailedScheduling  3m (x5 over 9m)     default-scheduler  0/4 nodes are available: 4 Insufficient nvidia.com/gpu.`
+	_, alarms = feedSettledState("", pending)
+	if len(alarms) != 1 || alarms[0].Fatal {
+		t.Errorf("alarms %+v, want one alarm the launch outlives", alarms)
+	}
+	_, alarms = feedSettledState("", `NAME                    READY   STATUS    RESTARTS      AGE
+acme-api-6c9f7d-x2k8p   0/1     Error     2 (20s ago)   3m
+migrate-x7k2q           0/1     Error     0             3d`)
+	if len(alarms) != 1 || alarms[0].HeadlineSeq != 2 {
+		t.Errorf("alarms %+v, want one for the restarted pod's row (line 2)", alarms)
+	}
+}
