@@ -614,3 +614,29 @@ migrate-x7k2q           0/1     Error     0             3d`)
 		t.Errorf("alarms %+v, want one for the restarted pod's row (line 2)", alarms)
 	}
 }
+
+// Slurm's accounting rows: a job that ended FAILED, TIMEOUT or
+// OUT_OF_MEMORY is an alarm when its output showed no failure, and joins
+// the failure its output showed without taking its headline.
+func TestSlurmAccountingRows(t *testing.T) {
+	t.Parallel()
+	const table = `[ops@login2 ~]$ sacct -j 99120 --format=JobID,JobName,State,ExitCode
+JobID           JobName      State ExitCode
+------------ ---------- ---------- --------
+99120        acme-serve    TIMEOUT      0:0
+99120.batch       batch  CANCELLED     0:15`
+	_, alarms := feedSettledState("", `INFO 02-03 04:05:06 acme loading shards 3/8
+`+table)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 5 {
+		t.Errorf("alarms %+v, want one fatal headed by the TIMEOUT row (line 5)", alarms)
+	}
+	_, alarms = feedSettledState("", `slurmstepd: error: Detected 1 oom_kill event in StepId=99120.0. Some of the step tasks have been OOM Killed.
+srun: error: gn-12: task 0: Out Of Memory
+[ops@login2 ~]$ sacct -j 99120
+JobID           JobName      State ExitCode
+------------ ---------- ---------- --------
+99120.0         python OUT_OF_ME+    0:125`)
+	if len(alarms) != 1 || alarms[0].HeadlineSeq != 1 {
+		t.Errorf("alarms %+v, want the step's OOM kill alone, headed by its line 1", alarms)
+	}
+}
