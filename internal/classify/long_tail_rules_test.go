@@ -640,3 +640,20 @@ JobID           JobName      State ExitCode
 		t.Errorf("alarms %+v, want the step's OOM kill alone, headed by its line 1", alarms)
 	}
 }
+
+// A worker pool's report that a worker stopped unexpectedly and is
+// replaced is an alarm the server survives, at WARNING too.
+func TestPoolWorkerStoppedUnexpectedly(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `2031-02-03 04:05:01,100 [mlserver] INFO - Loaded model 'acme-clf' succesfully.
+2031-02-03 04:05:01,200 [mlserver.rest] INFO - HTTP server running on http://0.0.0.0:8080
+2031-02-03 04:05:01,300 [mlserver.grpc] INFO - gRPC server running on http://0.0.0.0:8081
+2031-02-03 04:05:09,100 [mlserver.parallel] WARNING - Worker with PID 4242 on default inference pool stopped unexpectedly with exit code 9. Restarting...
+2031-02-03 04:05:12,100 [mlserver] INFO - Loaded model 'acme-clf' succesfully.`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 2 {
+		t.Errorf("ready %+v, want line 2", r)
+	}
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 4 {
+		t.Errorf("alarms %+v, want one the server survives at line 4", alarms)
+	}
+}
