@@ -467,7 +467,25 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 		s.exceptionLine(fb, ev, p, seq, t, m)
 		return consumed
 	}
+	s.headerOnly(fb, ev, p, m)
 	return ended
+}
+
+// headerOnly withdraws a traceback that is its header line alone when the
+// same source goes on with ordinary work (a line at INFO or DEBUG, a phase,
+// a progress bar, readiness): Python never prints the header without frames
+// under it, so the line was a logger's stray "Traceback (most recent call
+// last):" (a formatter that logs an exception's lines one record each and
+// lost the rest), no failure. A header the stream ends after, or one that
+// an error line follows, stays: a paste cut there, or another failure.
+func (s *State) headerOnly(fb *feedBuf, ev *event, p *Prefix, m *lineMatch) {
+	if ev.Frames != 0 || ev.A.FirstSeq != ev.A.LastSeq || ev.A.FirstSeq != ev.A.HeadlineSeq || m.best != nil || m.follow != nil ||
+		ev.Signalled || !ev.live() {
+		return
+	}
+	if p.Level == "INFO" || p.Level == "DEBUG" || m.ready != nil || isStartupProgress(m) {
+		s.withdraw(fb, ev)
+	}
 }
 
 // consumeAfterExc: after a final exception line, its message may go on, a

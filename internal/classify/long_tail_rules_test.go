@@ -657,3 +657,21 @@ func TestPoolWorkerStoppedUnexpectedly(t *testing.T) {
 		t.Errorf("alarms %+v, want one the server survives at line 4", alarms)
 	}
 }
+
+// A traceback header with no frame under it, followed by the same
+// process's ordinary work, was a logger's stray line: withdrawn. One the
+// paste ends at, or that an error follows, stays.
+func TestTracebackHeaderAloneThenWorkIsNoFailure(t *testing.T) {
+	t.Parallel()
+	const header = `INFO:     Loading model: /srv/models/acme-exl2
+ERROR:    Traceback (most recent call last):`
+	st, alarms := feedSettledState("", header+`
+INFO:     Model loaded in 12.4 seconds
+INFO:     Uvicorn running on http://0.0.0.0:5000 (Press CTRL+C to quit)`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 4 || len(alarms) != 0 {
+		t.Errorf("ready %+v, alarms %+v: want ready at line 4 and no alarm", r, alarms)
+	}
+	if _, alarms = feedSettledState("", header); len(alarms) != 1 {
+		t.Errorf("alarms %+v, want the header the paste ends at", alarms)
+	}
+}
