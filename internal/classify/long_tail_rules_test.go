@@ -675,3 +675,23 @@ INFO:     Uvicorn running on http://0.0.0.0:5000 (Press CTRL+C to quit)`)
 		t.Errorf("alarms %+v, want the header the paste ends at", alarms)
 	}
 }
+
+// A one-line error that says the program carries on ("..., using
+// defaults"), followed by the same program's loading and bind, was no last
+// words; one that does not say so stays (a supervisor's restart loads
+// again after the same words).
+func TestErrorThatCarriesOnIsNoLastWords(t *testing.T) {
+	t.Parallel()
+	const after = `
+Loading model /srv/models/acme.gguf
+model loaded in 3.2 s
+server listening at http://0.0.0.0:8080`
+	st, alarms := feedSettledState("", "acme-server v1.2 starting\nerror: cannot read optional config /etc/acme/extra.toml, using defaults"+after)
+	if r := st.Summary().Ready; r == nil || r.Seq != 5 || len(alarms) != 0 {
+		t.Errorf("ready %+v, alarms %+v: want ready at line 5 and no alarm", r, alarms)
+	}
+	st, alarms = feedSettledState("", "acme-server v1.2 starting\nerror: listen tcp :8080: bind: address already in use"+after)
+	if r := st.Summary().Ready; r != nil || len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("ready %+v, alarms %+v: want the bind failure to stay fatal", r, alarms)
+	}
+}

@@ -366,6 +366,9 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 			s.takeBackReady(fb)
 		}
 	}
+	if s.d.Ready == nil && s.d.Fatal > 0 {
+		s.wordsNotLast(fb, l.Seq, src, m, t)
+	}
 	if s.loadsAfterBind(l.Seq, m, t) {
 		s.d.BoundUnloaded = false
 		s.takeBackReady(fb)

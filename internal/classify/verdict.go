@@ -54,6 +54,34 @@ func (s *State) survived(fb *feedBuf) {
 	}
 }
 
+// wordsNotLast withdraws a program's one-line "last words" ("Error: ...",
+// "error: ...") printed before readiness when the line itself says the
+// program carries on (carryOnWords: "error: cannot read optional config,
+// using defaults") and the same source then loads or starts the server
+// (the line after: its match m, text t). Last words that do not say so
+// stay: a program restarted by its supervisor loads again after the same
+// words, and a chain ("Caused by:") is an error returned from main.
+func (s *State) wordsNotLast(fb *feedBuf, seq int64, src string, m *lineMatch, t string) {
+	if !(m.ready != nil || m.announce.ok || isModelWork(t, m) || loadingSet.in(head(t)) && !stopSet.in(head(t))) {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if ev.Words && ev.live() && ev.A.Fatal && !ev.Signalled && ev.A.Cause == 0 && ev.Src == src &&
+			ev.A.FirstSeq == ev.A.LastSeq && ev.A.LastSeq < seq && carryOnSet.in(head(ev.A.Headline)) {
+			s.withdraw(fb, ev)
+		}
+	}
+}
+
+// carryOnWords are what an error line says when the program goes on
+// without what failed.
+var carryOnWords = []string{
+	"using default", "use default", "ignoring", "skipping", "continuing", "continue without", "falling back",
+	"fall back", "fallback", "retrying", "will retry", "trying again",
+}
+
+var carryOnSet = newWordSet(carryOnWords)
+
 // outlived downgrades the fatal events before a parent's report that its
 // child died while it lives on (a Survivor signature): the process that died
 // was the child (a model runner of `ollama serve`), and the parent printing
