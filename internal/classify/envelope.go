@@ -230,7 +230,10 @@ func peelSrunLabel(s string) (string, string, bool) {
 // to the longest name plus one, then " | " (compose pads with
 // "%-*s | "), so at least two spaces come before the bar. The name must end
 // in the replica number compose gives every container ("web-1", v1's
-// "web_1"): that keeps a table row such as "Total  | 5" a server line.
+// "web_1"), or be a name a compose file gives with container_name, which
+// has no number: one with a separator inside ("open-webui", "acme_api")
+// or a service's well-known name (composeServiceNames). That keeps a
+// table row such as "Total  | 5" a server line.
 func peelCompose(s string) (string, string, bool) {
 	i := 0
 	for i < len(s) && i < 128 && isNameByte(s[i]) {
@@ -244,7 +247,7 @@ func peelCompose(s string) (string, string, bool) {
 	for d > 0 && isDigit(name[d-1]) {
 		d--
 	}
-	if d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_') {
+	if (d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_')) && !containerName(name) {
 		return s, "", false
 	}
 	j := i + 2
@@ -261,6 +264,33 @@ func peelCompose(s string) (string, string, bool) {
 		return s[j+2:], name, true
 	}
 	return s, "", false
+}
+
+// containerName reports a compose container_name without a replica
+// number: a letter first, then a separator ('-', '_', '.') between two
+// word characters somewhere, or one of composeServiceNames.
+func containerName(name string) bool {
+	if name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for k := 1; k+1 < len(name); k++ {
+		if c := name[k]; (c == '-' || c == '_' || c == '.') && name[k-1] != c && name[k+1] != c {
+			return true
+		}
+	}
+	return composeServiceNames[name]
+}
+
+// composeServiceNames are services that compose files name plainly (the
+// image's name as container_name): the servers and the stores beside them.
+var composeServiceNames = map[string]bool{
+	"ollama": true, "vllm": true, "sglang": true, "tgi": true, "triton": true, "localai": true, "litellm": true,
+	"xinference": true, "tei": true, "infinity": true, "comfyui": true, "openwebui": true, "webui": true,
+	"api": true, "server": true, "worker": true, "gateway": true, "proxy": true, "frontend": true, "backend": true,
+	"postgres": true, "postgresql": true, "redis": true, "valkey": true, "nginx": true, "traefik": true,
+	"envoy": true, "caddy": true, "qdrant": true, "milvus": true, "weaviate": true, "chroma": true,
+	"etcd": true, "minio": true, "nats": true, "rabbitmq": true, "kafka": true, "mongo": true, "mongodb": true,
+	"mysql": true, "elasticsearch": true, "opensearch": true, "clickhouse": true, "prometheus": true, "grafana": true,
 }
 
 func isNameByte(c byte) bool { return nameByte[c] }

@@ -60,8 +60,16 @@ func TestPeelCompose(t *testing.T) {
 		{line: "llm_worker_1      | Traceback (most recent call last):", origin: "llm_worker_1", body: "Traceback (most recent call last):"},
 		{line: "\x1b[36mgpu-box-3  | \x1b[0m    raise ValueError(\"x\")", origin: "gpu-box-3", body: "    raise ValueError(\"x\")"},
 		{line: "web-1  |", origin: "web-1"},
+		// A container_name has no replica number: one with a separator, or
+		// a service's plain name.
+		{line: "open-webui  | INFO:     Application startup complete.", origin: "open-webui", level: "INFO",
+			body: "Application startup complete.", tagged: true},
+		{line: "ollama      | Error: listen tcp :11434: bind: address already in use", origin: "ollama",
+			body: "Error: listen tcp :11434: bind: address already in use"},
 		// Look-alikes: no replica number, one space, nothing after the bar.
 		{line: "Total  | 5 requests", body: "Total  | 5 requests"},
+		{line: "Throughput  | 5 req/s", body: "Throughput  | 5 req/s"},
+		{line: "9-layer  | 5 ms", body: "9-layer  | 5 ms"},
 		{line: "gpu-0 | 81920MiB", body: "gpu-0 | 81920MiB"},
 		{line: "layer-12  |x", body: "layer-12  |x"},
 	})

@@ -824,7 +824,9 @@ func oldPeelTimeBeforeJSON(s string) (string, time.Time, bool) {
 // to the longest name plus one, then " | " (compose pads with
 // "%-*s | "), so at least two spaces come before the bar. The name must end
 // in the replica number compose gives every container ("web-1", v1's
-// "web_1"): that keeps a table row such as "Total  | 5" a server line.
+// "web_1"), or be a container_name (containerName, shared: added in round
+// 3 session 7, a change of what the parse means, not of its speed): that
+// keeps a table row such as "Total  | 5" a server line.
 func oldPeelCompose(s string) (string, string, bool) {
 	i := 0
 	for i < len(s) && i < 128 && oldIsNameByte(s[i]) {
@@ -838,7 +840,7 @@ func oldPeelCompose(s string) (string, string, bool) {
 	for d > 0 && isDigit(name[d-1]) {
 		d--
 	}
-	if d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_') {
+	if (d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_')) && !containerName(name) {
 		return s, "", false
 	}
 	j := i + 2
