@@ -464,6 +464,10 @@ type pendingReady struct {
 	At   time.Time   `json:"at"`
 	Src  string      `json:"src,omitempty"`
 	N    int64       `json:"n"` // the line count at the announcement
+	// Other counts the lines since of other origins than the announcing
+	// line's (another compose service, another pod): they neither confirm
+	// the announcement nor, when quiet, count as its quiet lines.
+	Other int64 `json:"other,omitempty"`
 	// Bind: the line was a BeforeBind ready line (awaitBind), not an
 	// announcement: the bind's announcement makes the launch ready at its
 	// own line, whatever the family.
@@ -547,8 +551,9 @@ func (s *State) announcedReady(fb *feedBuf, v *LineVerdict, at time.Time, src st
 		v.Kind = KindReady
 		return true
 	}
-	if !a.health && (!s.d.Loaded || a.advice || a.banner) {
-		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Quiet: s.d.Loaded, Banner: a.banner}
+	loaded := s.loadedIn(src)
+	if !a.health && (!loaded || a.advice || a.banner) {
+		s.d.Announced = &pendingReady{Line: *v, At: at, Src: src, N: s.d.N, Quiet: loaded, Banner: a.banner}
 		return false
 	}
 	if s.d.Announced != nil {
@@ -605,28 +610,66 @@ func (s *State) confirmAnnounced(fb *feedBuf) {
 // only; a request answered, or confirmAfter quiet lines, make it
 // readiness at the announcing line. It also notes loading work for
 // announcements still to come.
-func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineVerdict, t string) {
+func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineVerdict, src, t string) {
 	w := s.d.Announced
 	pending := w != nil && w.N != s.d.N
-	if s.d.Loaded && !pending {
+	if !pending && s.loadedIn(src) {
 		return // nothing to note or decide: no word search on this line
 	}
 	loading := isLoadingWork(t, m)
-	if !s.d.Loaded && isModelWork(t, m) {
-		s.d.Loaded = true // "model loaded in 8.1 s" too
+	if isModelWork(t, m) {
+		s.modelWorkIn(src) // "model loaded in 8.1 s" too
 	}
 	if !pending {
 		return
+	}
+	if originOf(src) != originOf(w.Src) {
+		// Another service's line: its loading or errors say that its
+		// own announcement, not this one, was early; its quiet lines do
+		// not say this one serves.
+		w.Other++
+		if loading && s.loadedIn(w.Src) {
+			return
+		}
+		if !loading && v.Alarm == 0 && !isErrorLevel(p.Level) && m.best == nil && m.follow == nil && !m.serving {
+			return
+		}
 	}
 	switch {
 	case s.d.Ready != nil || familiesWithReadiness[s.d.Server] && !w.Bind:
 		s.d.Announced = nil
 	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
 		s.d.Announced = nil
-	case m.serving || (!w.Banner && s.d.N-w.N >= confirmAfter) || s.d.N-w.N >= confirmAfterBanner:
+	case m.serving || (!w.Banner && s.d.N-w.N-w.Other >= confirmAfter) || s.d.N-w.N-w.Other >= confirmAfterBanner:
 		s.confirmAnnounced(fb)
 	}
 }
+
+// modelWorkIn notes a line of model work on source src: the launch has
+// loaded something, and so has src's origin (another compose service's
+// model loading does not say that this one's port opened after its own).
+func (s *State) modelWorkIn(src string) {
+	s.d.Loaded = true
+	o := originOf(src)
+	if slices.Contains(s.d.LoadedOrigins, o) || len(s.d.LoadedOrigins) >= maxLoadedOrigins {
+		return
+	}
+	s.d.LoadedOrigins = append(s.d.LoadedOrigins, o)
+}
+
+// loadedIn reports whether model work was seen on src's origin ("" is the
+// launch's own process). Past maxLoadedOrigins origins, and in a state
+// saved before origins were noted, the launch's Loaded says it.
+func (s *State) loadedIn(src string) bool {
+	if len(s.d.LoadedOrigins) >= maxLoadedOrigins || len(s.d.LoadedOrigins) == 0 {
+		return s.d.Loaded
+	}
+	return slices.Contains(s.d.LoadedOrigins, originOf(src))
+}
+
+// maxLoadedOrigins bounds the origins remembered as having loaded: past
+// it, every origin counts as loaded (the launch's word, as before).
+const maxLoadedOrigins = 8
 
 // loadingWords are what a server prints while it is still getting ready.
 var loadingWords = []string{

@@ -695,3 +695,31 @@ server listening at http://0.0.0.0:8080`
 		t.Errorf("ready %+v, alarms %+v: want the bind failure to stay fatal", r, alarms)
 	}
 }
+
+// Readiness is a service's own: in a compose log, a dependency's listener
+// is not confirmed by other services' quiet lines, and another service's
+// loading does not make a port opened before this service's own loading
+// readiness.
+func TestReadinessEvidenceIsPerService(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `Attaching to db-1, api-1
+db-1   | 2031-02-03 04:05:06.100 UTC [1] LOG:  listening on IPv4 address "0.0.0.0", port 5432
+db-1   | 2031-02-03 04:05:06.200 UTC [1] LOG:  database system is ready to accept connections
+api-1  | acme gateway v2.1
+api-1  | reading config /etc/acme.yaml
+api-1  | connecting to database at db:5432
+api-1  | connected, 12 routes registered`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: only the database listens", r)
+	}
+	st, _ = feedSettledState("", `Attaching to ui-1, ovms-1
+ui-1    | Loading UI assets from /srv/ui
+ui-1    | Loaded 120 assets
+ovms-1  | [2031-02-03 04:05:06.100][1][serving][info][server.cpp:90] gRPC server started on port 9000
+ovms-1  | [2031-02-03 04:05:06.200][1][modelmanager][info][modelinstance.cpp:80] Loading model: acme, version: 1, from path: /models/acme/1
+ovms-1  | [2031-02-03 04:05:36.200][1][modelmanager][info][modelinstance.cpp:99] Loaded model acme; version: 1
+ovms-1  | [2031-02-03 04:05:36.300][1][serving][info][server.cpp:100] REST server listening on port 8000 with 8 threads`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 7 {
+		t.Errorf("ready %+v, want the REST listener after the model loaded (line 7)", r)
+	}
+}

@@ -95,6 +95,10 @@ type stateData struct {
 	// loading work before it.
 	Announced *pendingReady `json:"announced,omitempty"`
 	Loaded    bool          `json:"loaded,omitempty"`
+	// LoadedOrigins are the origins (originOf a source: "" for the
+	// launch's own process) that showed loading work, at most
+	// maxLoadedOrigins: an announcement waits for its own origin's.
+	LoadedOrigins []string `json:"loaded_origins,omitempty"`
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
 	Bound bool `json:"bound,omitempty"`
@@ -481,7 +485,7 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 		}
 	}
 	s.retire(fb)
-	s.afterAnnouncement(fb, p, m, v, t)
+	s.afterAnnouncement(fb, p, m, v, src, t)
 	benign := s.continuesBenign(p, src, m, v.Alarm)
 	// Every field of prevLine, one by one: a composite literal is built in
 	// a temporary, zeroed, then copied with its write barriers, on every
