@@ -81,7 +81,7 @@ var (
 	// traffic", "Ready to accept requests". The subject is the server (not
 	// a tokenizer, an engine or a cluster: components that are ready
 	// before the server is) and the statement ends the line.
-	reReadyStatement = regexp.MustCompile(`(?i)^(?:[\w.,:'\[\]()-]+\s+){0,5}?(?:server|service|api|application|app|worker(?: with pid \d+)?)(?: is)? (?:now )?ready(?: to (?:accept|serve|receive|handle) (?:requests|connections|traffic)| for (?:serving(?: traffic)?|requests|traffic|inference))?[.!]?\s*$|^(?:now )?ready to (?:accept|serve|receive|handle) (?:requests|traffic)[.!]?\s*$`)
+	reReadyStatement = regexp.MustCompile(`(?i)^(?:[\w.,:'\[\]()-]+\s+){0,5}?(?:server|service|api|application|app|gateway|proxy|router|processor|frontend|worker(?: with pid \d+)?)(?: is)? (?:now )?ready(?: to (?:accept|serve|receive|handle) (?:requests|connections|traffic)| for (?:serving(?: traffic)?|requests|traffic|inference))?[.!]?\s*$|^(?:now )?ready to (?:accept|serve|receive|handle) (?:requests|traffic)[.!]?\s*$`)
 	// A banner's title that names the program and its version and says
 	// it is ready: "🚀  crane-oai  v0.4.1  ready", "acme-server 2.3.0 is
 	// ready" (after its leading symbols, peelMarks).

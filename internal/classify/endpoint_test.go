@@ -46,6 +46,8 @@ func TestAnnouncedEndpoint(t *testing.T) {
 		{"Model server is ready to serve requests", ""},
 		{"All models loaded, server ready.", ""},
 		{"Worker with pid 118 ready for serving traffic", ""},
+		{"Acme Inference Gateway is ready", ""},
+		{"model proxy is now ready to accept connections", ""},
 		{"Ready to accept requests", ""},
 		{`127.0.0.1 - - [01/Mar/2026 10:00:05] "HEAD /v2 HTTP/1.1" 204 -`, ""},
 	}

@@ -723,3 +723,21 @@ ovms-1  | [2031-02-03 04:05:36.300][1][serving][info][server.cpp:100] REST serve
 		t.Errorf("ready %+v, want the REST listener after the model loaded (line 7)", r)
 	}
 }
+
+// A terminal's "^C" echoed at the end of the line that was being printed
+// (a progress bar without its newline) is the operator's stop: the
+// KeyboardInterrupt tracebacks after it are teardown, never a crash.
+func TestCtrlCAtTheEndOfAProgressBar(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `[2031-02-03 04:05:06] INFO fetch.py:153: Downloading weights for 64 shards with 8 threads
+  5%|███▍                       | 3/64 [00:16<05:42,  3.33s/it]^C^C
+Traceback (most recent call last):
+  File "/srv/acme/fetch.py", line 160, in fetch_all
+    for f in as_completed(futures):
+  File "/usr/lib/python3.11/threading.py", line 629, in wait
+    signaled = self._cond.wait(timeout)
+KeyboardInterrupt`)
+	if r := st.Summary().Ready; r != nil || len(alarms) != 0 {
+		t.Errorf("ready %+v, alarms %+v: an operator's stop while loading", r, alarms)
+	}
+}
