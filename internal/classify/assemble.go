@@ -181,6 +181,32 @@ func (s *State) continuesNativeRun(ev *event, p *Prefix, m *lineMatch) bool {
 	return (m.best != nil && m.best.IsFatal() == ev.A.Fatal) || m.ending
 }
 
+// restarted reports an event ev of the same failure as o that is no
+// other rank's copy of it but a restarted process's: o's process was
+// reported dead (a signal in o, or a supervisor's report of its death
+// from another origin: systemd's "Main process exited") before ev began,
+// and, when both times are known, ev began more than restartGap after o.
+// Ranks fail together, within a second or two, and their launcher reports
+// the deaths after the tracebacks.
+func (s *State) restarted(o, ev *event) bool {
+	if !o.A.Time.IsZero() && !ev.A.Time.IsZero() && ev.A.Time.Sub(o.A.Time) <= restartGap {
+		return false
+	}
+	if o.Signalled && o.A.LastSeq < ev.A.FirstSeq {
+		return true
+	}
+	for _, d := range s.d.Events {
+		if d.A.Cause == o.A.ID && d.A.Kind == AlarmSignal && d.A.FirstSeq < ev.A.FirstSeq {
+			return true
+		}
+	}
+	return false
+}
+
+// restartGap is how long after a process's death an identical failure is
+// a restart's rather than another rank's.
+const restartGap = 10 * time.Second
+
 // tryMerge folds ev into an earlier alarm with the same fingerprint from
 // another rank: the same traceback printed by TP0..TP7 is one alarm.
 func (s *State) tryMerge(fb *feedBuf, ev *event) {
@@ -189,7 +215,7 @@ func (s *State) tryMerge(fb *feedBuf, ev *event) {
 	}
 	for _, o := range s.d.Events {
 		if o == ev || !o.live() || o.Alias != 0 || o.Src == ev.Src || o.Src == "" || o.A.ID > ev.A.ID ||
-			o.A.Fingerprint != ev.A.Fingerprint || o.LastN < s.d.N-mergeWindow {
+			o.A.Fingerprint != ev.A.Fingerprint || o.LastN < s.d.N-mergeWindow || s.restarted(o, ev) {
 			continue
 		}
 		if !contains(o.Srcs, ev.Src) && len(o.Srcs) < maxSources {

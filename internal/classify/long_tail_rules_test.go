@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"launchwatch/internal/classify"
 )
 
 // A sixth red team's finds: FastChat's stderr traceback is one alarm (its
@@ -739,5 +741,32 @@ Traceback (most recent call last):
 KeyboardInterrupt`)
 	if r := st.Summary().Ready; r != nil || len(alarms) != 0 {
 		t.Errorf("ready %+v, alarms %+v: an operator's stop while loading", r, alarms)
+	}
+}
+
+// The same failure from a process its supervisor restarted after reporting
+// its death is a second event, not another rank's copy of the first.
+func TestRestartedFailureIsItsOwnEvent(t *testing.T) {
+	t.Parallel()
+	attempt := func(pid int) string {
+		return fmt.Sprintf(`Mar 04 05:06:07 box acme-serve[%d]: Traceback (most recent call last):
+Mar 04 05:06:07 box acme-serve[%d]:   File "/srv/acme/main.py", line 9, in <module>
+Mar 04 05:06:07 box acme-serve[%d]:     join_swarm()
+Mar 04 05:06:07 box acme-serve[%d]: acme.swarm.SwarmError: no bootstrap peer answered
+Mar 04 05:06:08 box systemd[1]: acme-serve.service: Main process exited, code=exited, status=1/FAILURE
+Mar 04 05:06:08 box systemd[1]: acme-serve.service: Failed with result 'exit-code'.`, pid, pid, pid, pid)
+	}
+	_, alarms := feedSettledState("", attempt(2314)+"\nMar 04 05:06:38 box systemd[1]: Started acme-serve.service.\n"+attempt(2398))
+	tracebacks := 0
+	for _, a := range alarms {
+		if a.Kind == classify.AlarmTraceback {
+			tracebacks++
+			if a.Ranks != 1 {
+				t.Errorf("alarm %+v merges the restarted process's traceback as a rank", a)
+			}
+		}
+	}
+	if tracebacks != 2 {
+		t.Errorf("alarms %+v, want the two attempts' tracebacks as two alarms", alarms)
 	}
 }
