@@ -223,7 +223,7 @@ var recognisers = [...]recogniser{
 		}},
 	{name: "a follow line", st: stSingle, merge: true, needs: needFollow,
 		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
-			if m.follow == nil || m.best != nil {
+			if m.follow == nil || m.best != nil || m.follow.Summary && s.d.Fatal > 0 {
 				return nil
 			}
 			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)

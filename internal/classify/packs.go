@@ -104,6 +104,11 @@ type Signature struct {
 	// announced just before it (uvicorn logs "Application startup
 	// complete." before it binds) is taken back (State.takeBackReady).
 	Unready bool `json:"unready,omitempty"`
+	// Summary marks a follow signature whose line sums up a job after it
+	// ended (Slurm's sacct rows): it joins the event just before it, is
+	// the alarm when no fatal one was shown, and adds nothing (no alarm of
+	// its own) when one was, however many lines came between.
+	Summary bool `json:"summary,omitempty"`
 	// BeforeBind marks a ready signature whose line a server prints before
 	// it binds its port unless it was handed a bound socket (uvicorn's
 	// "Application startup complete."; its "Uvicorn running on ..." follows
