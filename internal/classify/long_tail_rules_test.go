@@ -770,3 +770,23 @@ Mar 04 05:06:08 box systemd[1]: acme-serve.service: Failed with result 'exit-cod
 		t.Errorf("alarms %+v, want the two attempts' tracebacks as two alarms", alarms)
 	}
 }
+
+// A Ctrl-C that ends a watch command (`kubectl get pods -w`) is followed
+// by the operator's next command: its output is no teardown, and the
+// traceback in it is a failure.
+func TestCtrlCEndingAWatchIsNoStopOfWhatFollows(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `$ kubectl get pods -w
+NAME          READY   STATUS    RESTARTS   AGE
+acme-llm-0    0/1     Running   0          10s
+^C
+$ kubectl logs acme-llm-0 --previous
+INFO 03-04 05:06:07 [api_server.py:100] acme API server version 1.2
+Traceback (most recent call last):
+  File "/usr/local/bin/acme", line 8, in <module>
+    sys.exit(main())
+ValueError: max_model_len 65536 is larger than the model's 32768`)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 10 {
+		t.Errorf("alarms %+v, want the ValueError after the new command", alarms)
+	}
+}

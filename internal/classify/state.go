@@ -3,6 +3,7 @@ package classify
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -439,6 +440,11 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 	}
 	if m.shutdown && s.d.Shutdown == 0 {
 		s.d.Shutdown = l.Seq
+	} else if s.d.Shutdown != 0 && s.d.Shutdown == s.d.Prev.Seq && strings.TrimSpace(s.d.Prev.Body) == "^C" && reShellCommand.MatchString(p.Body) {
+		// The Ctrl-C ended a command the operator was watching with
+		// (`kubectl get pods -w`, `tail -f`): the prompt right after it
+		// runs another, whose output is no teardown.
+		s.d.Shutdown = 0
 	}
 	if m.ready != nil {
 		s.addEndpoint(m.announce.endpoint) // "Serving on http://...": probed too
@@ -461,6 +467,11 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 	}
 	return s.announcedReady(fb, v, at, src, &m.announce)
 }
+
+// reShellCommand is a shell prompt with a command after it: "$ cmd",
+// "user@host:~/dir$ cmd", "[user@host dir]$ cmd", "(venv) user@host:~$ cmd",
+// "PS C:\\work> cmd".
+var reShellCommand = regexp.MustCompile(`^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#]\s+\S|^PS [A-Z]:\\[^>]*>\s+\S`)
 
 // workerTask reports whether origin is a task of `srun --label` other than
 // task 0 (peelSrunLabel). A job's service runs in its first task; the
