@@ -66,6 +66,10 @@ type event struct {
 	// where a signal finds a main thread (see undecided).
 	Worked  bool `json:"wk,omitempty"`
 	CurWork bool `json:"cwk,omitempty"`
+	// Waits: a frame read so far blocks (blockingCall): until its
+	// exception line says what was raised, the traceback may be a signal's
+	// KeyboardInterrupt reaching a process that waited (see undecided).
+	Waits bool `json:"waits,omitempty"`
 	// DynImport: a frame read so far is importlib's, or its source line
 	// imports by name (isDynamicImport): the program imports a module at
 	// run time (importlib.import_module, a loader's exec_module), as plugin

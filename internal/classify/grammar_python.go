@@ -213,6 +213,25 @@ func plumbingSource(src string) bool {
 	return waitingWord(call)
 }
 
+// blockingCall reports a frame's source line that calls a function that
+// blocks ("events = poller.poll(timeout)", "self._cond.wait(timeout)"):
+// where a signal finds a process, as it does one that waits for its
+// workers to start.
+func blockingCall(src string) bool {
+	src = strings.TrimPrefix(strings.TrimPrefix(src, "return "), "await ")
+	if _, rhs, ok := strings.Cut(src, " = "); ok {
+		src = rhs
+	}
+	call, _, ok := strings.Cut(src, "(")
+	if !ok {
+		return false
+	}
+	if i := strings.LastIndexByte(call, '.'); i >= 0 {
+		call = call[i+1:]
+	}
+	return waitingWord(call)
+}
+
 // entryCallSet are calls that dispatch a CLI's command or run an event loop.
 var entryCallSet = newWordSet([]string{"dispatch_function(", "asyncio.run(", "uvloop.run(", "runner.run(",
 	"run_until_complete(", "run_forever(", "_run_once("})
@@ -455,6 +474,7 @@ func (s *State) consumeFrames(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 				ev.Interrupt = true
 			}
 			ev.CurWork = !plumbingSource(t)
+			ev.Waits = ev.Waits || blockingCall(t)
 			if isDynamicImport(t) {
 				ev.DynImport = true
 			}

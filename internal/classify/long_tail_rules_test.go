@@ -790,3 +790,30 @@ ValueError: max_model_len 65536 is larger than the model's 32768`)
 		t.Errorf("alarms %+v, want the ValueError after the new command", alarms)
 	}
 }
+
+// A traceback one of whose frames blocks (a process waiting for its
+// workers) may be a signal's KeyboardInterrupt: until its exception line
+// comes, a reader mid-traceback is not shown a crash.
+func TestBlockedTracebackWaitsForItsExceptionLine(t *testing.T) {
+	t.Parallel()
+	st := classify.New("")
+	lines := []string{
+		"INFO 03-04 05:06:07 [loader.py:40] Loading weights for acme-70b",
+		"Traceback (most recent call last):",
+		`  File "/srv/acme/api.py", line 90, in build_engine`,
+		"    engine = EngineClient(config)",
+		`  File "/srv/acme/engine.py", line 310, in wait_for_startup`,
+		"    events = poller.poll(5000)",
+	}
+	for i, l := range lines {
+		st.Feed([]classify.Line{{Seq: int64(i + 1), Text: l}})
+	}
+	if sum := st.Summary(); sum.PendingFatal != 0 {
+		t.Errorf("summary %+v: a blocked traceback in its frames counts as a pending fatal alarm", sum)
+	}
+	st.Feed([]classify.Line{{Seq: 7, Text: "KeyboardInterrupt: terminated"}})
+	st.Settle(classify.SettleStreamEnd)
+	if sum := st.Summary(); sum.FatalAlarms != 0 {
+		t.Errorf("summary %+v: the operator's stop is no failure", sum)
+	}
+}

@@ -40,8 +40,10 @@ func (s *State) waitsForParent(ev *event) bool {
 //     another prefix than the parent's, that the parent has not spoken
 //     after yet (waitsForParent);
 //   - a traceback whose frames show a signal being turned into an exception
-//     (event.Interrupt), still in its frames: the operator's stop of a
-//     KeyboardInterrupt, until its exception line says what was raised.
+//     (event.Interrupt), or one of whose frames blocks (event.Waits: a
+//     process waiting for its workers, where a signal finds it), still in
+//     its frames: the operator's stop of a KeyboardInterrupt, until its
+//     exception line says what was raised.
 //
 // Until the next line tells (a retry line withdraws it; anything else
 // continues or closes it, and it settles as usual) or the stream ends
@@ -54,7 +56,7 @@ func (s *State) undecided(ev *event) bool {
 		return false
 	}
 	plumbing := ev.St == stFrames && ev.Prio <= 0 && !ev.Fixed && ev.Net == netNone && !ev.Worked && !ev.CurWork
-	return plumbing || s.waitsForParent(ev) || ev.Net == netOnly || ev.Net == netImport || ev.DynImport && ev.St == stFrames && ev.Net == netNone || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt) && ev.St == stFrames
+	return plumbing || s.waitsForParent(ev) || ev.Net == netOnly || ev.Net == netImport || ev.DynImport && ev.St == stFrames && ev.Net == netNone || ev.Net == netNone && ev.NetFrame || (ev.Thread || ev.Interrupt || ev.Waits) && ev.St == stFrames
 }
 
 // markSettled reports every live alarm that settled during this call.
