@@ -683,7 +683,7 @@ var loadingWords = []string{
 // ("Starting" or "initializing" alone do not say so: OpenVINO Model Server
 // starts its modules, then its gRPC server, then loads the models.)
 var modelWords = []string{
-	"loading", "loaded", "load model", "load weight", "weights", "model_loader", "load_tensors", "warm",
+	"loading", "loaded", "load model", "load weight", "weights", "model_loader", "load_tensors", "warm", "llm engine",
 }
 
 // isModelWork reports a line of model loading work: a phase, a progress

@@ -583,7 +583,7 @@ func TestWorkerTasksAnnounceNoReadiness(t *testing.T) {
 }
 
 // kubectl's Events rows and pod rows: an image that cannot be pulled is
-// fatal; a pod the scheduler cannot place, or whose volume cannot be
+// an alarm the launch can outlive (kubelet pulls again); a pod the scheduler cannot place, or whose volume cannot be
 // mounted, waits (an alarm the launch outlives); a pod row in Error after
 // a restart is an alarm, one in Error without restarts (an old job's) is
 // not.
@@ -598,8 +598,8 @@ func TestKubernetesEventsAndPodRows(t *testing.T) {
   Warning  Failed     68s (x3 over 2m)   kubelet            Error: ErrImagePull
   Normal   BackOff    30s (x4 over 2m)   kubelet            Back-off pulling image "registry.acme.test/llm:v9"`
 	_, alarms := feedSettledState("", pull)
-	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 6 {
-		t.Errorf("alarms %+v, want one fatal headed by the pull failure (line 6)", alarms)
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 6 {
+		t.Errorf("alarms %+v, want one the launch can outlive, headed by the pull failure (line 6)", alarms)
 	}
 	const pending = `Events:
   Type     Reason            Age                 From               Message
@@ -617,20 +617,21 @@ migrate-x7k2q           0/1     Error     0             3d`)
 	}
 }
 
-// Slurm's accounting rows: a job that ended FAILED, TIMEOUT or
-// OUT_OF_MEMORY is an alarm when its output showed no failure, and joins
-// the failure its output showed without taking its headline.
+// Slurm's accounting rows: a job that ended FAILED or OUT_OF_MEMORY is an
+// alarm when its output showed no failure, and joins the failure its
+// output showed without taking its headline; TIMEOUT (the time was up) is
+// none.
 func TestSlurmAccountingRows(t *testing.T) {
 	t.Parallel()
 	const table = `[ops@login2 ~]$ sacct -j 99120 --format=JobID,JobName,State,ExitCode
 JobID           JobName      State ExitCode
 ------------ ---------- ---------- --------
-99120        acme-serve    TIMEOUT      0:0
+99120        acme-serve     FAILED      1:0
 99120.batch       batch  CANCELLED     0:15`
 	_, alarms := feedSettledState("", `INFO 02-03 04:05:06 acme loading shards 3/8
 `+table)
 	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 5 {
-		t.Errorf("alarms %+v, want one fatal headed by the TIMEOUT row (line 5)", alarms)
+		t.Errorf("alarms %+v, want one fatal headed by the FAILED row (line 5)", alarms)
 	}
 	_, alarms = feedSettledState("", `slurmstepd: error: Detected 1 oom_kill event in StepId=99120.0. Some of the step tasks have been OOM Killed.
 srun: error: gn-12: task 0: Out Of Memory
@@ -640,6 +641,10 @@ JobID           JobName      State ExitCode
 99120.0         python OUT_OF_ME+    0:125`)
 	if len(alarms) != 1 || alarms[0].HeadlineSeq != 1 {
 		t.Errorf("alarms %+v, want the step's OOM kill alone, headed by its line 1", alarms)
+	}
+	_, alarms = feedSettledState("", "99120  acme-serve  TIMEOUT  0:0")
+	if len(alarms) != 0 {
+		t.Errorf("alarms %+v: a job whose time was up did not fail", alarms)
 	}
 }
 
@@ -815,5 +820,32 @@ func TestBlockedTracebackWaitsForItsExceptionLine(t *testing.T) {
 	st.Settle(classify.SettleStreamEnd)
 	if sum := st.Summary(); sum.FatalAlarms != 0 {
 		t.Errorf("summary %+v: the operator's stop is no failure", sum)
+	}
+}
+
+// A stack's dependencies (a database, a message bus) and its web front
+// are up long before the model server: their readiness is not the
+// launch's, by the service's name or by a dependency's own start-up line,
+// and an origin that loaded nothing while another loads a model announces
+// no readiness for it.
+func TestReadinessOfServicesBesideTheModelServer(t *testing.T) {
+	t.Parallel()
+	for name, log := range map[string]string{
+		"named": `[pod/acme-postgresql-0/postgresql] 2031-02-03 04:05:06.100 GMT [1] LOG:  listening on IPv4 address "0.0.0.0", port 5432
+[pod/acme-postgresql-0/postgresql] 2031-02-03 04:05:06.200 GMT [1] LOG:  database system is ready to accept connections
+[pod/acme-vllm-0/vllm] INFO 02-03 04:05:09 [loader.py:40] Loading weights took 31.2 seconds`,
+		"by its line": `1: [2731] 2031/02/03 04:05:06.100 [INF] Listening for client connections on 0.0.0.0:4222
+1: [2731] 2031/02/03 04:05:06.100 [INF] Server is ready
+0: 2031-02-03T04:05:07.000Z INFO acme_worker: starting worker for acme-70b`,
+		"a front before its model": `Attaching to llm-1, rag-1
+llm-1  | INFO 2031-02-03 04:05:06.000 llm_engine.py:242] Initializing a V0 LLM engine (v0.8.4) with config: model='/srv/acme'
+rag-1  | INFO:     Started server process [1]
+rag-1  | INFO:     Waiting for application startup.
+rag-1  | INFO:     Application startup complete.
+rag-1  | INFO:     Uvicorn running on http://0.0.0.0:8081 (Press CTRL+C to quit)`,
+	} {
+		if st, _ := feedSettledState("", log); st.Summary().Ready != nil {
+			t.Errorf("%s: ready %+v, want none: the model server has not said it serves", name, st.Summary().Ready)
+		}
 	}
 }

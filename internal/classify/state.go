@@ -100,6 +100,9 @@ type stateData struct {
 	// launch's own process) that showed loading work, at most
 	// maxLoadedOrigins: an announcement waits for its own origin's.
 	LoadedOrigins []string `json:"loaded_origins,omitempty"`
+	// DepSources are sources that printed a dependency's start-up line
+	// (aside.go), at most maxDepSources.
+	DepSources []string `json:"dep_sources,omitempty"`
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
 	Bound bool `json:"bound,omitempty"`
@@ -316,7 +319,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		}
 	}
 
-	if s.evidenceAfter(fb, l, p, m, v, at, src) {
+	if s.evidenceAfter(fb, l, p, m, v, at, src, t) {
 		return
 	}
 	if len(m.phases) > 0 {
@@ -405,7 +408,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 // its parent outlived, what dooms the process, a supervisor's child, the
 // operator's stop, readiness. It reports whether the line was placed (a
 // readiness line).
-func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src string) bool {
+func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVerdict, at time.Time, src, t string) bool {
 	if m.serving || m.announce.health {
 		s.d.ServedAt = l.Seq
 	}
@@ -445,6 +448,9 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 		// (`kubectl get pods -w`, `tail -f`): the prompt right after it
 		// runs another, whose output is no teardown.
 		s.d.Shutdown = 0
+	}
+	if (m.ready != nil || m.announce.ok) && s.aside(p, m, src, t) {
+		return false // a database's, a bus's or a web UI's readiness: not the launch's
 	}
 	if m.ready != nil {
 		s.addEndpoint(m.announce.endpoint) // "Serving on http://...": probed too

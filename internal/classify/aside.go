@@ -1,0 +1,106 @@
+package classify
+
+import "strings"
+
+// Services beside the model server. A launch's log often holds the output
+// of a whole stack (docker compose, a pod's containers, a Slurm job's
+// tasks): a database, a message bus, an object store, a proxy, a web UI.
+// They say "listening", "ready to accept connections" or "Application
+// startup complete." long before the model server does, and none of that
+// is the launch's readiness.
+
+// aside reports whether the line (its prefix p, source src, text t) is a
+// service's beside the model server, whose readiness is not the launch's:
+//   - its origin's name is a well-known dependency's (the compose service
+//     "db-1", the pod "dify-postgresql-0", the unit "redis-server"), or
+//     its source printed a dependency's own start-up line before
+//     (dependencySet: PostgreSQL's "database system is ready to accept
+//     connections", NATS's "Listening for client connections");
+//   - or another origin of the log has loaded a model and this one has
+//     not: a web UI's or a RAG API's uvicorn, up before the model server
+//     it fronts (a family's own readiness line still counts).
+func (s *State) aside(p *Prefix, m *lineMatch, src, t string) bool {
+	if dependencyOrigin(p.Origin) || s.isDependencySource(src) {
+		return true
+	}
+	if dependencySet.in(head(t)) {
+		s.noteDependency(src)
+		return true
+	}
+	if m.ready != nil && m.ready.Family != "" && m.ready.Family == s.d.Server {
+		return false
+	}
+	return s.loadedElsewhere(src)
+}
+
+// loadedElsewhere reports whether an origin other than src's loaded a
+// model while src's did not.
+func (s *State) loadedElsewhere(src string) bool {
+	if len(s.d.LoadedOrigins) == 0 || len(s.d.LoadedOrigins) >= maxLoadedOrigins || s.loadedIn(src) {
+		return false
+	}
+	return true
+}
+
+// dependencyOrigin reports an origin whose name has a dependency's word
+// as one of its parts ("db-1", "milvus-standalone", "redis-server[812]");
+// of kubectl's "pod/NAME/CONTAINER", the container's ("postgresql" in
+// "pod/dify-postgresql-0/postgresql"; a gateway's "pod/envoy-aigw-0/extproc"
+// is no proxy's output).
+func dependencyOrigin(origin string) bool {
+	if origin == "" {
+		return false
+	}
+	if strings.HasPrefix(origin, "pod/") {
+		origin = origin[strings.LastIndexByte(origin, '/')+1:]
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(origin), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if dependencyNames[strings.TrimRight(w, "0123456789")] {
+			return true
+		}
+	}
+	return false
+}
+
+// dependencyNames are the parts of a service's name that say it is a
+// store, a bus, a proxy or a monitor beside the model server.
+var dependencyNames = map[string]bool{
+	"db": true, "database": true, "postgres": true, "postgresql": true, "pg": true, "pgvector": true,
+	"mysql": true, "mariadb": true, "mongo": true, "mongodb": true, "redis": true, "valkey": true,
+	"memcached": true, "nats": true, "etcd": true, "minio": true, "milvus": true, "qdrant": true,
+	"weaviate": true, "chroma": true, "chromadb": true, "elasticsearch": true, "opensearch": true,
+	"meilisearch": true, "clickhouse": true, "rabbitmq": true, "kafka": true, "zookeeper": true,
+	"nginx": true, "traefik": true, "caddy": true, "haproxy": true, "squid": true,
+	"prometheus": true, "grafana": true, "jaeger": true, "loki": true, "promtail": true,
+}
+
+// dependencyLines are start-up lines only a dependency prints.
+var dependencyLines = []string{
+	"database system is ready to accept connections", "listening on ipv4 address", "listening on ipv6 address",
+	"listening on unix socket", "ready to accept connections", "listening for client connections on",
+	"listening for route connections", "ready to serve client requests", "serving client traffic",
+	"qdrant http listening", "qdrant grpc listening", "minio object storage server", "start worker process",
+	"waiting for connections", "server startup complete", "kafkaserver id=",
+}
+
+var dependencySet = newWordSet(dependencyLines)
+
+func (s *State) isDependencySource(src string) bool {
+	for _, d := range s.d.DepSources {
+		if d == src {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *State) noteDependency(src string) {
+	if !s.isDependencySource(src) && len(s.d.DepSources) < maxDepSources {
+		s.d.DepSources = append(s.d.DepSources, src)
+	}
+}
+
+// maxDepSources bounds the sources remembered as dependencies.
+const maxDepSources = 8
