@@ -849,3 +849,15 @@ rag-1  | INFO:     Uvicorn running on http://0.0.0.0:8081 (Press CTRL+C to quit)
 		}
 	}
 }
+
+// A request answered in a sentence with a dash before its status
+// ("POST /x - 200 (13.27 s)") is a request served; a 500 is not.
+func TestDashStatusIsServing(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `2031-02-03 04:05:01.000 [Info] (Manager) Acme Server v2.0 started
+2031-02-03 04:05:01.001 [Info] (Manager) Connect your apps to API endpoint: http://localhost:13305/api/v1
+2031-02-03 04:05:09.000 [Info] (Server) POST /api/v1/chat/completions - 200 (3.10 s)`)
+	if r := st.Summary().Ready; r == nil {
+		t.Errorf("not ready: a request was answered 200")
+	}
+}
