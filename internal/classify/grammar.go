@@ -143,7 +143,7 @@ var recognisers = [...]recogniser{
 	{name: "Node.js stack", st: stJS, consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
 		return s.consumeJS(ev, p, t)
 	}},
-	{name: "last words", st: stLast, first: "EeuCFf\xe2\xf0", open: (*State).openLastWords,
+	{name: "last words", st: stLast, first: "ECF\xe2\xf0abcdefghijklmnopqrstuvwxyz", open: (*State).openLastWords,
 		consume: func(s *State, _ *feedBuf, ev *event, p *Prefix, _ int64, t string, _ *lineMatch) consumeResult {
 			return s.consumeLastWords(ev, p, t)
 		}},

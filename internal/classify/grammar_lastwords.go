@@ -95,7 +95,31 @@ func isLastWords(t string) bool {
 			return len(msg) >= 4 && msg[0] != ' ' && !isBareValue(msg)
 		}
 	}
-	return false
+	return commandError(t)
+}
+
+// commandError reports a command-line tool's own error line, its name
+// before "error: " ("%s: error: %s", as PostgreSQL's initdb and pg_ctl
+// print it: "initdb: error: directory "/var/lib/postgresql/data" exists
+// but is not empty"): a lower-case name of letters, digits, '.', '_' and
+// '-', no path, no line number. Slurm's tools name their tasks' failures,
+// not their own.
+func commandError(t string) bool {
+	i := strings.IndexByte(t[:min(len(t), 32)], ':')
+	if i < 2 || t[0] < 'a' || t[0] > 'z' || !strings.HasPrefix(t[i:], ": error: ") {
+		return false
+	}
+	for j := 1; j < i; j++ {
+		if c := t[j]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	switch t[:i] {
+	case "srun", "slurmstepd", "salloc", "sbatch":
+		return false // Slurm's reports of its tasks' deaths (signals.json), not its own
+	}
+	msg := t[i+len(": error: "):]
+	return len(msg) >= 4 && msg[0] != ' ' && !isBareValue(msg)
 }
 
 // lastWordsHeads begin a program's last words (isLastWords).

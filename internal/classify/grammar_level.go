@@ -301,14 +301,21 @@ func (s *State) promoteOnSettle(fb *feedBuf) []*event {
 		return nil
 	}
 	var evs []*event
+	var kept []*pendingRun
 	for _, r := range append([]*pendingRun(nil), s.d.G.Runs...) {
 		if r.Gap == 0 && !contains(s.d.G.Served, r.Src) {
 			if ev := s.promoteRun(fb, r); ev != nil {
 				evs = append(evs, ev)
 			}
+			continue
 		}
+		// A run that is no candidate now (lines of other work came after
+		// it, or its source served since) stays as the settler leaves it:
+		// a reader's settling must change no more than the settler's when
+		// nothing waits for the stream's end (TestVerdictDoesNotHangOnWhoSettlesFirst).
+		kept = append(kept, r)
 	}
-	s.d.G.Runs = nil
+	s.d.G.Runs = kept
 	return evs
 }
 

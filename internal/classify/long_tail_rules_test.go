@@ -861,3 +861,15 @@ func TestDashStatusIsServing(t *testing.T) {
 		t.Errorf("not ready: a request was answered 200")
 	}
 }
+
+// A command-line tool's own "prog: error: msg" line is its last words
+// (PostgreSQL's initdb).
+func TestCommandErrorIsLastWords(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `The database cluster will be initialized with locale "en_US.utf8".
+initdb: error: directory "/var/lib/acme/data" exists but is not empty
+initdb: hint: Using a mount point directly as the data directory is not recommended.`)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 2 {
+		t.Errorf("alarms %+v, want initdb's error as fatal last words", alarms)
+	}
+}
