@@ -873,3 +873,35 @@ initdb: hint: Using a mount point directly as the data directory is not recommen
 		t.Errorf("alarms %+v, want initdb's error as fatal last words", alarms)
 	}
 }
+
+// A server that reports its on-demand child's death and then serves
+// requests outlived it; requests another service answers do not say so.
+func TestChildDeathOutlivedByItsServer(t *testing.T) {
+	t.Parallel()
+	const ready = `2031-02-03 04:05:01.000 [Info] (Manager) Acme Server v2.0 started
+2031-02-03 04:05:01.001 [Info] (Manager) Server listening on http://localhost:13305
+2031-02-03 04:05:09.000 [Info] (Server) POST /api/v1/chat/completions - 200 (3.10 s)
+`
+	const death = `2031-02-03 04:06:31.774 [Error] (Runner) llama-server exited with code 1 before becoming healthy
+`
+	const served = `2031-02-03 04:07:58.412 [Info] (Server) POST /api/v1/load - 200 (18.11 s)
+2031-02-03 04:08:16.980 [Info] (Server) POST /api/v1/chat/completions - 200 (13.27 s)`
+	_, alarms := feedSettledState("", ready+death+served)
+	if len(alarms) != 1 || alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the child's death as one alarm the server outlived", alarms)
+	}
+	_, alarms = feedSettledState("", ready+death)
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the death fatal while nothing was served after it", alarms)
+	}
+	_, alarms = feedSettledState("", `Attaching to llm-1, ui-1
+llm-1  | INFO:     Application startup complete.
+llm-1  | INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)
+llm-1  | Engine core proc EngineCore_0 died unexpectedly, shutting down client.
+ui-1   | INFO:     10.0.0.3:51234 - "GET /api/config HTTP/1.1" 200 OK
+ui-1   | INFO:     10.0.0.3:51236 - "GET /api/models HTTP/1.1" 200 OK
+ui-1   | INFO:     10.0.0.3:51238 - "GET /api/chats HTTP/1.1" 200 OK`)
+	if len(alarms) == 0 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the engine's death fatal: another service answered", alarms)
+	}
+}

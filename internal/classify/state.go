@@ -413,7 +413,7 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 		s.d.ServedAt = l.Seq
 	}
 	if m.serving {
-		s.survived(fb)
+		s.survived(fb, src)
 		s.d.G.servedOn(src)
 		if s.servingReady() {
 			v.Kind = KindReady

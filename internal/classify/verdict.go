@@ -30,12 +30,19 @@ func (s *State) awaitsEvidence(ev *event) bool {
 // survived counts served requests against the fatal alarms raised while
 // serving: an error after readiness that the server answers two requests
 // after was one request's, not the server's death. An event whose process
-// died (a signal, "is dead") is never downgraded.
-func (s *State) survived(fb *feedBuf) {
+// died (a signal, "is dead") is downgraded only by requests its own origin
+// serves after it, and then the dead process was a child
+// (childDeathOutlived).
+func (s *State) survived(fb *feedBuf, src string) {
 	if s.d.Ready == nil {
 		return
 	}
 	for _, ev := range s.d.Events {
+		if s.childDeathOutlived(ev, src) {
+			s.setFatal(ev, false)
+			fb.touch(ev)
+			continue
+		}
 		if !s.awaitsEvidence(ev) || ev.St == stFrames {
 			continue
 		}
@@ -81,6 +88,23 @@ var carryOnWords = []string{
 }
 
 var carryOnSet = newWordSet(carryOnWords)
+
+// childDeathOutlived counts a request served on source src against a
+// fatal event after readiness whose process was reported dead (a signal,
+// an exit report) on the same origin, and reports whether that origin has
+// now served servedToSurvive requests since: the process that died was a
+// child the server started (a model runner loaded on demand: Lemonade's or
+// llama-swap's llama-server), since the server answers on. Requests
+// another service answers (a web UI beside a dead model server) say
+// nothing of it.
+func (s *State) childDeathOutlived(ev *event, src string) bool {
+	if !ev.live() || !ev.A.Fatal || !ev.Signalled || s.d.Ready == nil || ev.A.FirstSeq <= s.d.Ready.Seq ||
+		ev.St == stFrames || originOf(ev.Src) != originOf(src) {
+		return false
+	}
+	ev.Alive++
+	return ev.Alive >= servedToSurvive
+}
 
 // outlived downgrades the fatal events before a parent's report that its
 // child died while it lives on (a Survivor signature): the process that died
