@@ -39,11 +39,14 @@ type event struct {
 	Fixed     bool        `json:"fixed,omitempty"`     // Fatal was set by a signature
 	Signalled bool        `json:"signalled,omitempty"` // a signal or process death is part of the event
 	Alive     int         `json:"alive,omitempty"`     // requests served after the event
-	JoinTo    int         `json:"join,omitempty"`      // a teardown event whose lines belong to this earlier alarm
-	WarnIntro bool        `json:"wi,omitempty"`        // silent only because a WARNING line introduced it
-	Frames    int         `json:"fr,omitempty"`        // traceback frames read
-	Tentative bool        `json:"tent,omitempty"`      // promoted by SettleStreamEnd: withdrawn if the stream goes on
-	Sub       int         `json:"sub,omitempty"`       // a recogniser's sub-state (grammar_*.go)
+	// Reloaded: after this death reported while serving, its origin loaded
+	// a model again (State.reloadedAfterDeath).
+	Reloaded  bool `json:"reloaded,omitempty"`
+	JoinTo    int  `json:"join,omitempty"` // a teardown event whose lines belong to this earlier alarm
+	WarnIntro bool `json:"wi,omitempty"`   // silent only because a WARNING line introduced it
+	Frames    int  `json:"fr,omitempty"`   // traceback frames read
+	Tentative bool `json:"tent,omitempty"` // promoted by SettleStreamEnd: withdrawn if the stream goes on
+	Sub       int  `json:"sub,omitempty"`  // a recogniser's sub-state (grammar_*.go)
 	// NetFrame: the traceback frame read last is inside a network client
 	// library; Net: what its exception lines showed so far (netNone,
 	// netOnly: network failures under such frames, netOther). See undecided.

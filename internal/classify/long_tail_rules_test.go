@@ -874,8 +874,10 @@ initdb: hint: Using a mount point directly as the data directory is not recommen
 	}
 }
 
-// A server that reports its on-demand child's death and then serves
-// requests outlived it; requests another service answers do not say so.
+// A server that reports its on-demand child's death, loads the model again
+// and serves requests outlived it; requests another service answers do
+// not say so (nor do requests answered without a reload: in flight when
+// a server's own engine died, TestAProcessDeathAfterAnErrorMakesItFatal).
 func TestChildDeathOutlivedByItsServer(t *testing.T) {
 	t.Parallel()
 	const ready = `2031-02-03 04:05:01.000 [Info] (Manager) Acme Server v2.0 started
@@ -884,7 +886,8 @@ func TestChildDeathOutlivedByItsServer(t *testing.T) {
 `
 	const death = `2031-02-03 04:06:31.774 [Error] (Runner) llama-server exited with code 1 before becoming healthy
 `
-	const served = `2031-02-03 04:07:58.412 [Info] (Server) POST /api/v1/load - 200 (18.11 s)
+	const served = `2031-02-03 04:07:40.302 [Info] (Runner) Loading model: acme-32b
+2031-02-03 04:07:58.412 [Info] (Server) POST /api/v1/load - 200 (18.11 s)
 2031-02-03 04:08:16.980 [Info] (Server) POST /api/v1/chat/completions - 200 (13.27 s)`
 	_, alarms := feedSettledState("", ready+death+served)
 	if len(alarms) != 1 || alarms[0].Fatal {

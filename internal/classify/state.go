@@ -377,6 +377,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 	if s.d.Ready == nil && s.d.Fatal > 0 {
 		s.wordsNotLast(fb, l.Seq, src, m, t)
 	}
+	s.reloadedAfterDeath(src, m, t)
 	if s.loadsAfterBind(l.Seq, m, t) {
 		s.d.BoundUnloaded = false
 		s.takeBackReady(fb)

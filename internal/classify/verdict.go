@@ -92,18 +92,39 @@ var carryOnSet = newWordSet(carryOnWords)
 // childDeathOutlived counts a request served on source src against a
 // fatal event after readiness whose process was reported dead (a signal,
 // an exit report) on the same origin, and reports whether that origin has
-// now served servedToSurvive requests since: the process that died was a
-// child the server started (a model runner loaded on demand: Lemonade's or
-// llama-swap's llama-server), since the server answers on. Requests
-// another service answers (a web UI beside a dead model server) say
-// nothing of it.
+// now served servedToSurvive requests since it loaded a model again: the
+// process that died was a child the server started (a model runner loaded
+// on demand: Lemonade's or llama-swap's llama-server), since the server
+// started another and answers on. Requests another service answers (a web
+// UI beside a dead model server) say nothing of it.
 func (s *State) childDeathOutlived(ev *event, src string) bool {
-	if !ev.live() || !ev.A.Fatal || !ev.Signalled || s.d.Ready == nil || ev.A.FirstSeq <= s.d.Ready.Seq ||
-		ev.St == stFrames || originOf(ev.Src) != originOf(src) {
+	if !ev.Reloaded || !s.deadWhileServing(ev) || originOf(ev.Src) != originOf(src) {
 		return false
 	}
 	ev.Alive++
 	return ev.Alive >= servedToSurvive
+}
+
+// deadWhileServing reports a live fatal event after readiness whose
+// process was reported dead.
+func (s *State) deadWhileServing(ev *event) bool {
+	return ev.live() && ev.A.Fatal && ev.Signalled && s.d.Ready != nil && ev.A.FirstSeq > s.d.Ready.Seq && ev.St != stFrames
+}
+
+// reloadedAfterDeath notes model loading on source src (the line's match m,
+// text t) after a death reported while serving on the same origin: the
+// server started its child again (childDeathOutlived). Requests answered
+// without it are in flight when a server's own engine dies (vLLM's API
+// answers a few after "Engine core proc ... died unexpectedly").
+func (s *State) reloadedAfterDeath(src string, m *lineMatch, t string) {
+	if s.d.Ready == nil || s.d.Fatal == 0 {
+		return
+	}
+	for _, ev := range s.d.Events {
+		if !ev.Reloaded && s.deadWhileServing(ev) && originOf(ev.Src) == originOf(src) && isModelWork(t, m) {
+			ev.Reloaded = true
+		}
+	}
 }
 
 // outlived downgrades the fatal events before a parent's report that its
