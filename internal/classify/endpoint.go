@@ -151,8 +151,10 @@ var notAnnouncing = []string{
 // it serves: vLLM's "Starting vLLM API server 0 on http://0.0.0.0:8000"
 // comes before uvicorn binds it (vLLM's readiness is uvicorn's
 // "Application startup complete.", the shared corpus's rule). The address
-// goes on the launch; the line is no readiness.
-var preBindSet = newWordSet([]string{"starting vllm api server"})
+// goes on the launch; the line is no readiness. A router's "Starting
+// router on 0.0.0.0:3000 | mode: ..." (sgl-router and its vllm-router
+// fork) comes before it has found its workers.
+var preBindSet = newWordSet([]string{"starting vllm api server", "starting router on"})
 
 // bareStartedLine reads a logger's line that says only "Started" or
 // "Ready" (Petals' server once its blocks serve): an announcement with no

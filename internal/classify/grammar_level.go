@@ -277,6 +277,37 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 	return ev
 }
 
+// restartedAfterRun notes the launch's first line that is no warning or
+// error (its template: a start banner) and,
+// when it comes again on src after a pending ERROR run of src's before
+// readiness, makes that run a fatal alarm at once: the program printed its
+// start banner again, so a supervisor restarted it and the ERROR lines
+// were the last words of the run before ("Failed to initialize AppState:
+// ..." then "Starting TensorZero Gateway ..." again, a restart loop that
+// would otherwise grow one run that never settles).
+func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, src, t string) {
+	if p.Level != "" && p.Level != "INFO" && p.Level != "DEBUG" || indented(p.Body) {
+		return // a banner is no warning or error line, nor a record's continuation
+	}
+	if s.d.FirstTpl == "" && (indexFold(t, "error") >= 0 || failureSet.in(head(t))) {
+		return // nor a message about a failure
+	}
+	if s.d.FirstTpl == "" {
+		if strings.TrimSpace(t) != "" {
+			s.d.FirstTpl = Template(t)
+		}
+		return
+	}
+	r := s.d.G.runOn(src)
+	if r == nil || s.d.Ready != nil || Template(t) != s.d.FirstTpl {
+		return
+	}
+	if ev := s.promoteRun(fb, r); ev != nil {
+		ev.Signalled = true
+		ev.St = stClosed
+	}
+}
+
 // servedOn records that src answered a request: the ERROR lines of its
 // pending run were failures it handled, not its last words, and its later
 // silence is a serving process waiting for requests (promoteOnSettle).

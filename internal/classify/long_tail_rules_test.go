@@ -908,3 +908,56 @@ ui-1   | INFO:     10.0.0.3:51238 - "GET /api/chats HTTP/1.1" 200 OK`)
 		t.Errorf("alarms %+v, want the engine's death fatal: another service answered", alarms)
 	}
 }
+
+// A restart loop: the program's start banner again after its ERROR lines
+// makes those lines the last words of the run before, one alarm per
+// attempt, decided at once.
+func TestStartBannerAgainAfterErrorsIsARestart(t *testing.T) {
+	t.Parallel()
+	attempt := func(s int) string {
+		return fmt.Sprintf(`2031-02-03T04:05:%02d.100Z  INFO gateway: Starting Acme Gateway 2031.1.2 (commit: 1a2b3c4)
+2031-02-03T04:05:%02d.600Z ERROR acme::error: Error connecting to the store: the store is not healthy
+2031-02-03T04:05:%02d.601Z ERROR gateway: Failed to initialize AppState: Error connecting to the store
+`, s, s, s)
+	}
+	st := classify.New("")
+	var seq int64
+	var text []string
+	for _, a := range []int{1, 3, 6} {
+		text = append(text, strings.Split(strings.TrimSuffix(attempt(a), "\n"), "\n")...)
+	}
+	for _, l := range text {
+		seq++
+		st.Feed([]classify.Line{{Seq: seq, Text: l}})
+	}
+	if sum := st.Summary(); sum.FatalAlarms < 2 || sum.PendingFatal+sum.PendingRuns > 1 {
+		t.Errorf("summary %+v: want the first two attempts' errors as decided fatal alarms", sum)
+	}
+}
+
+// A router's "Starting router on ADDR | mode: ..." comes before it has
+// found its workers; a ^C with a prompt after it on the same line ended a
+// watch, and what follows is the next command's output.
+func TestRouterStartAndCtrlCBeforeAPrompt(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `2031-02-03 04:05:06  INFO vllm_router_rs::server: src/server.rs:427: Starting router on 0.0.0.0:8800 | mode: Regular { worker_urls: ["http://llm:8000"] } | policy: RoundRobin
+2031-02-03 04:05:07 DEBUG vllm_router_rs::core::worker: src/core/worker.rs:88: health check http://llm:8000/health
+2031-02-03 04:05:09 DEBUG vllm_router_rs::core::worker: src/core/worker.rs:88: health check http://llm:8000/health
+2031-02-03 04:05:11 DEBUG vllm_router_rs::core::worker: src/core/worker.rs:88: health check http://llm:8000/health`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: the router has no worker yet", r)
+	}
+	_, alarms := feedSettledState("", `acme-router-0   0/1   CrashLoopBackOff   3 (20s ago)   2m
+^C$ kubectl logs acme-router-0 --previous
+Traceback (most recent call last):
+  File "/srv/router/app.py", line 12, in <module>
+    main()
+ValueError: session routing needs a session key`)
+	found := false
+	for _, a := range alarms {
+		found = found || a.HeadlineSeq == 6
+	}
+	if !found {
+		t.Errorf("alarms %+v, want the ValueError after the new command", alarms)
+	}
+}

@@ -103,6 +103,10 @@ type stateData struct {
 	// DepSources are sources that printed a dependency's start-up line
 	// (aside.go), at most maxDepSources.
 	DepSources []string `json:"dep_sources,omitempty"`
+	// FirstTpl is the template of the launch's first line (a program's
+	// start banner): the same line again after an ERROR run is the program
+	// started again, so the run was its last words (restartedAfterRun).
+	FirstTpl string `json:"first_tpl,omitempty"`
 	// Bound: a line said the server listens at an address (an announcement
 	// that is not only advice, or an answered health request).
 	Bound bool `json:"bound,omitempty"`
@@ -303,7 +307,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		return
 	}
 
-	s.evidenceBefore(fb, l, m, src, t)
+	s.evidenceBefore(fb, l, p, m, src, t)
 
 	// Lines that continue the event open on this source.
 	if ev := s.active(src); ev != nil {
@@ -361,7 +365,7 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 // evidenceBefore is what a line says about the events before it, whatever
 // grammar takes it: a bind failure right after the readiness announced
 // takes that back; a retry line right after a traceback withdraws it.
-func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string) {
+func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, src, t string) {
 	if m.unready && s.d.Ready != nil {
 		// Counted from where the failure's report began: a traceback
 		// whose final line says the bind failed began right after the
@@ -378,6 +382,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, m *lineMatch, src, t string
 		s.wordsNotLast(fb, l.Seq, src, m, t)
 	}
 	s.reloadedAfterDeath(src, m, t)
+	s.restartedAfterRun(fb, p, src, t)
 	if s.loadsAfterBind(l.Seq, m, t) {
 		s.d.BoundUnloaded = false
 		s.takeBackReady(fb)
