@@ -961,3 +961,22 @@ ValueError: session routing needs a session key`)
 		t.Errorf("alarms %+v, want the ValueError after the new command", alarms)
 	}
 }
+
+// systemd stops a unit itself after the kernel OOM-killed one of its
+// processes (OOMPolicy=stop): that "Stopping" is no operator's, and the
+// unit's "Failed with result 'oom-kill'" is a failure, not teardown.
+func TestSystemdStopAfterAnOOMKillIsNoOperatorStop(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `Jan 14 10:01:00 box acme[1187]: time=2031-01-14T10:01:00.000Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434 (version 9.9.9)"
+Jan 14 10:02:31 box systemd[1]: acme.service: A process of this unit has been killed by the OOM killer.
+Jan 14 10:02:31 box systemd[1]: Stopping acme.service - Acme Service...
+Jan 14 10:02:32 box systemd[1]: acme.service: Failed with result 'oom-kill'.
+Jan 14 10:02:32 box systemd[1]: Stopped acme.service - Acme Service.`)
+	fatal := false
+	for _, a := range alarms {
+		fatal = fatal || a.Fatal
+	}
+	if !fatal {
+		t.Errorf("alarms %+v, want the unit's OOM failure fatal", alarms)
+	}
+}

@@ -447,7 +447,7 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 			s.d.ParentN = s.d.N
 		}
 	}
-	if m.shutdown && s.d.Shutdown == 0 {
+	if m.shutdown && s.d.Shutdown == 0 && !s.stopsAfterOOMKill(l.Seq, p.Body) {
 		s.d.Shutdown = l.Seq
 	} else if s.d.Shutdown != 0 && s.d.Shutdown == s.d.Prev.Seq && strings.TrimSpace(s.d.Prev.Body) == "^C" && reShellCommand.MatchString(p.Body) {
 		// The Ctrl-C ended a command the operator was watching with
@@ -478,6 +478,24 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 		return false
 	}
 	return s.announcedReady(fb, v, at, src, &m.announce)
+}
+
+// stopsAfterOOMKill reports systemd's "Stopping UNIT..." (body, at seq)
+// within a few lines of an OOM kill the launch reported: systemd stops a
+// unit itself when the kernel OOM-kills one of its processes (OOMPolicy=
+// stop, its default), so this is no operator's stop, and the unit's
+// "Failed with result 'oom-kill'" after it is the launch's failure, not
+// teardown.
+func (s *State) stopsAfterOOMKill(seq int64, body string) bool {
+	if !strings.HasPrefix(body, "Stopping ") {
+		return false
+	}
+	for _, ev := range s.d.Events {
+		if ev.A.ID != 0 && !ev.A.Withdrawn && ev.A.Kind == AlarmOOM && seq-ev.A.LastSeq <= 5 {
+			return true
+		}
+	}
+	return false
 }
 
 // reShellCommand is a shell prompt with a command after it: "$ cmd",
