@@ -967,8 +967,9 @@ ValueError: session routing needs a session key`)
 // unit's "Failed with result 'oom-kill'" is a failure, not teardown.
 func TestSystemdStopAfterAnOOMKillIsNoOperatorStop(t *testing.T) {
 	t.Parallel()
-	_, alarms := feedSettledState("", `Jan 14 10:01:00 box acme[1187]: time=2031-01-14T10:01:00.000Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434 (version 9.9.9)"
+	_, alarms := feedSettledState("ollama", `Jan 14 10:01:00 box acme[1187]: time=2031-01-14T10:01:00.000Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434 (version 9.9.9)"
 Jan 14 10:02:31 box systemd[1]: acme.service: A process of this unit has been killed by the OOM killer.
+Jan 14 10:02:31 box acme[1187]: time=2031-01-14T10:02:31.066Z level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: signal: killed"
 Jan 14 10:02:31 box systemd[1]: Stopping acme.service - Acme Service...
 Jan 14 10:02:32 box systemd[1]: acme.service: Failed with result 'oom-kill'.
 Jan 14 10:02:32 box systemd[1]: Stopped acme.service - Acme Service.`)
