@@ -120,10 +120,18 @@ func (s *State) reloadedAfterDeath(src string, m *lineMatch, t string) {
 	if s.d.Ready == nil || s.d.Fatal == 0 {
 		return
 	}
+	work := -1 // isModelWork(t, m), searched once and only when an event asks
 	for _, ev := range s.d.Events {
-		if !ev.Reloaded && s.deadWhileServing(ev) && originOf(ev.Src) == originOf(src) && isModelWork(t, m) {
-			ev.Reloaded = true
+		if ev.Reloaded || !s.deadWhileServing(ev) || originOf(ev.Src) != originOf(src) {
+			continue
 		}
+		if work < 0 {
+			work = 0
+			if isModelWork(t, m) {
+				work = 1
+			}
+		}
+		ev.Reloaded = work == 1
 	}
 }
 
