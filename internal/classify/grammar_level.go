@@ -285,9 +285,12 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 // were the last words of the run before ("Failed to initialize AppState:
 // ..." then "Starting TensorZero Gateway ..." again, a restart loop that
 // would otherwise grow one run that never settles).
-func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, src, t string) {
+func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, m *lineMatch, src, t string) {
 	if p.Level != "" && p.Level != "INFO" && p.Level != "DEBUG" || indented(p.Body) {
 		return // a banner is no warning or error line, nor a record's continuation
+	}
+	if m.serving || m.ready != nil || m.announce.ok || m.announce.health || strings.Contains(t, " HTTP/") {
+		return // nor a request answered or an address: an excerpt may begin mid-serve with one
 	}
 	if s.d.FirstTpl == "" && (indexFold(t, "error") >= 0 || failureSet.in(head(t))) {
 		return // nor a message about a failure

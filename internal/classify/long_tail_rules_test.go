@@ -981,3 +981,20 @@ Jan 14 10:02:32 box systemd[1]: Stopped acme.service - Acme Service.`)
 		t.Errorf("alarms %+v, want the unit's OOM failure fatal", alarms)
 	}
 }
+
+// An excerpt that begins mid-serve with a request answered has no start
+// banner: the same access line after an ERROR line is no restart.
+func TestAccessLineAgainIsNoRestart(t *testing.T) {
+	t.Parallel()
+	st := classify.New("")
+	for i, l := range []string{
+		`10.0.0.5 - - [03/Feb/2031:04:05:06 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"`,
+		`ERROR 02-03 04:05:07 [pool.py:88] batch 17 failed: tokenizer returned no tokens`,
+		`10.0.0.5 - - [03/Feb/2031:04:05:08 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"`,
+	} {
+		st.Feed([]classify.Line{{Seq: int64(i + 1), Text: l}})
+	}
+	if sum := st.Summary(); sum.FatalAlarms != 0 && sum.PendingFatal == 0 {
+		t.Errorf("summary %+v: an access line again made the ERROR line a restart's last words", sum)
+	}
+}

@@ -382,7 +382,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 		s.wordsNotLast(fb, l.Seq, src, m, t)
 	}
 	s.reloadedAfterDeath(src, m, t)
-	s.restartedAfterRun(fb, p, src, t)
+	s.restartedAfterRun(fb, p, m, src, t)
 	if s.loadsAfterBind(l.Seq, m, t) {
 		s.d.BoundUnloaded = false
 		s.takeBackReady(fb)
