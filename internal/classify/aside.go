@@ -76,10 +76,12 @@ var dependencyNames = map[string]bool{
 	"prometheus": true, "grafana": true, "jaeger": true, "loki": true, "promtail": true,
 }
 
-// dependencyLines are start-up lines only a dependency prints.
+// dependencyLines are start-up lines only a dependency prints (Redis's
+// "* Ready to accept connections tcp" with its marker: a model server's
+// own "Server is ready to accept connections" is its readiness).
 var dependencyLines = []string{
 	"database system is ready to accept connections", "listening on ipv4 address", "listening on ipv6 address",
-	"listening on unix socket", "ready to accept connections", "listening for client connections on",
+	"listening on unix socket", "* ready to accept connections", "listening for client connections on",
 	"listening for route connections", "ready to serve client requests", "serving client traffic",
 	"qdrant http listening", "qdrant grpc listening", "minio object storage server", "start worker process",
 	"waiting for connections", "server startup complete", "kafkaserver id=",

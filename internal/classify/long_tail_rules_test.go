@@ -998,3 +998,15 @@ func TestAccessLineAgainIsNoRestart(t *testing.T) {
 		t.Errorf("summary %+v: an access line again made the ERROR line a restart's last words", sum)
 	}
 }
+
+// A model server's own "Server is ready to accept connections" is its
+// readiness, not a dependency's start-up line.
+func TestOwnReadyToAcceptConnectionsIsReadiness(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `acme-serve 1.4 loading weights from /srv/acme.bin
+weights loaded in 12.1 s
+Server is ready to accept connections`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 3 {
+		t.Errorf("ready %+v, want line 3", r)
+	}
+}
