@@ -297,12 +297,12 @@ func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, m *lineMatch, src, t s
 	}
 	if s.d.FirstTpl == "" {
 		if strings.TrimSpace(t) != "" {
-			s.d.FirstTpl = Template(t)
+			s.d.FirstTpl = Template(truncate(t, maxBannerTemplate))
 		}
 		return
 	}
 	r := s.d.G.runOn(src)
-	if r == nil || s.d.Ready != nil || Template(t) != s.d.FirstTpl {
+	if r == nil || s.d.Ready != nil || Template(truncate(t, maxBannerTemplate)) != s.d.FirstTpl {
 		return
 	}
 	if ev := s.promoteRun(fb, r); ev != nil {
@@ -310,6 +310,9 @@ func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, m *lineMatch, src, t s
 		ev.St = stClosed
 	}
 }
+
+// maxBannerTemplate bounds the start banner's text kept in the state.
+const maxBannerTemplate = 200
 
 // servedOn records that src answered a request: the ERROR lines of its
 // pending run were failures it handled, not its last words, and its later

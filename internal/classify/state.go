@@ -97,7 +97,7 @@ type stateData struct {
 	Announced *pendingReady `json:"announced,omitempty"`
 	Loaded    bool          `json:"loaded,omitempty"`
 	// LoadedOrigins are the origins (originOf a source: "" for the
-	// launch's own process) that showed loading work, at most
+	// launch's own process) that showed model loading work, at most
 	// maxLoadedOrigins: an announcement waits for its own origin's.
 	LoadedOrigins []string `json:"loaded_origins,omitempty"`
 	// DepSources are sources that printed a dependency's start-up line
