@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Services beside the model server. A launch's log often holds the output
 // of a whole stack (docker compose, a pod's containers, a Slurm job's
@@ -89,14 +92,7 @@ var dependencyLines = []string{
 
 var dependencySet = newWordSet(dependencyLines)
 
-func (s *State) isDependencySource(src string) bool {
-	for _, d := range s.d.DepSources {
-		if d == src {
-			return true
-		}
-	}
-	return false
-}
+func (s *State) isDependencySource(src string) bool { return slices.Contains(s.d.DepSources, src) }
 
 func (s *State) noteDependency(src string) {
 	if !s.isDependencySource(src) && len(s.d.DepSources) < maxDepSources {

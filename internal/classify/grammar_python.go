@@ -203,6 +203,13 @@ func plumbingSource(src string) bool {
 	case strings.HasPrefix(src, "args.func(args") || strings.IndexByte(src, '(') >= 0 && entryCallSet.in(src):
 		return true
 	}
+	return waitingWord(calledName(src))
+}
+
+// calledName is the name of the function a source line calls, without
+// its receiver or module ("poll" of "poller.poll(5000)"); the whole line
+// up to its dots when it has no call.
+func calledName(src string) string {
 	call := src
 	if i := strings.IndexByte(call, '('); i > 0 {
 		call = call[:i]
@@ -210,7 +217,7 @@ func plumbingSource(src string) bool {
 	if i := strings.LastIndexByte(call, '.'); i >= 0 {
 		call = call[i+1:]
 	}
-	return waitingWord(call)
+	return call
 }
 
 // blockingCall reports a frame's source line that calls a function that
@@ -222,14 +229,10 @@ func blockingCall(src string) bool {
 	if _, rhs, ok := strings.Cut(src, " = "); ok {
 		src = rhs
 	}
-	call, _, ok := strings.Cut(src, "(")
-	if !ok {
+	if strings.IndexByte(src, '(') <= 0 {
 		return false
 	}
-	if i := strings.LastIndexByte(call, '.'); i >= 0 {
-		call = call[i+1:]
-	}
-	return waitingWord(call)
+	return waitingWord(calledName(src))
 }
 
 // entryCallSet are calls that dispatch a CLI's command or run an event loop.

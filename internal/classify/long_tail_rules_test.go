@@ -810,9 +810,7 @@ func TestBlockedTracebackWaitsForItsExceptionLine(t *testing.T) {
 		`  File "/srv/acme/engine.py", line 310, in wait_for_startup`,
 		"    events = poller.poll(5000)",
 	}
-	for i, l := range lines {
-		st.Feed([]classify.Line{{Seq: int64(i + 1), Text: l}})
-	}
+	feedAll(st, strings.Join(lines, "\n"))
 	if sum := st.Summary(); sum.PendingFatal != 0 {
 		t.Errorf("summary %+v: a blocked traceback in its frames counts as a pending fatal alarm", sum)
 	}
@@ -921,15 +919,7 @@ func TestStartBannerAgainAfterErrorsIsARestart(t *testing.T) {
 `, s, s, s)
 	}
 	st := classify.New("")
-	var seq int64
-	var text []string
-	for _, a := range []int{1, 3, 6} {
-		text = append(text, strings.Split(strings.TrimSuffix(attempt(a), "\n"), "\n")...)
-	}
-	for _, l := range text {
-		seq++
-		st.Feed([]classify.Line{{Seq: seq, Text: l}})
-	}
+	feedAll(st, strings.TrimSuffix(attempt(1)+attempt(3)+attempt(6), "\n"))
 	if sum := st.Summary(); sum.FatalAlarms < 2 || sum.PendingFatal+sum.PendingRuns > 1 {
 		t.Errorf("summary %+v: want the first two attempts' errors as decided fatal alarms", sum)
 	}
@@ -987,13 +977,9 @@ Jan 14 10:02:32 box systemd[1]: Stopped acme.service - Acme Service.`)
 func TestAccessLineAgainIsNoRestart(t *testing.T) {
 	t.Parallel()
 	st := classify.New("")
-	for i, l := range []string{
-		`10.0.0.5 - - [03/Feb/2031:04:05:06 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"`,
-		`ERROR 02-03 04:05:07 [pool.py:88] batch 17 failed: tokenizer returned no tokens`,
-		`10.0.0.5 - - [03/Feb/2031:04:05:08 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"`,
-	} {
-		st.Feed([]classify.Line{{Seq: int64(i + 1), Text: l}})
-	}
+	feedAll(st, `10.0.0.5 - - [03/Feb/2031:04:05:06 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"
+ERROR 02-03 04:05:07 [pool.py:88] batch 17 failed: tokenizer returned no tokens
+10.0.0.5 - - [03/Feb/2031:04:05:08 +0000] "POST /v1/embed HTTP/1.1" 500 31 "-" "acme-client/1.0"`)
 	if sum := st.Summary(); sum.FatalAlarms != 0 && sum.PendingFatal == 0 {
 		t.Errorf("summary %+v: an access line again made the ERROR line a restart's last words", sum)
 	}
