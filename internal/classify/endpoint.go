@@ -618,10 +618,11 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 	if !pending && s.loadedIn(src) {
 		return // nothing to note or decide: no word search on this line
 	}
-	loading := isLoadingWork(t, m)
-	if isModelWork(t, m) {
+	model := isModelWork(t, m)
+	if model {
 		s.modelWorkIn(src) // "model loaded in 8.1 s" too
 	}
+	loading := isLoadingWork(t, m) && (model || !reportsFailure(t))
 	if !pending {
 		return
 	}
@@ -724,6 +725,16 @@ func isStartupProgress(m *lineMatch) bool {
 }
 
 // head is the first 512 bytes of t, where a line says what it is about.
+// reportsFailure reports a line that says something failed ("An error
+// occurred while fetching the node list: cannot connect"): a failed fetch
+// of anything but the model is no startup work still going on, and at a
+// level below ERROR it does not say the port opened too early either
+// (ComfyUI-Manager's registry fetch failing after "To see the GUI go to").
+func reportsFailure(t string) bool {
+	h := head(t)
+	return indexFold(h, "error") >= 0 || failureSet.in(h)
+}
+
 func head(t string) string { return truncate(t, 512) }
 
 // wordSet finds any of a list of words in a line, ignoring ASCII case, in

@@ -52,6 +52,9 @@ type event struct {
 	// netOnly: network failures under such frames, netOther). See undecided.
 	NetFrame bool `json:"nf,omitempty"`
 	Net      int  `json:"net,omitempty"`
+	// Logged: a logger's ERROR record introduced the traceback
+	// (logger.exception, called where the exception was caught).
+	Logged bool `json:"logged,omitempty"`
 	// Thread: threading's "Exception in thread NAME:" introduced the
 	// traceback: it killed one thread, not the process.
 	Thread bool `json:"thr,omitempty"`

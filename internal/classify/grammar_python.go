@@ -47,6 +47,7 @@ func (s *State) startTraceback(fb *feedBuf, p *Prefix, seq int64, at time.Time, 
 		kind := KindError
 		fb.revise(LineVerdict{Seq: pr.Seq, Kind: kind, Level: pr.Level, Rank: pr.Rank, Time: pr.Time, Alarm: ev.A.ID})
 		ev.addRange(pr.Seq, pr.Level, pr.Rank, pr.Time, -1)
+		ev.Logged = true
 	} else {
 		ev = s.newEvent(fb, src, seq, at, silent)
 		// Silent only because a WARNING line came just before: that warning

@@ -996,3 +996,67 @@ Server is ready to accept connections`)
 		t.Errorf("ready %+v, want line 3", r)
 	}
 }
+
+// A network call's traceback that the program logs (logging.exception)
+// and then goes on without what it fetched, before readiness, is no
+// failure: the next line of the same source is ordinary work. One the
+// same source ends after, or that its teardown follows, stays.
+func TestCaughtNetworkFailureTheProgramWentOnWithout(t *testing.T) {
+	t.Parallel()
+	const failure = `DEBUG:acme_tts.fetch:Fetching https://voices.example.org/index.json
+ERROR:acme_tts.fetch:Failed to refresh the voice index
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/urllib/request.py", line 1344, in do_open
+    h.request(req.get_method(), req.selector, req.data, headers)
+  File "/usr/lib/python3.12/socket.py", line 976, in getaddrinfo
+    for res in _socket.getaddrinfo(host, port, family, type, proto, flags):
+socket.gaierror: [Errno -2] Name or service not known
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/acme_tts/fetch.py", line 51, in refresh_index
+    with urlopen(url) as response:
+  File "/usr/lib/python3.12/urllib/request.py", line 1347, in do_open
+    raise URLError(err)
+urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>
+`
+	st, alarms := feedSettledState("", failure+`DEBUG:acme_tts.fetch:Using the bundled index /srv/acme_tts/index.json
+DEBUG:acme_tts.voices:Loading voice alto-medium
+INFO:__main__:Ready
+DEBUG:acme_tts.handler:Synthesize(text='hello')`)
+	if len(alarms) != 0 {
+		t.Errorf("alarms %+v: the program went on without the index", alarms)
+	}
+	if r := st.Summary().Ready; r == nil || r.Seq != 20 {
+		t.Errorf("ready %+v, want line 20 (its bare \"Ready\" after loading)", r)
+	}
+	_, alarms = feedSettledState("", failure)
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v: a failure the stream ends after stays one fatal alarm", alarms)
+	}
+}
+
+// A failed fetch of something other than the model after a server's
+// advice where to connect is no startup work still going on: the advice
+// becomes readiness after its quiet lines. A fetch of the model still
+// cancels it.
+func TestFailedSideFetchKeepsTheAnnouncement(t *testing.T) {
+	t.Parallel()
+	const start = `Starting server
+
+To see the GUI go to: http://0.0.0.0:8188
+[NodeRegistry] An error occurred while fetching 'https://registry.example.org/nodes?page=1': Cannot connect to host registry.example.org:443
+[NodeRegistry] Cannot connect to the registry.
+`
+	st, _ := feedSettledState("", start+`[NodeRegistry] All startup tasks have been completed.
+got prompt`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 3 {
+		t.Errorf("ready %+v, want line 3", r)
+	}
+	st, _ = feedSettledState("", start+`Downloading model weights flux-dev.safetensors
+Fetching 3 files: 33%`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready %+v: the model's download after the advice says it was early", r)
+	}
+}

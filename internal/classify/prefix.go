@@ -733,6 +733,20 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 
 // eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] ", NIM's
 // "INFO 2024-07-02 17:52:36.112 file.py:152] " and uvicorn's "INFO:     ".
+// skipLoggerName drops the logger's name that Python logging's default
+// format ("%(levelname)s:%(name)s:%(message)s", logging.basicConfig's)
+// writes after the level: "INFO:__main__:Ready" says "Ready". Only a
+// dotted name of a logger's characters followed by a colon and the
+// message: "ERROR:Exception in ASGI application" keeps its words, and a
+// URL's or a time's colon is no name's.
+func skipLoggerName(s string) string {
+	i := strings.IndexByte(s[:min(len(s), 81)], ':')
+	if i <= 0 || i+1 >= len(s) || !isLoggerName(s[:i]) || allDigits(s[:i]) || s[i+1] == '/' || isDigit(s[i+1]) {
+		return s
+	}
+	return s[i+1:]
+}
+
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	// The capitals are packed as normLevel packs a word while they are
 	// scanned (they need neither trimming nor folding); a ninth lands on
@@ -758,6 +772,9 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 		// uvicorn: "INFO:     msg"
 		p.Level = lv
 		rest = rest[1:]
+		if rest != "" && rest[0] != ' ' {
+			return skipLoggerName(rest), true
+		}
 		for rest != "" && rest[0] == ' ' { // strings.TrimLeft(rest, " "), inline
 			rest = rest[1:]
 		}

@@ -30,6 +30,14 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		{"2031-01-02 03:04:05,102\tERROR services.py:1329 -- Failed to start the dashboard", "ERROR", "Failed to start the dashboard"},
 		// A log viewer's copy: the time, a tab, the line as written.
 		{"2031-01-02 03:04:05.123\tINFO:     Uvicorn running on http://0.0.0.0:8080", "INFO", "Uvicorn running on http://0.0.0.0:8080"},
+		// Python logging's default format, logging.basicConfig's:
+		// "%(levelname)s:%(name)s:%(message)s"; the name goes.
+		{`INFO:__main__:Ready`, "INFO", "Ready"},
+		{`ERROR:acme_tts.voices:Failed to refresh the voice list`, "ERROR", "Failed to refresh the voice list"},
+		{`WARNING:root:no GPU found, using CPU`, "WARNING", "no GPU found, using CPU"},
+		{`ERROR:Exception in ASGI application`, "ERROR", "Exception in ASGI application"},
+		{`INFO:http://0.0.0.0:8080 is up`, "INFO", "http://0.0.0.0:8080 is up"},
+		{`INFO:12:30 start`, "INFO", "12:30 start"},
 		// Qt's default message pattern (GPT4All): "[%{type}] (%{time}): %{message}".
 		{"[Warning] (Wed Jan 02 03:04:05 2031): ERROR: Unable to start the server", "ERROR", "Unable to start the server"},
 		{"[Debug] (Wed Jan 02 03:04:05 2031): loading model", "DEBUG", "loading model"},

@@ -424,9 +424,13 @@ func (p *Prefix) oldEatLevelWord(s string, year int) (string, bool) {
 	}
 	rest := s[end:]
 	if rest[0] == ':' {
-		// uvicorn: "INFO:     msg"
+		// uvicorn: "INFO:     msg"; Python's default format:
+		// "INFO:name:msg" (skipLoggerName)
 		p.Level = lv
-		return strings.TrimLeft(rest[1:], " "), true
+		if rest = rest[1:]; !strings.HasPrefix(rest, " ") {
+			return skipLoggerName(rest), true
+		}
+		return strings.TrimLeft(rest, " "), true
 	}
 	if rest[0] != ' ' {
 		return s, false

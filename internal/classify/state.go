@@ -401,12 +401,27 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 	}
 	for _, ev := range s.d.Events {
 		if ev.Await >= s.d.N && ev.Src == src {
-			if m.retry && !isRootCauseKind(ev.A.Kind) {
+			if m.retry && !isRootCauseKind(ev.A.Kind) || s.wentOnWithout(ev, p, m, t) {
 				s.withdraw(fb, ev)
 			}
 			ev.Await = 0
 		}
 	}
+}
+
+// wentOnWithout reports the line right after a network call's traceback
+// (event.Net) that a logger's ERROR record introduced (event.Logged:
+// logger.exception, where the exception was caught), before readiness,
+// when it is the same source's ordinary work at INFO or DEBUG: the
+// program went on without what it fetched (Wyoming Piper falling back to
+// its bundled voices list when it cannot update it), as a retry line says
+// it tries again. A traceback Python printed as the process died has no
+// such record; one whose handler stops the program goes on to a stop line.
+func (s *State) wentOnWithout(ev *event, p *Prefix, m *lineMatch, t string) bool {
+	if ev.Net != netOnly || !ev.Logged || s.d.Ready != nil || m.best != nil || m.follow != nil || m.shutdown || m.ending {
+		return false
+	}
+	return (p.Level == "INFO" || p.Level == "DEBUG") && !stopSet.in(head(t))
 }
 
 // evidenceAfter is what a line no open event took says about the launch:
@@ -603,7 +618,10 @@ func (s *State) match(p *Prefix, m *lineMatch) {
 		} else {
 			m.announce = announcedEndpoint(p.Body)
 		}
-	} else if len(p.Body) <= len("Started.") && p.Tagged {
+	}
+	if len(p.Body) <= len("Started.") && p.Tagged && !m.announce.ok {
+		// "Ready" passes the endpoint prefilter ("ready") and is no
+		// statement of the kinds announcedEndpoint reads.
 		m.announce = bareStartedLine(p.Body)
 	}
 	s.observeFamily(p)
