@@ -286,6 +286,15 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 // ..." then "Starting TensorZero Gateway ..." again, a restart loop that
 // would otherwise grow one run that never settles).
 func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, m *lineMatch, src, t string) {
+	var r *pendingRun
+	if s.d.FirstTpl != "" {
+		// Once the banner is known, only a line after an ERROR run before
+		// readiness can be its restart: most lines stop here, before the
+		// searches below.
+		if r = s.d.G.runOn(src); r == nil || s.d.Ready != nil {
+			return
+		}
+	}
 	if p.Level != "" && p.Level != "INFO" && p.Level != "DEBUG" || indented(p.Body) {
 		return // a banner is no warning or error line, nor a record's continuation
 	}
@@ -301,8 +310,7 @@ func (s *State) restartedAfterRun(fb *feedBuf, p *Prefix, m *lineMatch, src, t s
 		}
 		return
 	}
-	r := s.d.G.runOn(src)
-	if r == nil || s.d.Ready != nil || Template(truncate(t, maxBannerTemplate)) != s.d.FirstTpl {
+	if Template(truncate(t, maxBannerTemplate)) != s.d.FirstTpl {
 		return
 	}
 	if ev := s.promoteRun(fb, r); ev != nil {
