@@ -724,7 +724,6 @@ func isStartupProgress(m *lineMatch) bool {
 	return len(m.phases) > 0 || m.builtin[litBar] || m.builtin[litItS] || m.builtin[litSIt]
 }
 
-// head is the first 512 bytes of t, where a line says what it is about.
 // reportsFailure reports a line that says something failed ("An error
 // occurred while fetching the node list: cannot connect"): a failed fetch
 // of anything but the model is no startup work still going on, and at a
@@ -735,6 +734,7 @@ func reportsFailure(t string) bool {
 	return indexFold(h, "error") >= 0 || failureSet.in(h)
 }
 
+// head is the first 512 bytes of t, where a line says what it is about.
 func head(t string) string { return truncate(t, 512) }
 
 // wordSet finds any of a list of words in a line, ignoring ASCII case, in

@@ -731,8 +731,6 @@ func (p *Prefix) eatLogfmt(s string) (string, bool) {
 	return s, false
 }
 
-// eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] ", NIM's
-// "INFO 2024-07-02 17:52:36.112 file.py:152] " and uvicorn's "INFO:     ".
 // skipLoggerName drops the logger's name that Python logging's default
 // format ("%(levelname)s:%(name)s:%(message)s", logging.basicConfig's)
 // writes after the level: "INFO:__main__:Ready" says "Ready". Only a
@@ -747,6 +745,8 @@ func skipLoggerName(s string) string {
 	return s[i+1:]
 }
 
+// eatLevelWord reads vLLM's "ERROR 08-03 21:49:23 [core.py:1231] ", NIM's
+// "INFO 2024-07-02 17:52:36.112 file.py:152] " and uvicorn's "INFO:     ".
 func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	// The capitals are packed as normLevel packs a word while they are
 	// scanned (they need neither trimming nor folding); a ninth lands on
