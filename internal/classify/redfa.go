@@ -45,6 +45,10 @@ type dfa struct {
 
 	start *dstate
 	full  atomic.Bool // no room for another state
+	// total counts the states of the automata this one shares
+	// maxDFAStatesTotal with: dfaStates, every automaton of the process
+	// (a test's automata may have a count of their own).
+	total *atomic.Int64
 
 	mu    sync.Mutex         // guards what follows: building
 	index map[string]*dstate // the states by key
@@ -91,11 +95,16 @@ type dstate struct {
 
 // newDFA is the automaton of the parsed and simplified expression t.
 func newDFA(t *syntax.Regexp) (*dfa, error) {
+	return newDFACounted(t, &dfaStates)
+}
+
+// newDFACounted is newDFA with its states counted in total.
+func newDFACounted(t *syntax.Regexp, total *atomic.Int64) (*dfa, error) {
 	prog, err := syntax.Compile(t)
 	if err != nil {
 		return nil, err
 	}
-	d := &dfa{prog: prog, index: map[string]*dstate{}, seen: make([]bool, len(prog.Inst))}
+	d := &dfa{prog: prog, index: map[string]*dstate{}, seen: make([]bool, len(prog.Inst)), total: total}
 	d.wide, d.wideOK = wideBounds(prog)
 	d.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	d.start, _ = d.addState([]uint32{uint32(prog.Start)}, ctxStart)
@@ -315,8 +324,8 @@ func (d *dfa) addState(pcs []uint32, prev uint8) (*dstate, bool) {
 		d.full.Store(true)
 		return nil, false
 	}
-	if dfaStates.Add(1) > maxDFAStatesTotal {
-		dfaStates.Add(-1)
+	if d.total.Add(1) > maxDFAStatesTotal {
+		d.total.Add(-1)
 		d.full.Store(true) // states are never freed: no room for good
 		return nil, false
 	}
