@@ -73,6 +73,7 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				s = rest
 				continue
 			}
+			rest, origin, ok = peelLokiLabels(s)
 		case c == '<':
 			rest, t, origin, ok = peelSyslogPRI(s, year)
 		case c == '[':
@@ -155,6 +156,53 @@ func peelTimeBeforeJSON(s string, t time.Time, n int) (string, time.Time, bool) 
 		return s, time.Time{}, false
 	}
 	return s[n+1:], t, true
+}
+
+// peelLokiLabels reads the stream labels Loki's logcli prints between a
+// line's time and its text (`logcli query`'s default output, the time read
+// before by peelTimeBeforeJSON): `{container="vllm", stream="stderr"} `.
+// The labels other than stream (stdout or stderr, no identity, as in CRI)
+// are the origin. logcli pads the labels of shorter sets to one width, so
+// only one space is known to be the envelope's.
+func peelLokiLabels(s string) (string, string, bool) {
+	var origin strings.Builder
+	i := 1
+	for {
+		j := i
+		for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || j > i && isDigit(s[j])) {
+			j++
+		}
+		if j == i || j+1 >= len(s) || s[j] != '=' || s[j+1] != '"' {
+			return s, "", false
+		}
+		name := s[i:j]
+		k := j + 2
+		for k < len(s) && s[k] != '"' {
+			if s[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		if k >= len(s) {
+			return s, "", false
+		}
+		if name != "stream" {
+			if origin.Len() > 0 {
+				origin.WriteByte(',')
+			}
+			origin.WriteString(s[i : k+1])
+		}
+		switch {
+		case strings.HasPrefix(s[k+1:], ", "):
+			i = k + 3
+			continue
+		case strings.HasPrefix(s[k+1:], "} "):
+			return s[k+3:], origin.String(), true
+		case k+2 == len(s) && s[k+1] == '}':
+			return "", origin.String(), true
+		}
+		return s, "", false
+	}
 }
 
 // peelKubectl reads `kubectl logs --prefix`: "[pod/NAME/CONTAINER] ".
@@ -529,7 +577,10 @@ func syslogTail(s string, hostless bool) (string, string, bool) {
 			return s[sp+1:], procID("", name, pid), true
 		}
 	}
-	if strings.IndexByte(first, ':') >= 0 || normLevel(first) != "" {
+	if strings.ContainsAny(first, ":[]()<>{}=\"'") || normLevel(first) != "" {
+		// No host name has these: "[41873] func: msg" after a time is
+		// a child's tag and a function (llama-server's router), not a
+		// host and an ident.
 		return s, "", false
 	}
 	rest := s[sp+1:]

@@ -43,6 +43,10 @@ type Prefix struct {
 	// relayed: a reader dropped the level because it named a relayed
 	// stream, not the line (log4jMessage); headLevel must not read it back.
 	relayed bool
+	// childTag: the prefix just read was a child's tag (eatChildTag),
+	// which a parent puts before every line the child prints, its
+	// continuation lines too: no prefix of the child's own, so no Tagged.
+	childTag bool
 }
 
 // ParsePrefix splits a log line into its envelope, prefixes and body. It
@@ -104,7 +108,10 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		if !ok {
 			break
 		}
-		p.Tagged = true
+		if !p.childTag {
+			p.Tagged = true
+		}
+		p.childTag = false
 		text = rest
 	}
 	p.Body = text
@@ -161,7 +168,10 @@ func (p *Prefix) eat(s string, year int) (string, bool) {
 			if rest, ok := p.eatMPITag(s); ok {
 				return rest, true
 			}
-			return p.eatBracketTime(s)
+			if rest, ok := p.eatBracketTime(s); ok {
+				return rest, true
+			}
+			return p.eatChildTag(s)
 		}
 		if rest, ok := p.eatRankTag(s); ok {
 			return rest, true
@@ -473,6 +483,26 @@ func nextField(s string, i int) (int, int) {
 		j += size
 	}
 	return i, j
+}
+
+// eatChildTag reads a bare bracketed number that starts a line, "[41873] ":
+// llama-server's router forwards each model instance's output under its
+// port, and runners such as npm's concurrently tag each child's lines with
+// its index. The number names the process (Source); like a collector's
+// envelope it says nothing of the child's own prefix, so it leaves Tagged
+// alone.
+func (p *Prefix) eatChildTag(s string) (string, bool) {
+	if p.Source != "" {
+		return s, false
+	}
+	end := indexByteWithin(s, ']', 9)
+	if end < 2 || end+2 >= len(s) || s[end+1] != ' ' || s[end+2] == '[' || !allDigits(s[1:end]) {
+		// Followed by another bracket it is a logger's pid field
+		// (gunicorn's "[time] [7] [INFO] "), which eatBracketTime takes.
+		return s, false
+	}
+	p.Source, p.childTag = s[:end+1], true
+	return s[end+2:], true
 }
 
 // eatRankTag reads torch's "[rank0]:" tag and SGLang's bare "[TP0] " or

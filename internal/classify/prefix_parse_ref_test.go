@@ -43,7 +43,12 @@ func (p *Prefix) oldParse(text string, year int) {
 		if !ok {
 			break
 		}
-		p.Tagged = true
+		// A child's tag, added after the copy, is no prefix of the line's
+		// own (prefix.go eatChildTag).
+		if !p.childTag {
+			p.Tagged = true
+		}
+		p.childTag = false
 		text = rest
 	}
 	p.Body = text
@@ -72,6 +77,10 @@ func (p *Prefix) oldEat(s string, year int) (string, bool) {
 			}
 		}
 		if rest, ok := p.oldEatBracketTime(s); ok {
+			return rest, true
+		}
+		// A new reader, shared (prefix.go).
+		if rest, ok := p.eatChildTag(s); ok {
 			return rest, true
 		}
 		if rest, ok := p.oldEatRankTag(s); ok {
@@ -751,6 +760,8 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 				s = rest
 				continue
 			}
+			// A new reader, shared (envelope.go).
+			rest, origin, ok = peelLokiLabels(s)
 		case c == '<':
 			rest, t, origin, ok = oldPeelSyslogPRI(s, year)
 		case c == '[':
@@ -1072,7 +1083,7 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 			return s[sp+1:], oldProcID("", name, pid), true
 		}
 	}
-	if strings.IndexByte(first, ':') >= 0 || oldNormLevel(first) != "" {
+	if strings.ContainsAny(first, ":[]()<>{}=\"'") || oldNormLevel(first) != "" {
 		return s, "", false
 	}
 	rest := s[sp+1:]

@@ -2,6 +2,8 @@ package classify_test
 
 import (
 	"testing"
+
+	"launchwatch/internal/classify"
 )
 
 // The rules the blind sets da- to dh- asked for (round 3, session 10), each
@@ -79,5 +81,68 @@ org.pytorch.serve.wlm.WorkerInitializationException: Backend worker did not resp
 	at java.base/java.lang.Thread.run(Thread.java:833) [?:?]`)
 	if len(alarms) == 0 {
 		t.Error("no alarm for a worker that failed with no stop before it")
+	}
+}
+
+// llama-server's router runs each model in a child llama-server whose
+// lines it forwards under the child's port. A child that cannot load its
+// model is one error the router outlives: it reports the child's exit and
+// answers that model's requests with an error.
+func TestRouterChildLoadFailureIsNotTheRoutersDeath(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `2031-02-03T04:05:00.000000001Z srv  llama_server: starting router server, no model will be loaded in this process
+2031-02-03T04:05:00.000000002Z srv  llama_server: router server is listening on http://0.0.0.0:8080
+2031-02-03T04:05:01.000000003Z srv  log_server_r: request: GET /health 10.0.0.1 200
+2031-02-03T04:06:00.000000004Z srv          load: spawning server instance with name=acme-13b-Q4_K_M on port 40111
+2031-02-03T04:06:00.000000005Z [40111] srv  llama_server: loading model
+2031-02-03T04:06:00.000000006Z [40111] srv    load_model: loading model '/models/acme-13b-Q4_K_M.gguf'
+2031-02-03T04:06:02.000000007Z [40111] llama_model_load: error loading model: tensor 'blk.7.attn_q.weight' data is not within the file bounds, model is corrupted or incomplete
+2031-02-03T04:06:02.000000008Z [40111] llama_model_load_from_file_impl: failed to load model
+2031-02-03T04:06:02.000000009Z [40111] srv    load_model: failed to load model, '/models/acme-13b-Q4_K_M.gguf'
+2031-02-03T04:06:02.000000010Z [40111] srv  llama_server: exiting due to model loading error
+2031-02-03T04:06:02.000000011Z srv     operator(): instance name=acme-13b-Q4_K_M exited with status 1
+2031-02-03T04:06:02.000000012Z srv  log_server_r: request: POST /v1/chat/completions 10.0.0.7 500
+2031-02-03T04:06:05.000000013Z srv  log_server_r: request: GET /health 10.0.0.1 200`)
+	if st.Summary().Ready == nil {
+		t.Error("no readiness, want the router's listening line")
+	}
+	if len(alarms) != 1 {
+		t.Fatalf("alarms %+v, want one for the child's failed load", alarms)
+	}
+	a := alarms[0]
+	if a.Fatal || a.FirstSeq != 7 || a.LastSeq != 10 || a.HeadlineSeq != 7 {
+		t.Errorf("alarm %+v, want lines 7-10, headed by 'error loading model', not fatal", a)
+	}
+
+	// The child's tag names its source, and a time before it is no syslog
+	// host and ident.
+	p := classify.ParsePrefix("2031-02-03T04:06:02.000000007Z [40111] llama_model_load: error loading model", 2031)
+	if p.Source != "[40111]" || p.Origin != "" || p.Body != "llama_model_load: error loading model" {
+		t.Errorf("parsed %+v, want source [40111], no origin, the function left in the body", p)
+	}
+	// gunicorn's pid field after its time is no child's tag.
+	p = classify.ParsePrefix("[2031-02-03 04:05:06 +0000] [7] [ERROR] Exception in worker process", 2031)
+	if p.Source != "" || p.Level != "ERROR" || p.Body != "Exception in worker process" {
+		t.Errorf("parsed %+v, want gunicorn's level and message, no source", p)
+	}
+}
+
+// Loki's logcli prints each line's stream labels after its time: they are
+// an envelope, and a traceback pasted from it is one event.
+func TestLokiLabelsAreAnEnvelope(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix(`2031-02-03T04:05:06Z {app="acme-llm", stream="stderr"}   File "/srv/acme/engine.py", line 12, in step`, 2031)
+	if p.Origin != `app="acme-llm"` || p.Body != `  File "/srv/acme/engine.py", line 12, in step` {
+		t.Errorf("parsed %+v, want origin app=\"acme-llm\" and the indented frame", p)
+	}
+	_, alarms := feedSettledState("", `2031-02-03T04:05:06Z {stream="stdout"} INFO:     Application startup complete.
+2031-02-03T04:05:07Z {stream="stderr"} ERROR:    Exception in ASGI application
+2031-02-03T04:05:07Z {stream="stderr"} Traceback (most recent call last):
+2031-02-03T04:05:07Z {stream="stderr"}   File "/srv/acme/api.py", line 40, in handle
+2031-02-03T04:05:07Z {stream="stderr"}     assert request.n > 0
+2031-02-03T04:05:07Z {stream="stderr"} AssertionError
+2031-02-03T04:05:08Z {stream="stdout"} INFO:     10.0.0.3:4100 - "GET /health HTTP/1.1" 200 OK`)
+	if len(alarms) != 1 || alarms[0].HeadlineSeq != 6 || alarms[0].FirstSeq != 2 {
+		t.Errorf("alarms %+v, want one from line 2 headed by the AssertionError (line 6)", alarms)
 	}
 }
