@@ -449,14 +449,15 @@ func (s *State) addEndpoint(ep string) {
 // runners listen before they load; Triton (and TensorRT-LLM under it)
 // starts its metrics before its services; TorchServe's frontend binds its
 // APIs and says "Model server started." while its workers still load the
-// model. For them an announcement is an endpoint, never readiness. Other
+// model; Truss's uvicorn starts while model.load() runs in a thread beside
+// it. For them an announcement is an endpoint, never readiness. Other
 // families with readiness lines of their own are not here: vLLM runs inside
 // wrappers (DJL, Xinference, BentoML, Ray Serve) that never print vLLM's
 // readiness but announce their own, and where vLLM's uvicorn announces, it
 // is ready within lines anyway.
 var familiesWithReadiness = map[string]bool{
 	"sglang": true, "tgi": true, "llamacpp": true, "ollama": true, "triton": true, "trtllm": true,
-	"torchserve": true,
+	"torchserve": true, "truss": true,
 }
 
 // pendingReady is an announcement waiting for what follows it to say

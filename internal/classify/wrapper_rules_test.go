@@ -146,3 +146,28 @@ func TestLokiLabelsAreAnEnvelope(t *testing.T) {
 		t.Errorf("alarms %+v, want one from line 2 headed by the AssertionError (line 6)", alarms)
 	}
 }
+
+// Truss loads the user's model in a thread beside uvicorn: uvicorn's
+// startup lines are no readiness, the completed model.load() is.
+func TestTrussIsReadyWhenItsModelLoaded(t *testing.T) {
+	t.Parallel()
+	const head = `{"asctime": "2031-02-03 04:05:00,100", "levelname": "INFO", "message": "Executing model.load()..."}
+{"asctime": "2031-02-03 04:05:00,300", "levelname": "INFO", "message": "Started server process [1]"}
+{"asctime": "2031-02-03 04:05:00,301", "levelname": "INFO", "message": "Waiting for application startup."}
+{"asctime": "2031-02-03 04:05:00,302", "levelname": "INFO", "message": "Application startup complete."}
+{"asctime": "2031-02-03 04:05:00,303", "levelname": "INFO", "message": "Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)"}
+`
+	st, alarms := feedSettledState("", head+`{"asctime": "2031-02-03 04:06:10,000", "levelname": "INFO", "message": "Completed model.load() execution in 69700 ms"}
+{"asctime": "2031-02-03 04:06:20,000", "levelname": "INFO", "message": "10.0.0.4:5100 - \"POST /v1/models/model:predict HTTP/1.1\" 200"}`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 6 || len(alarms) != 0 {
+		t.Errorf("ready %+v alarms %+v, want ready at the completed load (line 6) without alarms", r, alarms)
+	}
+	st, alarms = feedSettledState("", head+`{"asctime": "2031-02-03 04:06:10,000", "levelname": "ERROR", "message": "Exception while loading model", "exc_info": "Traceback (most recent call last):\n  File \"/app/model/model.py\", line 20, in load\n    self.m = build()\nRuntimeError: weights file is truncated"}
+{"asctime": "2031-02-03 04:06:20,000", "levelname": "INFO", "message": "10.0.0.4:5100 - \"GET /v1/models/model HTTP/1.1\" 503"}`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: the model never loaded", r.Seq)
+	}
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the failed load, fatal", alarms)
+	}
+}
