@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"strings"
 	"testing"
 
 	"launchwatch/internal/classify"
@@ -169,5 +170,24 @@ func TestTrussIsReadyWhenItsModelLoaded(t *testing.T) {
 	}
 	if len(alarms) != 1 || !alarms[0].Fatal {
 		t.Errorf("alarms %+v, want the failed load, fatal", alarms)
+	}
+}
+
+// Ctrl-C pressed on a progress bar: the terminal echoes "^C" where the
+// bar stopped, and the interrupted API server's traceback goes on on the
+// same line. The traceback is teardown from its first frame: no alarm is
+// ever shown, not even while its frames are read.
+func TestCtrlCInTheMiddleOfALineIsAStop(t *testing.T) {
+	t.Parallel()
+	run := feedLines(t, "", strings.Split(`(ApiServer pid=300) INFO 02-03 04:05:00 [api_server.py:100] vLLM API server version 0.10.9
+(Worker pid=301) INFO 02-03 04:05:10 [model_runner.py:50] Starting to load model /data/acme-70b...
+(Worker pid=301) Loading safetensors checkpoint shards:  20% Completed | 6/30 [00:21<01:25,  3.55s/it]^C^C(ApiServer pid=300) Traceback (most recent call last):
+(ApiServer pid=300)   File "/opt/venv/bin/vllm", line 8, in <module>
+(ApiServer pid=300)     sys.exit(main())
+(ApiServer pid=300)   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/utils.py", line 700, in wait_for_engine_startup
+(ApiServer pid=300)     events = poller.poll(timeout)
+(ApiServer pid=300) KeyboardInterrupt`, "\n"))
+	if len(run.Alarms) != 0 || run.Withdrawn != 0 {
+		t.Errorf("alarms %+v (%d withdrawn), want none ever: the operator stopped the launch", run.Alarms, run.Withdrawn)
 	}
 }
