@@ -33,7 +33,114 @@ func (s *State) aside(p *Prefix, m *lineMatch, src, t string) bool {
 	if m.ready != nil && m.ready.Family != "" && m.ready.Family == s.d.Server {
 		return false
 	}
-	return s.loadedElsewhere(src)
+	return s.notTheServersOrigin(p) || s.loadedElsewhere(src)
+}
+
+// famOrigin is an origin whose lines showed a family's own wording.
+type famOrigin struct {
+	Origin string `json:"origin"` // as in LoadedOrigins: "" for the log's first
+	Family string `json:"family"`
+}
+
+// maxFamOrigins bounds the origins remembered with their family.
+const maxFamOrigins = 8
+
+// originKey is the origin of a line as LoadedOrigins name it: "" for the
+// log's first origin (the launch's own process) and lines without one.
+func (s *State) originKey(p *Prefix) string {
+	if p.Origin == s.d.Origin {
+		return ""
+	}
+	return p.Origin
+}
+
+// noteFamilyOrigin remembers the origin of a line that carries a family's
+// own prefix or wording (a detect signature that is no mere mention), once
+// per origin and family.
+func (s *State) noteFamilyOrigin(p *Prefix) {
+	if len(s.d.FamOrigins) >= maxFamOrigins {
+		return
+	}
+	o := s.originKey(p)
+	if s.d.Server != "" && s.familyIn(o, s.d.Server) {
+		return // every line of a wrapped log has an origin: no work once it is known
+	}
+	f := prefixFamily(p)
+	if f == "" {
+		for _, si := range s.h.sigs {
+			if g := s.rs.sigs[si]; g.Role == RoleDetect && g.Family != "" && g.weight() >= 3 && g.confirm(p, "") {
+				f = g.Family
+				break
+			}
+		}
+	}
+	if f != "" && !s.familyIn(o, f) {
+		s.d.FamOrigins = append(s.d.FamOrigins, famOrigin{Origin: o, Family: f})
+	}
+}
+
+// familyIn reports whether origin o showed family f's wording.
+func (s *State) familyIn(o, f string) bool {
+	return slices.Contains(s.d.FamOrigins, famOrigin{Origin: o, Family: f})
+}
+
+// notTheServersOrigin reports a readiness line, in a log of several
+// origins, from one that is not where the launch's server runs: the family
+// is known (given, or detected), and the line's origin never showed its
+// wording while another did or, while none did yet, it is not the log's
+// first. A gateway's or a UI's uvicorn in the same compose project (LiteLLM
+// in front of vLLM) says "Application startup complete." before the
+// model server has printed a line. The family's own readiness line always
+// counts (aside).
+func (s *State) notTheServersOrigin(p *Prefix) bool {
+	if !s.servicesApart(p) {
+		return false
+	}
+	return s.serverSeenElsewhere(p) || s.originKey(p) != ""
+}
+
+// besideServer reports a line, in a log of several services, from one
+// that never showed the launch's family while another did: an error there
+// (a gateway's failed request to a model server still loading, a client's
+// traceback) is that service's, never the launch's death.
+func (s *State) besideServer(p *Prefix) bool {
+	return s.servicesApart(p) && s.serverSeenElsewhere(p)
+}
+
+// servicesApart reports whether the line is one of a log of several
+// services (compose services, a pod's containers, a host's units) whose
+// family is known and whose origin never showed it.
+func (s *State) servicesApart(p *Prefix) bool {
+	if !s.d.ManyOrigins || s.d.Server == "" || !serviceOrigin(p.Origin) || len(s.d.FamOrigins) >= maxFamOrigins {
+		return false
+	}
+	return !s.familyIn(s.originKey(p), s.d.Server)
+}
+
+// serverSeenElsewhere reports whether another origin than the line's
+// showed the launch's family.
+func (s *State) serverSeenElsewhere(p *Prefix) bool {
+	o := s.originKey(p)
+	for _, fo := range s.d.FamOrigins {
+		if fo.Family == s.d.Server && fo.Origin != o {
+			return true
+		}
+	}
+	return false
+}
+
+// serviceOrigin reports an origin that names a service: a compose
+// service, a pod's container, a unit. Not a Slurm task ("task3": the same
+// program on another node) nor a process id ("host/vllm[123]": the same
+// unit, maybe started again): those run the server too, and may fail
+// before they print its wording. Of nested envelopes ("host/unit[7]|web-1")
+// the innermost tells.
+func serviceOrigin(o string) bool {
+	o = o[strings.LastIndexByte(o, '|')+1:]
+	if o == "" || strings.IndexByte(o, '[') >= 0 {
+		return false
+	}
+	return !strings.HasPrefix(o, "task") || !allDigits(o[len("task"):])
 }
 
 // loadedElsewhere reports whether an origin other than src's loaded a

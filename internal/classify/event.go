@@ -58,6 +58,9 @@ type event struct {
 	// Thread: threading's "Exception in thread NAME:" introduced the
 	// traceback: it killed one thread, not the process.
 	Thread bool `json:"thr,omitempty"`
+	// Beside: the event opened on a line of a service beside the launch's
+	// server (aside.go, besideServer): never fatal to the launch.
+	Beside bool `json:"beside,omitempty"`
 	// AuxThread: and that thread only reported (prevLine.AuxThread).
 	AuxThread bool `json:"athr,omitempty"`
 	// Interrupt: a frame of the traceback is a signal handler, or raises
@@ -176,12 +179,15 @@ func (s *State) newEvent(fb *feedBuf, src string, seq int64, at time.Time, silen
 			ev.Spawned, ev.SpawnN = true, s.d.N
 		}
 	}
-	ev.A = Alarm{FirstSeq: seq, LastSeq: seq, Kind: AlarmTraceback, Fatal: true, Ranks: 1, Time: at}
+	ev.Beside = s.besideServer(&s.lp)
+	ev.A = Alarm{FirstSeq: seq, LastSeq: seq, Kind: AlarmTraceback, Fatal: !ev.Beside, Ranks: 1, Time: at}
 	if !silent {
 		ev.A.ID = s.d.NextID
 		s.d.NextID++
 		s.d.Alarms++
-		s.d.Fatal++
+		if ev.A.Fatal {
+			s.d.Fatal++
+		}
 		if src != "" {
 			ev.Srcs = []string{src}
 		}

@@ -98,6 +98,9 @@ func (g *Signature) weight() int {
 // observeFamily adds the evidence of one scanned line (its prefix and the
 // detect signatures in s.h) and decides the family again.
 func (s *State) observeFamily(p *Prefix) {
+	if p.Origin != "" {
+		s.noteFamilyOrigin(p)
+	}
 	if s.d.Fixed || s.d.Server != "" && s.d.Fam.score(s.d.Server) >= famMax {
 		return // no evidence can change the family any more
 	}

@@ -21,6 +21,7 @@ func (s *State) source(p *Prefix) string {
 	other := ""
 	if p.Origin != "" && p.Origin != s.d.Origin {
 		other = p.Origin
+		s.d.ManyOrigins = true
 	}
 	if p.Source != "" {
 		return qualify(other, p.Source)

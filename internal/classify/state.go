@@ -103,6 +103,12 @@ type stateData struct {
 	// DepSources are sources that printed a dependency's start-up line
 	// (aside.go), at most maxDepSources.
 	DepSources []string `json:"dep_sources,omitempty"`
+	// ManyOrigins: lines of more than one origin were read (a compose
+	// project's services, a pod's containers); FamOrigins are the origins
+	// (as in LoadedOrigins) whose lines showed a family's own wording, at
+	// most maxFamOrigins (aside.go, notTheServersOrigin).
+	ManyOrigins bool        `json:"many_origins,omitempty"`
+	FamOrigins  []famOrigin `json:"fam_origins,omitempty"`
 	// FirstTpl is the template of the launch's first line (a program's
 	// start banner): the same line again after an ERROR run is the program
 	// started again, so the run was its last words (restartedAfterRun).

@@ -228,7 +228,7 @@ func procNamePid(src string) (name, pid string, ok bool) {
 }
 
 func (s *State) setFatal(ev *event, fatal bool) {
-	if ev.A.Fatal == fatal {
+	if ev.A.Fatal == fatal || fatal && ev.Beside {
 		return
 	}
 	ev.A.Fatal = fatal

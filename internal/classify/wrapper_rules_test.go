@@ -191,3 +191,37 @@ func TestCtrlCInTheMiddleOfALineIsAStop(t *testing.T) {
 		t.Errorf("alarms %+v (%d withdrawn), want none ever: the operator stopped the launch", run.Alarms, run.Withdrawn)
 	}
 }
+
+// A LiteLLM gateway in the same compose project comes up long before the
+// model server it fronts: its uvicorn is no readiness of the launch, and a
+// request it fails to pass on to the server still loading is its own
+// error, never the launch's death.
+func TestGatewayBesideTheServerIsNotTheLaunch(t *testing.T) {
+	t.Parallel()
+	const gateway = `vllm-1     | (APIServer pid=1) INFO 02-03 04:05:06 [api_server.py:1800] vLLM API server version 0.10.9
+litellm-1  | INFO:     Started server process [1]
+litellm-1  | INFO:     Waiting for application startup.
+litellm-1  | INFO:     Application startup complete.
+litellm-1  | INFO:     Uvicorn running on http://0.0.0.0:4000 (Press CTRL+C to quit)
+vllm-1     | (APIServer pid=1) INFO 02-03 04:05:20 [gpu_model_runner.py:2000] Model loading took 18.2 GiB and 12.3 seconds
+litellm-1  | Traceback (most recent call last):
+litellm-1  |   File "/app/litellm/llms/openai.py", line 90, in acompletion
+litellm-1  |     raise APIConnectionError(message=str(e))
+litellm-1  | litellm.exceptions.APIConnectionError: Connection error.
+litellm-1  | INFO:     10.0.0.5:40000 - "POST /chat/completions HTTP/1.1" 500 Internal Server Error
+`
+	run := feedLines(t, "vllm", strings.Split(strings.TrimSuffix(gateway, "\n"), "\n"))
+	for i, v := range run.Verdicts {
+		if v.Kind == classify.KindReady {
+			t.Errorf("line %d is readiness, want none: only the gateway is up", i+1)
+		}
+	}
+	if len(run.Alarms) != 1 || run.Alarms[0].Fatal || run.Alarms[0].HeadlineSeq != 10 {
+		t.Errorf("alarms %+v, want the gateway's failed request (line 10), not fatal", run.Alarms)
+	}
+	// The server's own readiness still counts.
+	st, _ := feedSettledState("vllm", gateway+`vllm-1     | (APIServer pid=1) INFO:     Application startup complete.`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 12 {
+		t.Errorf("ready %+v, want vLLM's own line 12", r)
+	}
+}
