@@ -225,3 +225,31 @@ litellm-1  | INFO:     10.0.0.5:40000 - "POST /chat/completions HTTP/1.1" 500 In
 		t.Errorf("ready %+v, want vLLM's own line 12", r)
 	}
 }
+
+// llama.cpp's rpc-server accepting a client is a worker's readiness: in a
+// Slurm step that also runs the llama-server that connected to it, the
+// launch is ready only when llama-server is.
+func TestRPCWorkerAcceptIsNotTheLaunchsReadiness(t *testing.T) {
+	t.Parallel()
+	const rpc = `1: Starting RPC server v3.0.0
+1:   endpoint       : 0.0.0.0:50052
+`
+	st, alarms := feedSettledState("llamacpp", rpc+`0: main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 15
+0: main: loading model
+0: srv    load_model: loading model '/models/acme-70b-Q4_K_M.gguf'
+1: Accepted client connection
+0: load_tensors: loading model tensors, this can take a while... (mmap = true)
+0: /src/ggml/src/ggml-rpc/ggml-rpc.cpp:600: Remote RPC server crashed or returned malformed response
+srun: error: node-a: task 0: Aborted (core dumped)`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: llama-server never loaded its model", r.Seq)
+	}
+	if st.Summary().FatalAlarms == 0 {
+		t.Errorf("alarms %+v, want llama-server's abort fatal", alarms)
+	}
+	// An rpc-server launched on its own is ready when its client connects.
+	st, _ = feedSettledState("llamacpp", rpc+"1: Accepted client connection")
+	if r := st.Summary().Ready; r == nil || r.Seq != 3 {
+		t.Errorf("ready %+v, want the accepted connection (line 3)", r)
+	}
+}
