@@ -111,6 +111,9 @@ var listeningPhrases = []string{
 	"available at", "available on", "accessible at", "accessible on", "reachable at",
 	"ready at", "ready on", "is up at", "up and running", "live at", "live on",
 	"bound to", "bound on", "bound at",
+	// the Java model servers' "Inference API bind to: http://…" (TorchServe,
+	// DJL Serving's "BOTH API bind to: …")
+	"api bind to",
 	"endpoint:", "endpoint at", "url:", "urls:",
 	"server started", "server is running", "server running", "started server", "started http",
 	"started grpc", "started rest", "api server",

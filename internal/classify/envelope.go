@@ -80,10 +80,15 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 			if s[1] == 'p' { // "[pod/": most brackets are a server's own
 				rest, origin, ok = peelKubectl(s)
 			}
+		case c == '"':
+			rest, t, origin, ok = peelCSVRow(s)
 		case isDigit(c):
+			if len(s) >= 20 && (s[10] == ' ' || s[10] == 'T') {
+				rest, t, origin, ok = peelCSVRow(s)
+			}
 			// The three readers of an RFC 3339 time share its parse; a
 			// line without the 'T' has none of them.
-			if len(s) >= 19 && s[10] == 'T' {
+			if !ok && len(s) >= 19 && s[10] == 'T' {
 				if dt, n := parseDateTime(s); n > 0 {
 					if rest, t, ok = peelCRI(s, dt, n); !ok {
 						if rest, t, origin, ok = peelISOSyslog(s, dt, n, false); !ok {
@@ -203,6 +208,96 @@ func peelLokiLabels(s string) (string, string, bool) {
 		}
 		return s, "", false
 	}
+}
+
+// peelCSVRow reads a row of a log explorer's CSV export: the event's time
+// first, quoted or not, then the columns the export chose (CloudWatch Logs
+// Insights' `@timestamp,@message`, with @logStream between; Datadog's
+// host, service and status), the message last: `2025-02-14
+// 08:21:40.102,"[INFO ] ModelServer - started"`. A quoted message is
+// unquoted ("" is a quote). The columns between are the origin, but a
+// status or level column: an export that says "error" for every line its
+// collector read from stderr says nothing of the line.
+func peelCSVRow(s string) (string, time.Time, string, bool) {
+	quoted := s[0] == '"'
+	ts := s
+	if quoted {
+		ts = s[1:]
+	}
+	t, n := parseDateTime(ts)
+	if n == 0 {
+		return s, time.Time{}, "", false
+	}
+	rest := ts[n:]
+	if quoted {
+		if !strings.HasPrefix(rest, "\"") {
+			return s, time.Time{}, "", false
+		}
+		rest = rest[1:]
+	}
+	if len(rest) < 2 || rest[0] != ',' {
+		return s, time.Time{}, "", false
+	}
+	rest = rest[1:]
+	var origin strings.Builder
+	for range 6 {
+		field, after, isQuoted, ok := csvField(rest)
+		if !ok {
+			return s, time.Time{}, "", false
+		}
+		if after == "" || !isQuoted && strings.IndexByte(field, ' ') >= 0 {
+			if !isQuoted {
+				// An unquoted message runs to the end of the line, commas and all.
+				field = rest
+			}
+			return field, t, origin.String(), true
+		}
+		if normLevel(field) == "" && !strings.EqualFold(field, "error") && field != "" {
+			if origin.Len() > 0 {
+				origin.WriteByte(',')
+			}
+			origin.WriteString(field)
+		}
+		rest = after
+	}
+	return s, time.Time{}, "", false
+}
+
+// csvField reads the CSV field at the start of s: its text (unquoted), what
+// follows its comma ("" when it ends the line), and whether it was quoted.
+// ok is false for a quoted field that does not close, or closes before
+// anything but a comma or the end.
+func csvField(s string) (field, after string, quoted, ok bool) {
+	if s == "" || s[0] != '"' {
+		i := strings.IndexByte(s, ',')
+		if i < 0 {
+			return s, "", false, true
+		}
+		return s[:i], s[i+1:], false, true
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != '"' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '"' {
+			b.WriteByte('"')
+			i++
+			continue
+		}
+		switch {
+		case i+1 == len(s):
+			return b.String(), "", true, true
+		case s[i+1] == ',':
+			if i+2 == len(s) {
+				return b.String(), "", true, true
+			}
+			return b.String(), s[i+2:], true, true
+		}
+		return "", "", true, false
+	}
+	return "", "", true, false
 }
 
 // peelKubectl reads `kubectl logs --prefix`: "[pod/NAME/CONTAINER] ".

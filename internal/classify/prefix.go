@@ -136,7 +136,7 @@ var lineStart = func() (t [256]uint8) {
 	for c := range t {
 		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 		digit := c >= '0' && c <= '9'
-		if letter || digit || c == '{' || c == '<' || c == '[' || c == ' ' {
+		if letter || digit || c == '{' || c == '<' || c == '[' || c == ' ' || c == '"' {
 			t[c] |= startsEnvelope
 		}
 		if c >= 'A' && c <= 'Z' || digit || c == '(' || c == '[' || c == 't' {

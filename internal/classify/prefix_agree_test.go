@@ -36,7 +36,7 @@ var prefixPieces = []string{
 	"[TP0] ", "[DP2 TP2] ", "[rank3]: ", "[rank12]:", "[1,0]<stdout>:", "[1,3]<stderr>: ", "[2,1]<stddiag>:", "[1,x]<stdout>:",
 	"[TensorRT-LLM]", "[TensorRT-LLM][WARNING] ", "[WARNING] ", "[ERROR] ", "[error]", "[INFO]", "[launch.py:321:sigkill_handler] ",
 	"[W803 21:49:24.248 file.cpp:1575] ", "[E ", "[I0102 ", "[pod/web-0/server] ", "[pod/Web/x] ",
-	"[40111] ", "[7] ", "[12345678] ", "[4x] ", `{stream="stderr"} `, `{app="a-1", stream="stdout"}   `, `{a="x\"y"} `, `{a=b} `, `{a="b",c="d"} `,
+	"[40111] ", "[7] ", "[12345678] ", "[4x] ", `{stream="stderr"} `, `{app="a-1", stream="stdout"}   `, `{a="x\"y"} `, `{a=b} `, `{a="b",c="d"} `, `2026-01-12 05:01:25.123,"`, `"2026-01-12T05:01:25Z","h-1","error","`, `","`, `""`, `,`,
 	"INFO ", "INFO:     ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL ", "WARN ", "ERR ", "Info ", "INFOS ", "INFO", "TRACE:",
 	"08-03 21:02:48 ", "13-03 21:02:48 ", "08-03 21:02:48 [core.py:12] ", "08-03 21:02:48 core.py:12] ", "[api_server.py:9]",
 	"2026-04-05 16:52:19,388 - ", "2026-04-05 16:52:19,388", "2026-03-27 20:55:46.396 ", "2025-10-14 19:22:02.871009: E x.cc:1] ",

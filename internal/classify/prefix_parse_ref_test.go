@@ -766,10 +766,18 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 			rest, t, origin, ok = oldPeelSyslogPRI(s, year)
 		case c == '[':
 			rest, origin, ok = peelKubectl(s)
+		case c == '"':
+			// A new reader, shared (envelope.go).
+			rest, t, origin, ok = peelCSVRow(s)
 		case isDigit(c):
-			if rest, t, ok = oldPeelCRI(s); !ok {
-				if rest, t, origin, ok = oldPeelISOSyslog(s, false); !ok {
-					rest, t, ok = oldPeelTimeBeforeJSON(s)
+			if len(s) >= 20 && (s[10] == ' ' || s[10] == 'T') {
+				rest, t, origin, ok = peelCSVRow(s)
+			}
+			if !ok {
+				if rest, t, ok = oldPeelCRI(s); !ok {
+					if rest, t, origin, ok = oldPeelISOSyslog(s, false); !ok {
+						rest, t, ok = oldPeelTimeBeforeJSON(s)
+					}
 				}
 			}
 			if !ok {

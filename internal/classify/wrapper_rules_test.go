@@ -253,3 +253,41 @@ srun: error: node-a: task 0: Aborted (core dumped)`)
 		t.Errorf("ready %+v, want the accepted connection (line 3)", r)
 	}
 }
+
+// A log explorer's CSV export puts the time and chosen columns before each
+// message, quoted: an envelope. A traceback exported row by row is one
+// event, and a status column that says "error" for every stderr row does
+// not make a line an error.
+func TestCSVExportRowsAreAnEnvelope(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix(`2031-02-03 04:05:06.789,acme/i-0123,"  File ""/srv/acme/model.py"", line 7, in load"`, 2031)
+	if p.Origin != "acme/i-0123" || p.Body != `  File "/srv/acme/model.py", line 7, in load` || p.Time.IsZero() {
+		t.Errorf("parsed %+v, want origin acme/i-0123, the unquoted frame and the row's time", p)
+	}
+	p = classify.ParsePrefix(`"2031-02-03T04:05:06.789Z","host-1","acme-llm","error","INFO:     Application startup complete."`, 2031)
+	if p.Origin != "host-1,acme-llm" || p.Level != "INFO" || p.Body != "Application startup complete." {
+		t.Errorf("parsed %+v, want origin host-1,acme-llm and the message's own INFO", p)
+	}
+	// Python logging's comma before the milliseconds is no CSV.
+	p = classify.ParsePrefix("2031-02-03 04:05:06,789 - acme - INFO - loading", 2031)
+	if p.Origin != "" || p.Level != "INFO" || p.Body != "loading" {
+		t.Errorf("parsed %+v, want Python logging's prefix", p)
+	}
+
+	_, alarms := feedSettledState("", `@timestamp,@message
+2031-02-03 04:05:06.100,"Traceback (most recent call last):"
+2031-02-03 04:05:06.100,"  File ""/srv/acme/model.py"", line 7, in load"
+2031-02-03 04:05:06.100,"    self.w = torch.load(path)"
+2031-02-03 04:05:06.100,"RuntimeError: checkpoint /models/acme.pt is truncated"`)
+	if len(alarms) != 1 || alarms[0].FirstSeq != 2 || alarms[0].HeadlineSeq != 5 {
+		t.Errorf("alarms %+v, want one traceback from row 2 headed by row 5", alarms)
+	}
+
+	// A Java model server wrapping vLLM is ready where its API binds.
+	st, _ := feedSettledState("", `2031-02-03 04:05:06.100,"[INFO ] PyProcess - W-100-model-stdout: INFO 02-03 04:05:06 model_runner.py:1000] Loading model weights took 6.1 GB"
+2031-02-03 04:05:09.100,"[INFO ] PyProcess - Model [model] initialized."
+2031-02-03 04:05:09.200,"[INFO ] ModelServer - BOTH API bind to: http://0.0.0.0:8080"`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 3 {
+		t.Errorf("ready %+v, want the API's bind (row 3)", r)
+	}
+}
