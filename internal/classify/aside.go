@@ -88,15 +88,27 @@ func (s *State) familyIn(o, f string) bool {
 // origins, from one that is not where the launch's server runs: the family
 // is known (given, or detected), and the line's origin never showed its
 // wording while another did or, while none did yet, it is not the log's
-// first. A gateway's or a UI's uvicorn in the same compose project (LiteLLM
-// in front of vLLM) says "Application startup complete." before the
-// model server has printed a line. The family's own readiness line always
+// first, or it showed another family's. A gateway's or a UI's uvicorn in
+// the same compose project (LiteLLM in front of vLLM) says "Application
+// startup complete." before the model server has printed a line, and an
+// embedding server beside it (TEI) is ready first. The family's own readiness line always
 // counts (aside).
 func (s *State) notTheServersOrigin(p *Prefix) bool {
 	if !s.servicesApart(p) {
 		return false
 	}
-	return s.serverSeenElsewhere(p) || s.originKey(p) != ""
+	return s.serverSeenElsewhere(p) || s.originKey(p) != "" || s.otherFamilyIn(s.originKey(p))
+}
+
+// otherFamilyIn reports whether origin o showed another family's wording
+// than the launch's (an embedding server's beside the LLM server).
+func (s *State) otherFamilyIn(o string) bool {
+	for _, fo := range s.d.FamOrigins {
+		if fo.Origin == o && fo.Family != s.d.Server {
+			return true
+		}
+	}
+	return false
 }
 
 // besideServer reports a line, in a log of several services, from one

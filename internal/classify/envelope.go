@@ -370,8 +370,8 @@ func peelSrunLabel(s string) (string, string, bool) {
 }
 
 // peelCompose reads docker compose's prefix: the container's name padded
-// to the longest name plus one, then " | " (compose pads with
-// "%-*s | "), so at least two spaces come before the bar. The name must end
+// to the longest name, then " | " (so one space or more before the bar;
+// see below for a bare word). The name must end
 // in the replica number compose gives every container ("web-1", v1's
 // "web_1"), or be a name a compose file gives with container_name, which
 // has no number: one with a separator inside ("open-webui", "acme_api")
@@ -382,7 +382,7 @@ func peelCompose(s string) (string, string, bool) {
 	for i < len(s) && i < 128 && isNameByte(s[i]) {
 		i++
 	}
-	if i < 3 || i+3 > len(s) || s[i] != ' ' || s[i+1] != ' ' {
+	if i < 3 || i+3 > len(s) || s[i] != ' ' {
 		return s, "", false
 	}
 	name := s[:i]
@@ -390,10 +390,18 @@ func peelCompose(s string) (string, string, bool) {
 	for d > 0 && isDigit(name[d-1]) {
 		d--
 	}
-	if (d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_')) && !containerName(name) {
+	replica := d < len(name) && d >= 2 && (name[d-1] == '-' || name[d-1] == '_')
+	counted := replica && name[d] != '0' // compose counts replicas from 1
+	if !replica && !containerName(name) {
 		return s, "", false
 	}
-	j := i + 2
+	// The longest name has one space before its bar when compose pads to
+	// its length ("open-webui-1 | "): a replica's name or a container name
+	// with a separator may; a bare word needs two, as a table row has one.
+	if s[i+1] != ' ' && !(s[i+1] == '|' && (counted || !replica && separated(name))) {
+		return s, "", false
+	}
+	j := i + 1
 	for j < len(s) && s[j] == ' ' {
 		j++
 	}
@@ -409,6 +417,17 @@ func peelCompose(s string) (string, string, bool) {
 	return s, "", false
 }
 
+// separated reports a name with a separator ('-', '_', '.') between two
+// word characters.
+func separated(name string) bool {
+	for k := 1; k+1 < len(name); k++ {
+		if c := name[k]; (c == '-' || c == '_' || c == '.') && name[k-1] != c && name[k+1] != c {
+			return true
+		}
+	}
+	return false
+}
+
 // containerName reports a compose container_name without a replica
 // number: a letter first, then a separator ('-', '_', '.') between two
 // word characters somewhere, or one of composeServiceNames.
@@ -416,12 +435,7 @@ func containerName(name string) bool {
 	if name[0] < 'a' || name[0] > 'z' {
 		return false
 	}
-	for k := 1; k+1 < len(name); k++ {
-		if c := name[k]; (c == '-' || c == '_' || c == '.') && name[k-1] != c && name[k+1] != c {
-			return true
-		}
-	}
-	return composeServiceNames[name]
+	return separated(name) || composeServiceNames[name]
 }
 
 // composeServiceNames are services that compose files name plainly (the

@@ -71,6 +71,10 @@ func TestPeelCompose(t *testing.T) {
 		{line: "Throughput  | 5 req/s", body: "Throughput  | 5 req/s"},
 		{line: "9-layer  | 5 ms", body: "9-layer  | 5 ms"},
 		{line: "gpu-0 | 81920MiB", body: "gpu-0 | 81920MiB"},
+		// The longest name, padded to its own length: one space.
+		{line: "open-webui-1 | INFO:     Application startup complete.", origin: "open-webui-1", level: "INFO",
+			body: "Application startup complete.", tagged: true},
+		{line: "Total | 5 requests", body: "Total | 5 requests"},
 		{line: "layer-12  |x", body: "layer-12  |x"},
 	})
 }

@@ -855,7 +855,7 @@ func oldPeelCompose(s string) (string, string, bool) {
 	for i < len(s) && i < 128 && oldIsNameByte(s[i]) {
 		i++
 	}
-	if i < 3 || i+3 > len(s) || s[i] != ' ' || s[i+1] != ' ' {
+	if i < 3 || i+3 > len(s) || s[i] != ' ' {
 		return s, "", false
 	}
 	name := s[:i]
@@ -863,10 +863,16 @@ func oldPeelCompose(s string) (string, string, bool) {
 	for d > 0 && isDigit(name[d-1]) {
 		d--
 	}
-	if (d == len(name) || d < 2 || (name[d-1] != '-' && name[d-1] != '_')) && !containerName(name) {
+	replica := d < len(name) && d >= 2 && (name[d-1] == '-' || name[d-1] == '_')
+	counted := replica && name[d] != '0' // compose counts replicas from 1
+	if !replica && !containerName(name) {
 		return s, "", false
 	}
-	j := i + 2
+	// One space before the bar, added after the copy (envelope.go).
+	if s[i+1] != ' ' && !(s[i+1] == '|' && (counted || !replica && separated(name))) {
+		return s, "", false
+	}
+	j := i + 1
 	for j < len(s) && s[j] == ' ' {
 		j++
 	}

@@ -291,3 +291,18 @@ func TestCSVExportRowsAreAnEnvelope(t *testing.T) {
 		t.Errorf("ready %+v, want the API's bind (row 3)", r)
 	}
 }
+
+// An embedding server started first in the same compose project is ready
+// long before the LLM server: its readiness is not the launch's, even as
+// the log's first service.
+func TestEmbeddingServerBesideIsNoReadiness(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("vllm", `tei-1        | 2031-02-03T04:05:00.100000Z  INFO text_embeddings_router: router/src/lib.rs:230: Starting model backend
+open-webui-1 | INFO:     Started server process [1]
+tei-1        | 2031-02-03T04:05:02.100000Z  INFO text_embeddings_router::http::server: router/src/http/server.rs:1800: Starting HTTP server: 0.0.0.0:80
+tei-1        | 2031-02-03T04:05:02.200000Z  INFO text_embeddings_router::http::server: router/src/http/server.rs:1801: Ready
+vllm-1       | (APIServer pid=1) INFO 02-03 04:05:06 [api_server.py:1800] vLLM API server version 0.10.9`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: only the embedding server is up", r.Seq)
+	}
+}
