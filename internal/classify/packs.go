@@ -93,6 +93,10 @@ type Signature struct {
 	// the parent answers the request its child failed (Ollama's "post
 	// predict" error) and lives on.
 	Survivor bool `json:"survivor,omitempty"`
+	// Command marks a payload signature whose line is a command a script
+	// echoes before running it (bash -x): what follows is that command's
+	// output, so the event the line before was part of has ended.
+	Command bool `json:"command,omitempty"`
 	// Dooms marks a follow or alarm signature whose line is a server's
 	// last words naming the failures it reported before as the reason it
 	// exits (Triton's "error: creating server: ... failed to load all

@@ -310,6 +310,12 @@ func (s *State) classifyLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *L
 		return
 	}
 	if m.payload {
+		if ev := s.active(src); ev != nil && m.command {
+			// The next command's output is its own: the event ends as
+			// on a line it does not take.
+			ev.St = stClosed
+			s.threadCallFailed(fb, ev)
+		}
 		return
 	}
 
@@ -585,6 +591,7 @@ type lineMatch struct {
 	serving   bool
 	hint      bool         // advice printed with an error: never starts an event
 	payload   bool         // a request or response logged with its content: user data
+	command   bool         // payload that starts a command's output (Signature.Command)
 	conseq    bool         // an alarm signature says the line reports another process's failure
 	survivor  bool         // an alarm signature says a parent reports its child's death and lives on
 	dooms     bool         // a signature says the failures reported before brought the process down
@@ -714,6 +721,7 @@ func (m *lineMatch) add(g *Signature, p *Prefix) {
 		m.hint = true
 	case RolePayload:
 		m.payload = true
+		m.command = m.command || g.Command
 	case RoleBenign:
 		m.benign = true
 	case RoleTerminate:
@@ -735,7 +743,7 @@ func (m *lineMatch) finish(p *Prefix) bool {
 	if m.payload {
 		// A prompt or a generated text may quote a traceback, a CUDA error
 		// or a readiness line: none of it is the server's own.
-		*m = lineMatch{payload: true}
+		*m = lineMatch{payload: true, command: m.command}
 		return true
 	}
 	if m.hint || isTableRow(p.Body) {

@@ -306,3 +306,34 @@ vllm-1       | (APIServer pid=1) INFO 02-03 04:05:06 [api_server.py:1800] vLLM A
 		t.Errorf("ready at %d, want none: only the embedding server is up", r.Seq)
 	}
 }
+
+// A launch script run with `set -x` echoes each command before it runs:
+// the echoed command quotes what it is about to print and is no event,
+// and the next command's output is not part of the event before it.
+func TestShellTraceLinesAreCommands(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `loading blk.3.ffn_up.weight to cuda:0
+serve.sh: line 9: 4242 Killed                  python -m acme.server --port 9000
++ rc=137
++ echo 'acme exited with code 137'
+acme exited with code 137
++ dmesg -T
++ tail -n 2
+[Tue Feb  3 04:05:06 2031] Out of memory: Killed process 4242 (python) total-vm:9000000kB, anon-rss:8000000kB
+[Tue Feb  3 04:05:07 2031] oom_reaper: reaped process 4242 (python), now anon-rss:0kB`)
+	for _, a := range alarms {
+		if a.FirstSeq == 4 || a.HeadlineSeq == 4 {
+			t.Errorf("alarm %+v on the echoed command (line 4)", a)
+		}
+		if a.FirstSeq <= 5 && a.LastSeq >= 8 {
+			t.Errorf("alarm %+v runs from the script's report into dmesg's output", a)
+		}
+	}
+	var dmesg bool
+	for _, a := range alarms {
+		dmesg = dmesg || a.HeadlineSeq == 8
+	}
+	if !dmesg {
+		t.Errorf("alarms %+v, want one headed by the kernel's OOM kill (line 8)", alarms)
+	}
+}
