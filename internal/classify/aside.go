@@ -15,7 +15,9 @@ import (
 // aside reports whether the line (its prefix p, source src, text t) is a
 // service's beside the model server, whose readiness is not the launch's:
 //   - its origin's name is a well-known dependency's (the compose service
-//     "db-1", the pod "dify-postgresql-0", the unit "redis-server"), or
+//     "db-1", the pod "dify-postgresql-0", the unit "redis-server"), the
+//     log has other origins (a log of one service is that service's), and
+//     its lines never showed a model server family's wording, or
 //     its source printed a dependency's own start-up line before
 //     (dependencySet: PostgreSQL's "database system is ready to accept
 //     connections", NATS's "Listening for client connections");
@@ -23,7 +25,7 @@ import (
 //     not: a web UI's or a RAG API's uvicorn, up before the model server
 //     it fronts (a family's own readiness line still counts).
 func (s *State) aside(p *Prefix, m *lineMatch, src, t string) bool {
-	if dependencyOrigin(p.Origin) || s.isDependencySource(src) {
+	if s.d.ManyOrigins && dependencyOrigin(p.Origin) && !s.anyFamilyIn(s.originKey(p)) || s.isDependencySource(src) {
 		return true
 	}
 	if dependencySet.in(head(t)) {
@@ -77,6 +79,17 @@ func (s *State) noteFamilyOrigin(p *Prefix) {
 	if f != "" && !s.familyIn(o, f) {
 		s.d.FamOrigins = append(s.d.FamOrigins, famOrigin{Origin: o, Family: f})
 	}
+}
+
+// anyFamilyIn reports whether origin o showed a model server family's
+// wording: whatever its name says ("db-1"), it runs a model server.
+func (s *State) anyFamilyIn(o string) bool {
+	for _, fo := range s.d.FamOrigins {
+		if fo.Origin == o {
+			return true
+		}
+	}
+	return false
 }
 
 // familyIn reports whether origin o showed family f's wording.

@@ -337,3 +337,24 @@ acme exited with code 137
 		t.Errorf("alarms %+v, want one headed by the kernel's OOM kill (line 8)", alarms)
 	}
 }
+
+// A service's name that is a dependency's word ("db-1") says it is beside
+// the model server only in a log of several services: a log of one
+// service is that service's, and a service that printed a model server's
+// own wording runs one, whatever its name.
+func TestDependencyNameAloneIsTheLaunch(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `db-1  | INFO:     Started server process [1]
+db-1  | INFO:     Waiting for application startup.
+db-1  | INFO:     Application startup complete.
+db-1  | INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)`)
+	if st.Summary().Ready == nil {
+		t.Error("no readiness for a log of one service named db-1")
+	}
+	st, _ = feedSettledState("", `web-1    | INFO:     Started server process [1]
+redis-1  | 1:M 03 Feb 2031 04:05:06.000 * Server initialized
+redis-1  | INFO:     Application startup complete.`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: redis-1 beside web-1 is a dependency", r.Seq)
+	}
+}
