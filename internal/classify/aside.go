@@ -58,16 +58,18 @@ func (s *State) originKey(p *Prefix) string {
 
 // noteFamilyOrigin remembers the origin of a line that carries a family's
 // own prefix or wording (a detect signature that is no mere mention), once
-// per origin and family.
-func (s *State) noteFamilyOrigin(p *Prefix) {
+// per origin and family. It returns prefixFamily(p) when it read it (read),
+// so that observeFamily does not read it again.
+func (s *State) noteFamilyOrigin(p *Prefix) (pf string, read bool) {
 	if len(s.d.FamOrigins) >= maxFamOrigins {
-		return
+		return "", false
 	}
 	o := s.originKey(p)
 	if s.d.Server != "" && s.familyIn(o, s.d.Server) {
-		return // every line of a wrapped log has an origin: no work once it is known
+		return "", false // every line of a wrapped log has an origin: no work once it is known
 	}
-	f := prefixFamily(p)
+	pf = prefixFamily(p)
+	f := pf
 	if f == "" {
 		for _, si := range s.h.sigs {
 			if g := s.rs.sigs[si]; g.Role == RoleDetect && g.Family != "" && g.weight() >= 3 && g.confirm(p, "") {
@@ -79,6 +81,7 @@ func (s *State) noteFamilyOrigin(p *Prefix) {
 	if f != "" && !s.familyIn(o, f) {
 		s.d.FamOrigins = append(s.d.FamOrigins, famOrigin{Origin: o, Family: f})
 	}
+	return pf, true
 }
 
 // anyFamilyIn reports whether origin o showed a model server family's

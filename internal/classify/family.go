@@ -98,15 +98,19 @@ func (g *Signature) weight() int {
 // observeFamily adds the evidence of one scanned line (its prefix and the
 // detect signatures in s.h) and decides the family again.
 func (s *State) observeFamily(p *Prefix) {
+	pf, read := "", false // prefixFamily(p), read once
 	if p.Origin != "" {
-		s.noteFamilyOrigin(p)
+		pf, read = s.noteFamilyOrigin(p)
 	}
 	if s.d.Fixed || s.d.Server != "" && s.d.Fam.score(s.d.Server) >= famMax {
 		return // no evidence can change the family any more
 	}
+	if !read {
+		pf = prefixFamily(p)
+	}
 	changed := false
-	if f := prefixFamily(p); f != "" {
-		s.d.Fam.add(f, wPrefix, s.d.Server)
+	if pf != "" {
+		s.d.Fam.add(pf, wPrefix, s.d.Server)
 		changed = true
 	}
 	mention := -1 // computed once, when a detect signature needs it
