@@ -730,6 +730,13 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 	}
 	if sp := strings.IndexByte(trimmed, ' '); sp > 0 && sp <= 8 {
 		if lv := normLevel(trimmed[:sp]); lv != "" {
+			if isVLLMClock(trimmed[sp+1:]) {
+				// `kubectl logs --timestamps` before vLLM's "ERROR 07-02
+				// 08:17:19 [core.py:571] ": the level belongs to vLLM's
+				// prefix, which the next eat reads whole.
+				p.Time = t
+				return trimmed, true
+			}
 			p.Time, p.Level = t, lv
 			return trimmed[sp+1:], true
 		}
@@ -739,6 +746,12 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return skipOneSpace(rest), true
 	}
 	return s, false
+}
+
+// isVLLMClock reports whether s starts with the "MM-DD HH:MM:SS" vLLM's
+// logger writes after the level.
+func isVLLMClock(s string) bool {
+	return len(s) >= 15 && isDigit(s[0]) && s[2] == '-' && s[5] == ' ' && s[8] == ':'
 }
 
 // eatLogfmt reads Ollama's `time=... level=INFO source=... msg="..."`.
@@ -815,7 +828,7 @@ func (p *Prefix) eatLevelWord(s string, year int) (string, bool) {
 	}
 	rest = rest[1:]
 	// vLLM: "MM-DD HH:MM:SS [file.py:123] "
-	if len(rest) >= 15 && isDigit(rest[0]) && rest[2] == '-' && rest[5] == ' ' && rest[8] == ':' {
+	if isVLLMClock(rest) {
 		mo, d := atoi2(rest[0:2]), atoi2(rest[3:5])
 		h, mi, se := atoi2(rest[6:8]), atoi2(rest[9:11]), atoi2(rest[12:14])
 		if year > 0 && mo >= 1 && mo <= 12 {

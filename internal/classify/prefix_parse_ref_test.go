@@ -386,6 +386,10 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 	}
 	if sp := strings.IndexByte(trimmed, ' '); sp > 0 && sp <= 8 {
 		if lv := oldNormLevel(trimmed[:sp]); lv != "" {
+			if isVLLMClock(trimmed[sp+1:]) { // read since: the next eat reads vLLM's prefix
+				p.Time = t
+				return trimmed, true
+			}
 			p.Time, p.Level = t, lv
 			return trimmed[sp+1:], true
 		}

@@ -358,3 +358,26 @@ redis-1  | INFO:     Application startup complete.`)
 		t.Errorf("ready at %d, want none: redis-1 beside web-1 is a dependency", r.Seq)
 	}
 }
+
+// `kubectl logs --timestamps` before vLLM's own prefix: the level and the
+// clock after the envelope's time are vLLM's prefix, read whole, so a
+// traceback under it reads as frames and ends at its exception.
+func TestTimestampBeforeVLLMPrefix(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612] Invocation of reload method failed", 2031)
+	if p.Level != "ERROR" || p.Body != "Invocation of reload method failed" {
+		t.Errorf("level %q body %q, want ERROR and the message alone", p.Level, p.Body)
+	}
+	_, alarms := feedSettledState("vllm", `2031-05-06T07:08:00.000000001Z INFO:     Application startup complete.
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612] Invocation of reload method failed
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612] Traceback (most recent call last):
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612]   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 600, in _handle_client_request
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612]     output.result = method(*args)
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612]   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_worker.py", line 88, in reload
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612]     raise ValueError("adapter rank 128 exceeds the configured 32")
+2031-05-06T07:08:09.123456789Z ERROR 05-06 07:08:09 [core.py:612] ValueError: adapter rank 128 exceeds the configured 32
+2031-05-06T07:08:10.000000001Z INFO:     10.0.0.9:5512 - "POST /v1/chat/completions HTTP/1.1" 200 OK`)
+	if len(alarms) != 1 || alarms[0].HeadlineSeq != 8 || alarms[0].LastSeq != 8 {
+		t.Fatalf("alarms %+v, want one alarm over lines 2-8 headed by the ValueError (8)", alarms)
+	}
+}
