@@ -490,6 +490,9 @@ func exitReportName(t string) (string, bool) {
 // isSignalConsequence reports a line that says the process died by a signal
 // or an exit report ("Aborted (core dumped)", "Segmentation fault").
 func isSignalConsequence(m *lineMatch) bool {
+	if m.best != nil && m.best.Launcher {
+		return false // a launcher's report of the death (srun's): an event of its own, linked to its cause
+	}
 	return (m.best != nil && m.best.Kind == AlarmSignal) || (m.follow != nil && m.follow.Kind == AlarmSignal)
 }
 

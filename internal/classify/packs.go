@@ -93,6 +93,11 @@ type Signature struct {
 	// the parent answers the request its child failed (Ollama's "post
 	// predict" error) and lives on.
 	Survivor bool `json:"survivor,omitempty"`
+	// Launcher marks an alarm signature whose line is a job launcher's
+	// report that one of its tasks died (srun's "task 0: Aborted"): an
+	// event of its own after the task's last words, never their last line
+	// (isSignalConsequence), as a supervisor's report is its own block.
+	Launcher bool `json:"launcher,omitempty"`
 	// Command marks a payload signature whose line is a command a script
 	// echoes before running it (bash -x): what follows is that command's
 	// output, so the event the line before was part of has ended.

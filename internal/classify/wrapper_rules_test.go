@@ -381,3 +381,31 @@ func TestTimestampBeforeVLLMPrefix(t *testing.T) {
 		t.Fatalf("alarms %+v, want one alarm over lines 2-8 headed by the ValueError (8)", alarms)
 	}
 }
+
+// srun's report that a task died is the launcher's: an event of its own
+// after the task's dump, never the dump's last line; a root cause the
+// step daemon reports with it (the cgroup OOM kill) heads that event.
+func TestSrunTaskDeathIsItsOwnEvent(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `0: F0102 03:04:05.600000 4242 engine.cpp:77] Check failed: blocks > 0 (0 vs. 0)
+0: *** Check failure stack trace: ***
+0:     @     0x7f0000001000  google::LogMessage::Fail()
+0:     @     0x7f0000002000  engine::Engine::init()
+srun: error: node-17: task 0: Aborted (core dumped)`)
+	if len(alarms) != 2 || alarms[0].LastSeq != 4 || alarms[1].FirstSeq != 5 || alarms[1].HeadlineSeq != 5 || !alarms[1].Fatal {
+		t.Fatalf("alarms %+v, want the check failure (1-4) and srun's report (5)", alarms)
+	}
+
+	_, alarms = feedSettledState("", `1: RuntimeError: device 3 could not join the communicator
+srun: error: node-18: task 1: Killed
+slurmstepd: error: Detected 1 oom_kill event in StepId=7.0. Some of the step tasks have been OOM Killed.`)
+	var last classify.Alarm
+	for _, a := range alarms {
+		if a.FirstSeq <= 2 && a.LastSeq >= 2 {
+			last = a
+		}
+	}
+	if last.HeadlineSeq != 3 {
+		t.Fatalf("alarms %+v, want srun's report in an event headed by the OOM kill (3)", alarms)
+	}
+}
