@@ -409,3 +409,17 @@ slurmstepd: error: Detected 1 oom_kill event in StepId=7.0. Some of the step tas
 		t.Fatalf("alarms %+v, want srun's report in an event headed by the OOM kill (3)", alarms)
 	}
 }
+
+// systemd ending a unit that never reported ready in time is the launch's
+// failure, headed by systemd's own words, whatever the server printed.
+func TestSystemdStartTimeoutIsAFailure(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `Mar 04 05:06:07 box systemd[1]: Starting heron.service - Heron model server...
+Mar 04 05:06:09 box heron[811]: INFO loading weights 3/8
+Mar 04 05:21:07 box systemd[1]: heron.service: start operation timed out. Terminating.
+Mar 04 05:21:07 box heron[811]: INFO received SIGTERM, exiting
+Mar 04 05:21:08 box systemd[1]: heron.service: Failed with result 'timeout'.`)
+	if len(alarms) == 0 || alarms[0].HeadlineSeq != 3 || !alarms[0].Fatal {
+		t.Fatalf("alarms %+v, want a fatal alarm headed by systemd's timeout (3)", alarms)
+	}
+}
