@@ -136,8 +136,11 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 		return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, tellingPrio(t, m), m)
 	case "ERROR":
 		r := s.d.G.runOn(src)
-		if r == nil && m.ending && s.d.Ready == nil {
-			// "Application startup failed. Exiting.": the line ends the process.
+		if r == nil && m.ending && (s.d.Ready == nil || s.fatalJustBefore()) {
+			// "Application startup failed. Exiting.": the line ends the
+			// process; after readiness, only right after a fatal failure
+			// ("MQLLMEngine is already dead, terminating server process"
+			// under the engine's traceback), the front end's report of it.
 			return s.openEvent(fb, p, seq, at, src, t, stLevel, AlarmOther, 1, m)
 		}
 		if r == nil {
@@ -522,4 +525,10 @@ func (s *State) runtimeDumpAfterRun(r *pendingRun, p *Prefix, t string) bool {
 		return true
 	}
 	return isGoPanicHeader(t) || isGoSignalHeader(t)
+}
+
+// fatalJustBefore reports a live fatal alarm that ended on the line before.
+func (s *State) fatalJustBefore() bool {
+	ev := s.recent()
+	return ev != nil && ev.live() && ev.A.Fatal && ev.LastN == s.d.N-1
 }

@@ -558,6 +558,11 @@ func (s *State) consumeAfterExc(fb *feedBuf, ev *event, p *Prefix, seq int64, t 
 		return consumed
 	case m.builtin[litTraceback] || isFrameLine(t) || m.follow != nil || m.best != nil:
 		return ended
+	case m.ending && p.Tagged:
+		// A record of its own after the exception: the process says it is
+		// ending ("MQLLMEngine is already dead, terminating server
+		// process" at the traceback's level), the front end's report.
+		return ended
 	case m.ready != nil || len(m.phases) > 0 || m.config != nil || isProgressLine(m) || m.serving:
 		// Another process's progress bar or startup line, or a request
 		// answered ("Output generated in 4.88 seconds"), that lands right

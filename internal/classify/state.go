@@ -474,7 +474,7 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 			s.d.ParentN = s.d.N
 		}
 	}
-	if m.shutdown && s.d.Shutdown == 0 && !s.stopsAfterOOMKill(l.Seq, p.Body) {
+	if m.shutdown && s.d.Shutdown == 0 && !s.stopsAfterFailure(l.Seq, p.Body) {
 		s.d.Shutdown = l.Seq
 	} else if s.d.Shutdown != 0 && s.d.Shutdown == s.d.Prev.Seq && strings.TrimSpace(s.d.Prev.Body) == "^C" && reShellCommand.MatchString(p.Body) {
 		// The Ctrl-C ended a command the operator was watching with
@@ -507,18 +507,29 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 	return s.announcedReady(fb, v, at, src, &m.announce)
 }
 
-// stopsAfterOOMKill reports systemd's "Stopping UNIT..." (body, at seq)
-// within a few lines of an OOM kill the launch reported: systemd stops a
-// unit itself when the kernel OOM-kills one of its processes (OOMPolicy=
-// stop, its default), so this is no operator's stop, and the unit's
-// "Failed with result 'oom-kill'" after it is the launch's failure, not
-// teardown.
-func (s *State) stopsAfterOOMKill(seq int64, body string) bool {
-	if !strings.HasPrefix(body, "Stopping ") {
+// stopsAfterFailure reports a shutdown line (body, at seq) that is a
+// failed server's own teardown, no operator's stop:
+//   - systemd's "Stopping UNIT..." within a few lines of an OOM kill the
+//     launch reported: systemd stops a unit itself when the kernel
+//     OOM-kills one of its processes (OOMPolicy=stop, its default), and the
+//     unit's "Failed with result 'oom-kill'" after it is the launch's
+//     failure, not teardown;
+//   - uvicorn's bare "Shutting down" within followWindow lines of a fatal
+//     alarm: the app died (its engine's traceback, "engine is already
+//     dead, terminating server process") and the server goes down with
+//     it, no signal named; the supervisor's exit report after it is the
+//     launch's.
+func (s *State) stopsAfterFailure(seq int64, body string) bool {
+	oomStop := strings.HasPrefix(body, "Stopping ")
+	if !oomStop && strings.TrimSpace(body) != "Shutting down" {
 		return false
 	}
 	for _, ev := range s.d.Events {
-		if ev.A.ID != 0 && !ev.A.Withdrawn && ev.A.Kind == AlarmOOM && seq-ev.A.LastSeq <= 5 {
+		if ev.A.ID == 0 || ev.A.Withdrawn {
+			continue
+		}
+		if oomStop && ev.A.Kind == AlarmOOM && seq-ev.A.LastSeq <= 5 ||
+			!oomStop && ev.A.Fatal && seq-ev.A.LastSeq <= followWindow {
 			return true
 		}
 	}

@@ -423,3 +423,39 @@ Mar 04 05:21:08 box systemd[1]: heron.service: Failed with result 'timeout'.`)
 		t.Fatalf("alarms %+v, want a fatal alarm headed by systemd's timeout (3)", alarms)
 	}
 }
+
+// A served vLLM whose engine dies: the front end's "already dead,
+// terminating" record at the traceback's level is its own event, and
+// uvicorn's bare "Shutting down" right after the failure is the crash's
+// teardown, not an operator's stop, so systemd's exit report still counts.
+func TestCrashTeardownIsNoOperatorStop(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("vllm", `INFO:     Application startup complete.
+INFO:     10.0.0.5:4100 - "POST /v1/completions HTTP/1.1" 200 OK
+ERROR 04-05 06:07:08 engine.py:140] Traceback (most recent call last):
+ERROR 04-05 06:07:08 engine.py:140]   File "/opt/vllm/engine/multiprocessing/engine.py", line 138, in run_engine_loop
+ERROR 04-05 06:07:08 engine.py:140]     outputs = self.engine_step()
+ERROR 04-05 06:07:08 engine.py:140] RuntimeError: device lost while stepping the model
+ERROR 04-05 06:07:09 launcher.py:101] MQLLMEngine is already dead, terminating server process
+INFO:     10.0.0.5:4102 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+INFO:     Shutting down
+INFO:     Application shutdown complete.
+INFO:     Finished server process [77]
+systemd[1]: heron.service: Main process exited, code=exited, status=1/FAILURE`)
+	heads := map[int64]bool{}
+	for _, a := range alarms {
+		heads[a.HeadlineSeq] = a.Fatal
+	}
+	if len(alarms) != 3 || !heads[6] || !heads[7] || !heads[12] {
+		t.Fatalf("alarms %+v, want fatal alarms headed by the RuntimeError (6), the front end's report (7) and systemd's (12)", alarms)
+	}
+
+	// The same bare "Shutting down" with no failure before it is a stop.
+	_, alarms = feedSettledState("vllm", `INFO:     Application startup complete.
+INFO:     Shutting down
+INFO:     Finished server process [77]
+systemd[1]: heron.service: Main process exited, code=exited, status=1/FAILURE`)
+	if len(alarms) != 0 {
+		t.Fatalf("alarms %+v after an operator's stop, want none", alarms)
+	}
+}
