@@ -108,6 +108,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 		case c >= 'A' && c <= 'Z':
 			if len(s) >= 20 && s[3] == ' ' { // "Jan 28 ...": a level word has no space there
 				rest, t, origin, ok = peelMonthSyslog(s, year, false)
+				if !ok {
+					rest, t, ok = peelExplorerDate(s)
+				}
 			}
 			if !ok {
 				rest, origin, ok = peelCompose(s)
@@ -580,6 +583,61 @@ func present(s string) string {
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// peelExplorerDate reads the time column of a row copied from a log
+// explorer's table, in the human form Kibana's Discover shows by default
+// (dateFormat "MMM D, YYYY @ HH:mm:ss.SSS"; without the "@" as others
+// write it), before the tab that ends the column: "Oct 14, 2025 @
+// 18:00:01.481\t<line>".
+func peelExplorerDate(s string) (string, time.Time, bool) {
+	mo := 0
+	for i, m := range months {
+		if s[:3] == m {
+			mo = i + 1
+			break
+		}
+	}
+	if mo == 0 || len(s) < 21 || s[3] != ' ' {
+		return s, time.Time{}, false
+	}
+	c := s[4:]
+	d := 0
+	for len(c) > 0 && isDigit(c[0]) && d < 100 {
+		d = d*10 + int(c[0]-'0')
+		c = c[1:]
+	}
+	if d < 1 || d > 31 || !strings.HasPrefix(c, ", ") || len(c) < 15 {
+		return s, time.Time{}, false
+	}
+	c = c[2:]
+	if !isDigit(c[0]) || !isDigit(c[1]) || !isDigit(c[2]) || !isDigit(c[3]) || c[4] != ' ' {
+		return s, time.Time{}, false
+	}
+	y := atoi2(c[0:2])*100 + atoi2(c[2:4])
+	c = c[5:]
+	if strings.HasPrefix(c, "@ ") {
+		c = c[2:]
+	}
+	if len(c) < 9 || c[2] != ':' || c[5] != ':' || !allDigits(c[0:2]) || !allDigits(c[3:5]) || !allDigits(c[6:8]) {
+		return s, time.Time{}, false
+	}
+	h, mi, se := atoi2(c[0:2]), atoi2(c[3:5]), atoi2(c[6:8])
+	c = c[8:]
+	ns := 0
+	if c != "" && c[0] == '.' {
+		j, scale := 1, 100000000
+		for j < len(c) && isDigit(c[j]) && j <= 9 {
+			ns += int(c[j]-'0') * scale
+			scale /= 10
+			j++
+		}
+		c = c[j:]
+	}
+	if c == "" || c[0] != '\t' {
+		return s, time.Time{}, false
+	}
+	return c[1:], dateUTC(y, mo, d, h, mi, se, ns), true
+}
 
 // peelMonthSyslog reads journalctl's default format and RFC 3164's:
 // "Jan 28 10:04:05 host ident[pid]: " (the day may be space-padded, the

@@ -50,6 +50,12 @@ func (s *State) openLastWords(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	if ev := s.recent(); ev != nil {
 		s.consequence(ev, m)
 		ev.Signalled = true
+		if g := m.follow; g != nil && g.Priority > ev.Prio {
+			// Last words that rank as the root cause name why the
+			// failure just reported ended the process (TGI's router:
+			// "Error: Backend(Warmup(...))" under its warmup error).
+			s.setHeadline(ev, t, seq, g.Priority, g)
+		}
 		return ev
 	}
 	ev := s.openEvent(fb, p, seq, at, src, t, stLast, AlarmOther, 2, m)

@@ -794,6 +794,9 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 			rest, origin, ok = peelSrunLabel(s)
 		case c >= 'A' && c <= 'Z':
 			if rest, t, origin, ok = oldPeelMonthSyslog(s, year, false); !ok {
+				rest, t, ok = peelExplorerDate(s) // read since, shared
+			}
+			if !ok {
 				rest, origin, ok = oldPeelCompose(s)
 			}
 		case c >= 'a' && c <= 'z':

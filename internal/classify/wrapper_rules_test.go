@@ -459,3 +459,30 @@ systemd[1]: heron.service: Main process exited, code=exited, status=1/FAILURE`)
 		t.Fatalf("alarms %+v after an operator's stop, want none", alarms)
 	}
 }
+
+// A row copied from Kibana's Discover table: the human time column and its
+// tab are an envelope, and the record after it is read as the line.
+func TestExplorerDateColumnIsAnEnvelope(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("Feb 3, 2031 @ 04:05:06.789\t{\"timestamp\":\"2031-02-03T04:05:06.789Z\",\"level\":\"ERROR\",\"fields\":{\"message\":\"Webserver Crashed\"},\"target\":\"text_generation_launcher\"}", 2031)
+	if p.Level != "ERROR" || !strings.Contains(p.Body, "Webserver Crashed") {
+		t.Errorf("level %q body %q, want the record's ERROR and message", p.Level, p.Body)
+	}
+	if p.Time.Day() != 3 || p.Time.Hour() != 4 {
+		t.Errorf("time %v, want the record's or the column's time", p.Time)
+	}
+	if p := classify.ParsePrefix("Feb 3, 2031 was the day the model shipped", 2031); p.Body != "Feb 3, 2031 was the day the model shipped" {
+		t.Errorf("body %q, want a sentence starting with a date left alone", p.Body)
+	}
+}
+
+// TGI's router that fails its warmup returns the error from main: those
+// last words name why it exits, head its report, and make it fatal.
+func TestTGIRouterExitErrorHeadsItsReport(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("tgi", `2031-02-03T04:05:06.000000Z ERROR warmup{max_input_length=Some(4000) max_prefill_tokens=8192 max_total_tokens=Some(8192) max_batch_size=None}:warmup: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: Not enough memory to handle 8192 prefill tokens.
+Error: Backend(Warmup(Generation("Not enough memory to handle 8192 prefill tokens.")))`)
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 2 {
+		t.Fatalf("alarms %+v, want one fatal alarm headed by the router's exit error (2)", alarms)
+	}
+}
