@@ -182,6 +182,9 @@ func announcedEndpoint(body string) announcement {
 	if healthAnswered(body) {
 		return announcement{ok: true, health: true}
 	}
+	if socketTableRow(body) {
+		return announcement{}
+	}
 	if readyStatement(body) {
 		return announcement{ok: true} // no address: it waits (announcedReady)
 	}
@@ -266,6 +269,35 @@ func announcedAfterReady(body string, full bool) announcement {
 		return announcement{}
 	}
 	return announcedEndpoint(body)
+}
+
+// socketTableRow reports a row of a socket table that a command the
+// operator ran printed (netstat's "  TCP    127.0.0.1:8000    0.0.0.0:0
+// LISTENING    9472", "tcp  0  0 0.0.0.0:8000  0.0.0.0:*  LISTEN
+// 77/python", ss's "LISTEN 0 4096 0.0.0.0:8000 0.0.0.0:*", lsof's "...
+// TCP *:8000 (LISTEN)"): someone looking at who holds a port, no server
+// announcing that it listens.
+func socketTableRow(body string) bool {
+	t := strings.TrimLeft(body, " \t")
+	if strings.HasSuffix(t, "(LISTEN)") {
+		return true
+	}
+	proto, rest, ok := strings.Cut(t, " ")
+	if !ok {
+		return false
+	}
+	switch proto {
+	case "TCP", "UDP", "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "LISTEN", "ESTAB":
+	default:
+		return false
+	}
+	addrs := 0
+	for _, f := range strings.Fields(rest) {
+		if strings.IndexByte(f, ':') > 0 || strings.HasPrefix(f, "[::") || strings.HasPrefix(f, "*:") {
+			addrs++
+		}
+	}
+	return addrs >= 2
 }
 
 // endpointIn finds the first address on the line and normalises it to

@@ -486,3 +486,23 @@ Error: Backend(Warmup(Generation("Not enough memory to handle 8192 prefill token
 		t.Fatalf("alarms %+v, want one fatal alarm headed by the router's exit error (2)", alarms)
 	}
 }
+
+// A socket table the operator printed (netstat, ss, lsof) shows who holds
+// a port: no announcement. Windows' words for a port in use are a bind
+// failure like "address already in use".
+func TestSocketTableIsNoAnnouncementAndWindowsBindFails(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `2031/02/03 04:05:06 INFO docs on http://127.0.0.1:9000/docs
+2031/02/03 04:05:06 ERROR HTTP Server Error err="listen tcp 127.0.0.1:9000: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted."
+PS C:\work> netstat -ano | findstr :9000
+  TCP    127.0.0.1:9000         0.0.0.0:0              LISTENING       4242
+tcp        0      0 0.0.0.0:9000            0.0.0.0:*               LISTEN      4242/serve
+LISTEN 0      4096         0.0.0.0:9000       0.0.0.0:*    users:(("serve",pid=4242,fd=7))
+serve   4242 ops    7u  IPv4 0x1a2b      0t0  TCP *:9000 (LISTEN)`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: the socket table is the operator's, the server failed to bind", r.Seq)
+	}
+	if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 2 {
+		t.Errorf("alarms %+v, want the bind failure (2)", alarms)
+	}
+}
