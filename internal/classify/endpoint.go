@@ -677,6 +677,11 @@ func (s *State) afterAnnouncement(fb *feedBuf, p *Prefix, m *lineMatch, v *LineV
 	switch {
 	case s.d.Ready != nil || familiesWithReadiness[s.d.Server] && !w.Bind:
 		s.d.Announced = nil
+	case s.d.N == w.N+1 && s.d.Prompt == v.Seq:
+		// The command that announced the server returned to the shell's
+		// prompt at once: it started a service that runs on detached
+		// ("lms server start": "Server is now running on port 1234").
+		s.confirmAnnounced(fb)
 	case loading || v.Alarm != 0 || isErrorLevel(p.Level) || m.best != nil || m.follow != nil:
 		s.d.Announced = nil
 	case m.serving || (!w.Banner && s.d.N-w.N-w.Other >= confirmAfter) || s.d.N-w.N-w.Other >= confirmAfterBanner:

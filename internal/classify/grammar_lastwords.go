@@ -61,6 +61,12 @@ func (s *State) openLastWords(fb *feedBuf, p *Prefix, seq int64, at time.Time, s
 	ev := s.openEvent(fb, p, seq, at, src, t, stLast, AlarmOther, 2, m)
 	ev.Await = s.d.N + awaitWindow // "Error: ..., retrying" was no last word
 	ev.Words = m.best == nil
+	if s.operatorCommandFailed() {
+		// A command typed after the server was ready gave up: the
+		// server's launch goes on (lms load refused, the server runs).
+		ev.Beside = true
+		s.setFatal(ev, false)
+	}
 	return ev
 }
 

@@ -61,6 +61,10 @@ type stateData struct {
 	// readiness (takeBackReady revises the line to it).
 	ReadyLine *LineVerdict `json:"ready_line,omitempty"`
 	Shutdown  int64        `json:"shutdown,omitempty"` // seq of an operator's shutdown, 0 if none
+	// Prompt is the seq of the last shell prompt with a command after it
+	// ("user@host:~$ cmd"): the operator typed another command, whose
+	// output follows (operatorCommandFailed).
+	Prompt int64 `json:"prompt,omitempty"`
 	// PayloadDoc counts the lines of a request's or response's content
 	// printed as a document over lines of its own ("... with body: {"),
 	// 0 when none is open: its lines are user data (inPayloadDoc).
@@ -474,6 +478,9 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 			s.d.ParentN = s.d.N
 		}
 	}
+	if isShellPrompt(p.Body) {
+		s.d.Prompt = l.Seq
+	}
 	if m.shutdown && s.d.Shutdown == 0 && !s.stopsAfterFailure(l.Seq, p.Body) {
 		s.d.Shutdown = l.Seq
 	} else if s.d.Shutdown != 0 && s.d.Shutdown == s.d.Prev.Seq && strings.TrimSpace(s.d.Prev.Body) == "^C" && reShellCommand.MatchString(p.Body) {
@@ -540,6 +547,22 @@ func (s *State) stopsAfterFailure(seq int64, body string) bool {
 // "user@host:~/dir$ cmd", "[user@host dir]$ cmd", "(venv) user@host:~$ cmd",
 // "PS C:\\work> cmd".
 var reShellCommand = regexp.MustCompile(`^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#]\s+\S|^PS [A-Z]:\\[^>]*>\s+\S`)
+
+// isShellPrompt reports a shell prompt with a command after it
+// (reShellCommand), testing the regular expression only on lines with a
+// prompt's mark.
+func isShellPrompt(body string) bool {
+	return (strings.Contains(body, "$ ") || strings.Contains(body, "# ") || strings.HasPrefix(body, "PS ")) &&
+		reShellCommand.MatchString(body)
+}
+
+// operatorCommandFailed reports a failure printed after the launch was
+// ready and the operator then typed another command at the shell's prompt
+// (a CLI that asks the running server to load a model, a curl): that
+// command's failure, which the server lives on after, not the server's.
+func (s *State) operatorCommandFailed() bool {
+	return s.d.Ready != nil && s.d.Prompt > s.d.Ready.Seq
+}
 
 // workerTask reports whether origin is a task of `srun --label` other than
 // task 0 (peelSrunLabel). A job's service runs in its first task; the

@@ -506,3 +506,34 @@ serve   4242 ops    7u  IPv4 0x1a2b      0t0  TCP *:9000 (LISTEN)`)
 		t.Errorf("alarms %+v, want the bind failure (2)", alarms)
 	}
 }
+
+// A CLI that starts the server as a service returns to the prompt at
+// once: its "running on port" then holds. A command the operator types
+// after that which fails is that command's failure, not the server's.
+func TestPromptAfterDetachedStartAndAFailedCommand(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `ops@box:~$ acme server start --port 7070
+Starting server...
+Success! Server is now running on port 7070
+ops@box:~$ acme load big-model --context 65536
+Loading model "big-model"...
+Error: Failed to load model "big-model".
+ops@box:~$ acme status
+The server is running on port 7070.`)
+	if r := st.Summary().Ready; r == nil || r.Seq != 3 {
+		t.Errorf("ready %+v, want the announcement the prompt confirmed (3)", r)
+	}
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 6 {
+		t.Errorf("alarms %+v, want the load command's failure (6), not fatal", alarms)
+	}
+
+	// A server run in the foreground that dies says so before the
+	// prompt comes back: that is the launch's failure.
+	_, alarms = feedSettledState("", `ops@box:~$ acme-server --port 7070
+loading weights
+Error: model file is truncated
+ops@box:~$ ls`)
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the server's last words, fatal", alarms)
+	}
+}
