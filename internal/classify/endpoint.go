@@ -720,6 +720,12 @@ var loadingWords = []string{
 	"loading", "load model", "load weight", "downloading", "fetching", "waiting for", "warming",
 	"warmup", "initializ", "starting", "booting", "compil", "capturing", "model_loader", "load_tensors",
 	"checkpoint", "weights", "preparing", "building", "warm",
+	// a supervisor that bound the port hands it to a worker whose
+	// application has yet to start (uvicorn --reload or --workers: its
+	// "Uvicorn running on" comes first, then "Started reloader process
+	// [N]", each worker's "Started server process [N]" and "Waiting for
+	// application startup.")
+	"reloader process", "parent process [", "server process [",
 }
 
 // modelWords are what a server prints about its model while it loads it:
@@ -747,7 +753,10 @@ var notModelWords = []string{
 	"loading service", "loading config", "loading settings", "loading environment", "loading the service",
 }
 
-var notModelSet = newWordSet(notModelWords)
+var (
+	notModelSet = newWordSet(notModelWords)
+	configSet   = newWordSet([]string{"config"})
+)
 
 // stopWords say that the server is going down: an announcement before
 // them was no readiness.
@@ -757,7 +766,9 @@ var stopWords = []string{"stopped", "stopping", "shutting down", "shutdown", "ex
 // a progress bar, one of loadingWords or stopWords.
 func isLoadingWork(t string, m *lineMatch) bool {
 	t = head(t)
-	return isStartupProgress(m) || loadingSet.in(t) || stopSet.in(t)
+	// Loading a configuration file ("loading a new config", reloaded
+	// every few seconds by a gateway that serves) is no startup work.
+	return isStartupProgress(m) || loadingSet.in(t) && !configSet.in(t) || stopSet.in(t)
 }
 
 // isStartupProgress reports a phase line or a progress bar.

@@ -537,3 +537,27 @@ ops@box:~$ ls`)
 		t.Errorf("alarms %+v, want the server's last words, fatal", alarms)
 	}
 }
+
+// uvicorn run with --reload (or --workers) prints "Uvicorn running on"
+// from its supervisor before the worker's application starts: no
+// readiness until the application says it started, and none when its
+// startup fails.
+func TestUvicornSupervisorSocketIsNoReadiness(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `INFO:     Will watch for changes in these directories: ['/srv/app']
+INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)
+INFO:     Started reloader process [501] using WatchFiles
+/srv/app/server.py:12: DeprecationWarning: on_event is deprecated
+  @app.on_event("startup")
+INFO:     Started server process [503]
+INFO:     Waiting for application startup.
+Pre-loading model: acme/vision-7b
+ERROR:    Traceback (most recent call last):
+  File "/srv/app/server.py", line 40, in startup
+    load_model()
+OSError: [Errno 28] No space left on device
+ERROR:    Application startup failed. Exiting.`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: the application never started", r.Seq)
+	}
+}
