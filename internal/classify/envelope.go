@@ -615,9 +615,7 @@ func peelExplorerDate(s string) (string, time.Time, bool) {
 	}
 	y := atoi2(c[0:2])*100 + atoi2(c[2:4])
 	c = c[5:]
-	if strings.HasPrefix(c, "@ ") {
-		c = c[2:]
-	}
+	c = strings.TrimPrefix(c, "@ ")
 	if len(c) < 9 || c[2] != ':' || c[5] != ':' || !allDigits(c[0:2]) || !allDigits(c[3:5]) || !allDigits(c[6:8]) {
 		return s, time.Time{}, false
 	}

@@ -337,8 +337,12 @@ func (s *State) retire(fb *feedBuf) {
 			continue
 		}
 		s.settleEvent(fb, ev)
-		if ev.live() && ev.A.Fatal && ev.A.FirstSeq > s.d.LastFatal {
-			s.d.LastFatal = ev.A.FirstSeq
+		if ev.live() && ev.A.Fatal {
+			s.d.LastFatal = max(s.d.LastFatal, ev.A.FirstSeq)
+			if len(s.d.RetiredFatal) >= maxRetiredFatal {
+				s.d.RetiredFatal, s.d.RetiredLost = append(s.d.RetiredFatal[:0], s.d.RetiredFatal[1:]...), true
+			}
+			s.d.RetiredFatal = append(s.d.RetiredFatal, ev)
 		}
 	}
 	for i := len(keep); i < len(evs); i++ {
@@ -346,6 +350,9 @@ func (s *State) retire(fb *feedBuf) {
 	}
 	s.d.Events = keep
 }
+
+// maxRetiredFatal bounds the retired fatal events a launch keeps.
+const maxRetiredFatal = 4
 
 // retires reports whether the event at index i of s.d.Events can no longer
 // change; over is how many events exceed maxEvents.

@@ -51,6 +51,11 @@ const (
 	// child's, and the parent reports that on the next lines: a fatal
 	// event waits while it is the last thing read (settle.go).
 	RoleSpawn = "spawn"
+	// RoleRestart: a supervisor says it starts the program again after it
+	// died (systemd's "Scheduled restart job, restart counter is at N", a
+	// wrapper's "retry 2/5"): a readiness after it is the new attempt's,
+	// which the earlier attempt's death does not undo (readyAfterErrors).
+	RoleRestart = "restart"
 )
 
 // Roles of level evidence (grammar_level.go).
@@ -229,7 +234,7 @@ func defaultRules() *ruleSet {
 }
 
 var validRoles = []string{RoleAlarm, RoleFollow, RoleRetry, RoleShutdown, RoleReady, RolePhase, RoleConfig, RoleDetect, RoleServing,
-	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload, RoleSpawn}
+	RoleHint, RoleBenign, RoleTerminate, RoleTransient, RolePayload, RoleSpawn, RoleRestart}
 
 func compilePacks(packs []Pack) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -65,6 +65,10 @@ type stateData struct {
 	// ("user@host:~$ cmd"): the operator typed another command, whose
 	// output follows (operatorCommandFailed).
 	Prompt int64 `json:"prompt,omitempty"`
+	// Restart is the seq of the last line that starts the program again
+	// after a fatal failure (restartBoundary): a readiness after it is
+	// the new attempt's.
+	Restart int64 `json:"restart,omitempty"`
 	// PayloadDoc counts the lines of a request's or response's content
 	// printed as a document over lines of its own ("... with body: {"),
 	// 0 when none is open: its lines are user data (inPayloadDoc).
@@ -86,7 +90,13 @@ type stateData struct {
 	Origin     string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
 	Prev       prevLine `json:"prev"`
 	Events     []*event `json:"events,omitempty"`
-	Phases     phaseLog `json:"phases,omitempty"`
+	// RetiredFatal keeps the last few fatal events that retired (their
+	// lines are final), so that a restart's readiness can still say they
+	// were an earlier attempt's (readyAfterErrors); RetiredLost says
+	// older ones were dropped, whose LastFatal stands.
+	RetiredFatal []*event `json:"retired_fatal,omitempty"`
+	RetiredLost  bool     `json:"retired_lost,omitempty"`
+	Phases       phaseLog `json:"phases,omitempty"`
 
 	// Server is the current best family; Fixed says it was given to New
 	// and evidence does not change it; Fam is the per-family evidence
@@ -478,8 +488,12 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 			s.d.ParentN = s.d.N
 		}
 	}
-	if isShellPrompt(p.Body) {
+	prompt := isShellPrompt(p.Body)
+	if prompt {
 		s.d.Prompt = l.Seq
+	}
+	if s.d.Fatal > 0 && (prompt || m.restart || m.spawn || s.bannerAgain(p)) {
+		s.d.Restart = l.Seq
 	}
 	if m.shutdown && s.d.Shutdown == 0 && !s.stopsAfterFailure(l.Seq, p.Body) {
 		s.d.Shutdown = l.Seq
@@ -547,6 +561,18 @@ func (s *State) stopsAfterFailure(seq int64, body string) bool {
 // "user@host:~/dir$ cmd", "[user@host dir]$ cmd", "(venv) user@host:~$ cmd",
 // "PS C:\\work> cmd".
 var reShellCommand = regexp.MustCompile(`^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#]\s+\S|^PS [A-Z]:\\[^>]*>\s+\S`)
+
+// bannerAgain reports the launch's first line (its program's start
+// banner, FirstTpl) printed again: the program started once more (a
+// container restarted by its restart policy prints nothing else). The
+// template is made only for a line that starts as the banner does.
+func (s *State) bannerAgain(p *Prefix) bool {
+	tpl, t := s.d.FirstTpl, p.Body
+	if tpl == "" || t == "" || t[0] != tpl[0] || p.Level != "" && p.Level != "INFO" || indented(t) {
+		return false
+	}
+	return Template(truncate(t, maxBannerTemplate)) == tpl
+}
 
 // isShellPrompt reports a shell prompt with a command after it
 // (reShellCommand), testing the regular expression only on lines with a
@@ -633,6 +659,7 @@ type lineMatch struct {
 	benign    bool         // a level signature says an ERROR/CRITICAL line is harmless
 	ending    bool         // the line says the process is ending
 	spawn     bool         // a supervisor or proxy starts a child process (RoleSpawn)
+	restart   bool         // a supervisor starts the program again (RoleRestart)
 	announce  announcement // the line announces a listening endpoint (endpoint.go)
 	request   *Signature   // the highest survived (request-level) alarm signature (finish)
 }
@@ -762,6 +789,8 @@ func (m *lineMatch) add(g *Signature, p *Prefix) {
 		m.ending = true
 	case RoleSpawn:
 		m.spawn = true
+	case RoleRestart:
+		m.restart = true
 	}
 }
 

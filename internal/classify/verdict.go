@@ -186,12 +186,40 @@ func (s *State) doomedBefore(fb *feedBuf) {
 // pid=7001" became ready) is a second server of the same deployment (two
 // servers started from one script), and the one that came up does not undo
 // the other's death.
+//
+// A failure that a restart followed (a supervisor's "Scheduled restart
+// job", a wrapper's retry, the start banner again, a new command at the
+// shell's prompt: State.Restart) was an earlier attempt's, whatever it
+// was: the attempt that became ready is another process.
 func (s *State) readyAfterErrors(fb *feedBuf, readySrc string) {
 	for _, ev := range s.d.Events {
-		if ev.live() && ev.A.Fatal && !ev.Signalled && ev.A.Kind != AlarmSignal && !siblingOf(ev, readySrc) {
+		earlier := ev.A.LastSeq < s.d.Restart
+		if ev.live() && ev.A.Fatal && (earlier || !ev.Signalled && ev.A.Kind != AlarmSignal && !siblingOf(ev, readySrc)) {
 			s.setFatal(ev, false)
 			fb.touch(ev)
 		}
+	}
+	if len(s.d.RetiredFatal) == 0 || s.d.Restart == 0 {
+		return
+	}
+	// Fatal events of an earlier attempt that retired before the new one
+	// became ready (a model's loading takes more lines than an event is
+	// kept for).
+	kept := s.d.RetiredFatal[:0]
+	last := int64(0)
+	for _, ev := range s.d.RetiredFatal {
+		if ev.live() && ev.A.Fatal && ev.A.LastSeq < s.d.Restart {
+			s.setFatal(ev, false)
+			fb.touch(ev)
+			continue
+		}
+		kept = append(kept, ev)
+		last = max(last, ev.A.FirstSeq)
+	}
+	clear(s.d.RetiredFatal[len(kept):])
+	s.d.RetiredFatal = kept
+	if !s.d.RetiredLost {
+		s.d.LastFatal = last
 	}
 }
 

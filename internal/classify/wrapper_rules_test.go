@@ -561,3 +561,44 @@ ERROR:    Application startup failed. Exiting.`)
 		t.Errorf("ready at %d, want none: the application never started", r.Seq)
 	}
 }
+
+// A supervisor restarts a server that died; the new attempt becomes ready
+// (long after the first death retired): the launch is ready, and the first
+// attempt's alarms stay listed, no longer fatal. Without the restart a
+// death before a readiness line stays fatal.
+func TestRestartedAttemptThatBecomesReady(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`Mar 04 05:06:07 box heron[811]: Error: listen tcp 0.0.0.0:7070: bind: address already in use
+Mar 04 05:06:07 box systemd[1]: heron.service: Main process exited, code=exited, status=1/FAILURE
+Mar 04 05:06:07 box systemd[1]: heron.service: Failed with result 'exit-code'.
+Mar 04 05:06:12 box systemd[1]: heron.service: Scheduled restart job, restart counter is at 1.
+Mar 04 05:06:12 box systemd[1]: Started heron.service - Heron model server.
+`)
+	for i := range 100 {
+		b.WriteString("Mar 04 05:06:13 box heron[902]: loading tensor block " + strings.Repeat("x", i%7) + "\n")
+	}
+	b.WriteString("Mar 04 05:06:40 box heron[902]: Listening on 0.0.0.0:7070 (version 1.2.3)")
+	st, alarms := feedSettledState("", b.String())
+	if st.Summary().Ready == nil {
+		t.Fatal("no readiness, want the restarted attempt's listening line")
+	}
+	if len(alarms) == 0 {
+		t.Fatal("no alarms, want the first attempt's failure listed")
+	}
+	for _, a := range alarms {
+		if a.Fatal {
+			t.Errorf("alarm %+v is fatal, want the first attempt's failure survived by the restart", a)
+		}
+	}
+	if st.Summary().FatalAlarms != 0 {
+		t.Errorf("summary %+v, want no fatal alarm counted", st.Summary())
+	}
+
+	// The same death with no restart before the readiness stays fatal.
+	_, alarms = feedSettledState("", `Mar 04 05:06:07 box systemd[1]: heron.service: Main process exited, code=killed, status=9/KILL
+Mar 04 05:06:40 box heron[902]: Listening on 0.0.0.0:7070 (version 1.2.3)`)
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the unrestarted death fatal", alarms)
+	}
+}
