@@ -172,12 +172,22 @@ func serviceOrigin(o string) bool {
 }
 
 // loadedElsewhere reports whether an origin other than src's loaded a
-// model while src's did not.
+// model while src's did not. A dependency's loading (Prometheus's
+// "Completed loading of configuration file", printed before the model
+// server's first line) is no model's, in a log of several services.
 func (s *State) loadedElsewhere(src string) bool {
 	if len(s.d.LoadedOrigins) == 0 || len(s.d.LoadedOrigins) >= maxLoadedOrigins || s.loadedIn(src) {
 		return false
 	}
-	return true
+	if !s.d.ManyOrigins {
+		return true
+	}
+	for _, o := range s.d.LoadedOrigins {
+		if !dependencyOrigin(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // dependencyOrigin reports an origin whose name has a dependency's word

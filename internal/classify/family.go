@@ -235,8 +235,11 @@ func prefixFamily(p *Prefix) string {
 		return "sglang" // "[2025-01-01 10:00:00 TP0] " scheduler lines
 	case strings.HasPrefix(full, "[TensorRT-LLM]"):
 		return "trtllm"
-	case strings.HasPrefix(full, "time=") && isGoSlogSource(full):
-		return "ollama" // "time=... level=INFO source=routes.go:1234 msg=..."
+	case strings.HasPrefix(full, "time=") && isGoSlogSource(full) && !dependencyOrigin(p.Origin):
+		// "time=... level=INFO source=routes.go:1234 msg=...": Go's slog
+		// with its source, which Prometheus's and other Go services'
+		// logs beside the model server have too.
+		return "ollama"
 	case isLlamaServerTag(p.Body):
 		return "llamacpp"
 	case isVLLMStamp(full):

@@ -602,3 +602,25 @@ Mar 04 05:06:40 box heron[902]: Listening on 0.0.0.0:7070 (version 1.2.3)`)
 		t.Errorf("alarms %+v, want the unrestarted death fatal", alarms)
 	}
 }
+
+// A monitor beside the model server (Prometheus, in Go's slog with its
+// source, as Ollama logs) neither names the launch's family nor loads its
+// model: the model server's readiness is the launch's.
+func TestMonitorBesideTheServerIsNoFamilyNorLoading(t *testing.T) {
+	t.Parallel()
+	st, _ := feedSettledState("", `prometheus-1 | time=2031-02-03T04:05:00.100Z level=INFO source=main.go:700 msg="Starting Prometheus Server" mode=server
+prometheus-1 | time=2031-02-03T04:05:00.200Z level=INFO source=main.go:1500 msg="Completed loading of configuration file" db_storage=1.1µs
+prometheus-1 | time=2031-02-03T04:05:00.300Z level=INFO source=main.go:1180 msg="Server is ready to receive web requests."
+scorer-1     | INFO:     Started server process [1]
+scorer-1     | INFO:     Waiting for application startup.
+scorer-1     | 2031-02-03 04:05:02,000 [scorer] INFO - Loaded model 'ranker' successfully.
+scorer-1     | INFO:     Application startup complete.
+scorer-1     | INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)
+scorer-1     | INFO:     172.19.0.1:40112 - "GET /v2/health/ready HTTP/1.1" 200 OK`)
+	if st.Server() == "ollama" {
+		t.Error("family ollama, want none: Prometheus's slog lines are not Ollama's")
+	}
+	if r := st.Summary().Ready; r == nil || r.Seq < 7 {
+		t.Errorf("ready %+v, want the scorer's readiness (7 or later)", r)
+	}
+}
