@@ -751,6 +751,7 @@ func isModelWork(t string, m *lineMatch) bool {
 // (BentoML's "Loading service from ..." comes before its workers load it).
 var notModelWords = []string{
 	"loading service", "loading config", "loading settings", "loading environment", "loading the service",
+	"logging config", // gunicorn's and the apps under it: "Loaded logging config from ..."
 }
 
 var (

@@ -624,3 +624,31 @@ scorer-1     | INFO:     172.19.0.1:40112 - "GET /v2/health/ready HTTP/1.1" 200 
 		t.Errorf("ready %+v, want the scorer's readiness (7 or later)", r)
 	}
 }
+
+// gunicorn's master binds before its worker loads the application, and a
+// logging configuration is no model: no readiness before the worker
+// booted the app. The master's reason for halting heads its report, at
+// INFO as older gunicorn logs it.
+func TestGunicornMasterBindIsNoReadiness(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `2031-02-03 04:05:00,100 I [11] acmesrv - Loaded logging config from /opt/acme/logging.json
+2031-02-03 04:05:00,200 I [11] gunicorn.error - Starting gunicorn 23.0.0
+2031-02-03 04:05:00,201 I [11] gunicorn.error - Listening at: http://0.0.0.0:5001 (11)
+2031-02-03 04:05:00,202 I [11] gunicorn.error - Using worker: sync
+2031-02-03 04:05:00,203 I [68] gunicorn.error - Booting worker with pid: 68
+2031-02-03 04:05:03,000 E [68] acmesrv - Encountered exception while loading the model
+2031-02-03 04:05:03,001 I [68] gunicorn.error - Worker exiting (pid: 68)
+2031-02-03 04:05:03,400 E [11] gunicorn.error - Worker (pid:68) exited with code 3
+2031-02-03 04:05:03,401 I [11] gunicorn.error - Shutting down: Master
+2031-02-03 04:05:03,402 I [11] gunicorn.error - Reason: Worker failed to boot.`)
+	if r := st.Summary().Ready; r != nil {
+		t.Errorf("ready at %d, want none: the worker never booted the app", r.Seq)
+	}
+	found := false
+	for _, a := range alarms {
+		found = found || a.HeadlineSeq == 10 && a.Fatal
+	}
+	if !found {
+		t.Errorf("alarms %+v, want the master's reason (10) heading a fatal alarm", alarms)
+	}
+}
