@@ -101,6 +101,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				rest, origin, ok = peelSrunLabel(s)
 			}
 			if !ok {
+				rest, origin, ok = peelPM2(s)
+			}
+			if !ok {
 				rest, origin, ok = peelCompose(s)
 			}
 		case c == ' ':
@@ -111,6 +114,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				if !ok {
 					rest, t, ok = peelExplorerDate(s)
 				}
+			}
+			if !ok && c == 'P' {
+				rest, origin, ok = peelPM2(s)
 			}
 			if !ok {
 				rest, origin, ok = peelCompose(s)
@@ -418,6 +424,51 @@ func peelCompose(s string) (string, string, bool) {
 		return s[j+2:], name, true
 	}
 	return s, "", false
+}
+
+// peelPM2 reads what `pm2 logs` puts before each line: an app's
+// "ID|NAME  | " (the app's name is the origin) and the daemon's own "PM2
+// | " (the launch's supervisor: no origin of its own, its exit and
+// restart reports are the launch's).
+func peelPM2(s string) (string, string, bool) {
+	if strings.HasPrefix(s, "PM2 ") {
+		j := 3
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j+1 < len(s) && s[j] == '|' && s[j+1] == ' ' {
+			return s[j+2:], "", true
+		}
+		return s, "", false
+	}
+	i := 0
+	for i < len(s) && i < 4 && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != '|' {
+		return s, "", false
+	}
+	k := i + 1
+	for k < len(s) && k-i <= 64 && isNameByte(s[k]) {
+		k++
+	}
+	if k == i+1 || k >= len(s) || s[k] != ' ' {
+		return s, "", false
+	}
+	name := s[i+1 : k]
+	for k < len(s) && s[k] == ' ' {
+		k++
+	}
+	if k >= len(s) || s[k] != '|' {
+		return s, "", false
+	}
+	if k+1 == len(s) {
+		return "", name, true
+	}
+	if s[k+1] != ' ' {
+		return s, "", false
+	}
+	return s[k+2:], name, true
 }
 
 // separated reports a name with a separator ('-', '_', '.') between two

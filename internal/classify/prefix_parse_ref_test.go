@@ -788,6 +788,9 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 				rest, origin, ok = peelSrunLabel(s)
 			}
 			if !ok {
+				rest, origin, ok = peelPM2(s) // read since, shared
+			}
+			if !ok {
 				rest, origin, ok = oldPeelCompose(s)
 			}
 		case c == ' ':
@@ -795,6 +798,9 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 		case c >= 'A' && c <= 'Z':
 			if rest, t, origin, ok = oldPeelMonthSyslog(s, year, false); !ok {
 				rest, t, ok = peelExplorerDate(s) // read since, shared
+			}
+			if !ok && c == 'P' {
+				rest, origin, ok = peelPM2(s) // read since, shared
 			}
 			if !ok {
 				rest, origin, ok = oldPeelCompose(s)

@@ -652,3 +652,26 @@ func TestGunicornMasterBindIsNoReadiness(t *testing.T) {
 		t.Errorf("alarms %+v, want the master's reason (10) heading a fatal alarm", alarms)
 	}
 }
+
+// pm2's log prefixes are an envelope: the app's "ID|NAME | " names the
+// origin, the daemon's "PM2 | " is the launch's supervisor; its verdict
+// that it stopped restarting is the launch's failure, heading its report.
+func TestPM2PrefixesAndSupervisorGivingUp(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("0|heron-api  | ERROR 04-05 06:07:08 engine.py:160] ValueError: bad dtype", 2031)
+	if p.Origin != "heron-api" || p.Level != "ERROR" || p.Body != "ValueError: bad dtype" {
+		t.Errorf("origin %q level %q body %q, want the app, vLLM's level and the message", p.Origin, p.Level, p.Body)
+	}
+	if p := classify.ParsePrefix("PM2        | App [heron-api:0] online", 2031); p.Body != "App [heron-api:0] online" || p.Origin != "" {
+		t.Errorf("origin %q body %q, want the daemon's message with no origin", p.Origin, p.Body)
+	}
+	_, alarms := feedSettledState("", `PM2        | App [heron:0] exited with code [1] via signal [SIGINT]
+PM2        | Script /opt/venv/bin/heron had too many unstable restarts (3). Stopped. "errored"`)
+	found := false
+	for _, a := range alarms {
+		found = found || a.Fatal && a.HeadlineSeq == 2
+	}
+	if !found {
+		t.Errorf("alarms %+v, want pm2's giving up (2) heading a fatal alarm", alarms)
+	}
+}
