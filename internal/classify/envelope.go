@@ -92,7 +92,9 @@ func (p *Prefix) peelEnvelopes(s string, year int, env *envelope) string {
 				if dt, n := parseDateTime(s); n > 0 {
 					if rest, t, ok = peelCRI(s, dt, n); !ok {
 						if rest, t, origin, ok = peelISOSyslog(s, dt, n, false); !ok {
-							rest, t, ok = peelTimeBeforeJSON(s, dt, n)
+							if rest, t, ok = peelTimeBeforeJSON(s, dt, n); !ok {
+								rest, t, origin, ok = peelLogStream(s, dt, n)
+							}
 						}
 					}
 				}
@@ -170,6 +172,28 @@ func peelTimeBeforeJSON(s string, t time.Time, n int) (string, time.Time, bool) 
 		return s, time.Time{}, false
 	}
 	return s[n+1:], t, true
+}
+
+// peelLogStream reads a row of `aws logs tail` (CloudWatch Logs): the
+// event's zoned RFC 3339 time, the log stream's name, the line:
+// "2025-06-11T10:04:02.118000+00:00 AllTraffic/i-0f1e2d3c 2025-06-11...".
+// A stream's name has a '/' (SageMaker's "VARIANT/INSTANCE", ECS's
+// "PREFIX/CONTAINER/TASK") and no ':' or brackets; it is the origin. t
+// and n are parseDateTime(s), n > 0.
+func peelLogStream(s string, t time.Time, n int) (string, time.Time, string, bool) {
+	if s[10] != 'T' || !(s[n-1] == 'Z' || s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-')) || n+4 > len(s) || s[n] != ' ' {
+		return s, time.Time{}, "", false
+	}
+	rest := s[n+1:]
+	i, slash := 0, false
+	for i < len(rest) && i <= 256 && (isNameByte(rest[i]) || rest[i] == '/') {
+		slash = slash || rest[i] == '/'
+		i++
+	}
+	if !slash || i < 3 || i > 256 || rest[0] == '/' || rest[i-1] == '/' || i >= len(rest) || rest[i] != ' ' {
+		return s, time.Time{}, "", false
+	}
+	return rest[i+1:], t, rest[:i], true
 }
 
 // peelLokiLabels reads the stream labels Loki's logcli prints between a

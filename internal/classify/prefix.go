@@ -1068,6 +1068,14 @@ func (p *Prefix) eatTimeFields(t time.Time, rest string) (string, bool) {
 			return body, true
 		}
 		p.Time = t
+		if col, body, ok := eatTabColumn(rest[1:]); ok {
+			// A log explorer's row with a column between the time and
+			// the line (the replica or pod): that column is the origin.
+			if p.Origin == "" {
+				p.Origin = col
+			}
+			return body, true
+		}
 		return rest[1:], true
 	}
 	if len(rest) > 6 && rest[0] == ' ' && rest[2] == ' ' && rest[3] == '[' && letterLevel(rest[1]) != "" {
@@ -1077,6 +1085,20 @@ func (p *Prefix) eatTimeFields(t time.Time, rest string) (string, bool) {
 		}
 	}
 	return rest, false
+}
+
+// eatTabColumn reads a name column and its tab at the start of s (a log
+// explorer's "replica" or "pod" column: "r-acme-6f8d9c7b5-2k7qp\tmsg"):
+// a word of a container's name bytes, 3 to 128 long.
+func eatTabColumn(s string) (col, body string, ok bool) {
+	i := 0
+	for i < len(s) && i <= 128 && isNameByte(s[i]) {
+		i++
+	}
+	if i < 3 || i > 128 || i >= len(s) || s[i] != '\t' {
+		return "", s, false
+	}
+	return s[:i], s[i+1:], true
 }
 
 // eatTabFields reads what follows a time in zap's console encoder,

@@ -783,6 +783,11 @@ func (p *Prefix) oldPeelEnvelopes(s string, year int, env *envelope) string {
 						rest, t, ok = oldPeelTimeBeforeJSON(s)
 					}
 				}
+				if !ok && len(s) >= 19 && s[10] == 'T' {
+					if dt, n := parseDateTime(s); n > 0 {
+						rest, t, origin, ok = peelLogStream(s, dt, n) // read since, shared
+					}
+				}
 			}
 			if !ok {
 				rest, origin, ok = peelSrunLabel(s)

@@ -675,3 +675,21 @@ PM2        | Script /opt/venv/bin/heron had too many unstable restarts (3). Stop
 		t.Errorf("alarms %+v, want pm2's giving up (2) heading a fatal alarm", alarms)
 	}
 }
+
+// A log explorer's row with a name column between the time and the line,
+// and `aws logs tail`'s stream before it: both are an envelope whose
+// column is the origin, and the line is read as the server wrote it.
+func TestExplorerNameColumnAndLogStreamAreEnvelopes(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("2031-02-03 04:05:06.789\tr-acme-ner-6f8d9c7b5-2k7qp\t  File \"/app/handler.py\", line 12, in __init__", 2031)
+	if p.Origin != "r-acme-ner-6f8d9c7b5-2k7qp" || p.Body != "  File \"/app/handler.py\", line 12, in __init__" {
+		t.Errorf("origin %q body %q, want the replica and the frame", p.Origin, p.Body)
+	}
+	p = classify.ParsePrefix("2031-02-03T04:05:06.789000+00:00 AllTraffic/i-0a1b2c3d4e5f 2031-02-03T04:05:06,789 [ERROR] W-9000-acme com.amazonaws.ml.mms.wlm.WorkerThread - Backend worker error", 2031)
+	if p.Origin != "AllTraffic/i-0a1b2c3d4e5f" || p.Level != "ERROR" || !strings.HasPrefix(p.Body, "Backend worker error") {
+		t.Errorf("origin %q level %q body %q, want the stream, the record's level and its message", p.Origin, p.Level, p.Body)
+	}
+	if p := classify.ParsePrefix("2031-02-03T04:05:06Z /opt/venv/lib/x.py:12: UserWarning: old API", 2031); p.Origin != "" {
+		t.Errorf("origin %q, want none: a path after docker's time is the line", p.Origin)
+	}
+}
