@@ -100,6 +100,12 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		}
 	}
 	p.full = text
+	// A terminal's echo of the operator's Ctrl-C before the next line
+	// the program printed ("^C2025-03-12 11:02:48 | ERROR | ..."): the
+	// line's prefixes follow it (full keeps it: the stop it says).
+	for len(text) > 2 && text[0] == '^' && text[1] == 'C' {
+		text = text[2:]
+	}
 	for range 6 {
 		if len(text) < 3 || lineStart[text[0]]&startsPrefix == 0 {
 			break
@@ -645,12 +651,24 @@ func eatLoguru(rest string) (string, string, bool) {
 	}
 	body := rest[3+bar+3:]
 	if msg, ok := skipLoggerNameField(body); ok {
+		if relaysStream(body) {
+			lv = "" // StreamToLogger's level for a whole stream says nothing of the line
+		}
 		return msg, lv, true
 	}
 	if d := strings.Index(body, " - "); d > 0 && d < 120 && !strings.Contains(body[:d], " ") && strings.Contains(body[:d], ":") {
 		body = body[d+3:]
 	}
 	return body, lv, true
+}
+
+// relaysStream reports the logger name field of a process's relayed
+// stream ("stderr | ", "stdout | "): FastChat's and LLaVA's StreamToLogger
+// log a whole stream at one level (stderr at ERROR: warnings, progress
+// bars and uvicorn's own INFO lines alike), so the line keeps the level
+// its own words give it, if any.
+func relaysStream(body string) bool {
+	return strings.HasPrefix(body, "stderr |") || strings.HasPrefix(body, "stdout |")
 }
 
 // skipLoggerNameField drops the logger's name that FastChat's format
@@ -720,7 +738,9 @@ func (p *Prefix) eatDated(s string) (string, bool) {
 		return rest[3:], true
 	}
 	if body, lv, ok := eatLoguru(rest); ok {
-		p.Time, p.Level = t, lv
+		// A relayed stream's level is dropped (relaysStream): headLevel
+		// must not read it back from the line's head.
+		p.Time, p.Level, p.relayed = t, lv, lv == ""
 		return body, true
 	}
 	trimmed := strings.TrimLeft(rest, " ")

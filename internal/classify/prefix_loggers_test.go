@@ -50,9 +50,12 @@ func TestMoreLoggerPrefixes(t *testing.T) {
 		// traceback frame re-logged from stderr keeps its indentation, and a
 		// blank stderr line is an empty message.
 		{`2031-01-02 03:04:05 | INFO | model_worker | Register to controller`, "INFO", "Register to controller"},
-		{`2031-01-02 03:04:05 | ERROR | stderr |   File "/srv/app/worker.py", line 12, in <module>`, "ERROR", `  File "/srv/app/worker.py", line 12, in <module>`},
-		{`2031-01-02 03:04:05 | ERROR | stderr | `, "ERROR", ""},
-		{`2031-01-02 03:04:05 | ERROR | stderr |`, "ERROR", ""},
+		// StreamToLogger relays the whole stream at ERROR: the level is
+		// the relay's, not the line's, and is dropped.
+		{`2031-01-02 03:04:05 | ERROR | stderr |   File "/srv/app/worker.py", line 12, in <module>`, "", `  File "/srv/app/worker.py", line 12, in <module>`},
+		{`2031-01-02 03:04:05 | ERROR | stderr | `, "", ""},
+		{`2031-01-02 03:04:05 | ERROR | stderr |`, "", ""},
+		{`2031-01-02 03:04:05 | ERROR | model_worker | Load failed`, "ERROR", "Load failed"},
 		{`2031-01-02 03:04:05 | ERROR | stderr |x`, "ERROR", "stderr |x"},
 		{`2031-01-02 03:04:05 | INFO | two words | kept`, "INFO", "two words | kept"},
 		// log4j's "%d [%-5p] %t %c - %m" (TorchServe): thread and logger go,

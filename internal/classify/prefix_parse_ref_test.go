@@ -38,6 +38,9 @@ func (p *Prefix) oldParse(text string, year int) {
 	text = p.oldPeelEnvelopes(text, year, &env)
 	p.Origin = env.origin
 	p.full = text
+	for len(text) > 2 && text[0] == '^' && text[1] == 'C' { // read since (prefix.go)
+		text = text[2:]
+	}
 	for range 6 {
 		rest, ok := p.oldEat(text, year)
 		if !ok {
@@ -321,6 +324,9 @@ func oldEatLoguru(rest string) (string, string, bool) {
 	}
 	body := rest[3+bar+3:]
 	if msg, ok := skipLoggerNameField(body); ok {
+		if relaysStream(body) {
+			lv = "" // StreamToLogger's level for a whole stream says nothing of the line
+		}
 		return msg, lv, true
 	}
 	if d := strings.Index(body, " - "); d > 0 && d < 120 && !strings.Contains(body[:d], " ") && strings.Contains(body[:d], ":") {
@@ -376,7 +382,9 @@ func (p *Prefix) oldEatDated(s string) (string, bool) {
 		return rest[3:], true
 	}
 	if body, lv, ok := oldEatLoguru(rest); ok {
-		p.Time, p.Level = t, lv
+		// A relayed stream's level is dropped (relaysStream): headLevel
+		// must not read it back from the line's head.
+		p.Time, p.Level, p.relayed = t, lv, lv == ""
 		return body, true
 	}
 	trimmed := strings.TrimLeft(rest, " ")

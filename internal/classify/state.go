@@ -302,6 +302,13 @@ func (s *State) line(fb *feedBuf, l *Line) {
 	m := &s.lm
 	*m = lineMatch{}
 	s.match(p, m)
+	if len(p.full) > 2 && p.full[0] == '^' && p.full[1] == 'C' && !strings.HasPrefix(p.Body, "^C") && !isShellPrompt(p.Body) {
+		// The terminal's echo of Ctrl-C before the program's next line
+		// (Prefix.parse reads the line after it): the operator's stop,
+		// as signal.terminal-ctrl-c says of "^C" on a line's own. A
+		// prompt after it ran another command (its "unless").
+		m.shutdown = true
+	}
 	body := p.Body
 	t := strings.TrimSpace(body)
 	s.reconsiderTentative(fb, p, t, m)

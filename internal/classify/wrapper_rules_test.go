@@ -693,3 +693,28 @@ func TestExplorerNameColumnAndLogStreamAreEnvelopes(t *testing.T) {
 		t.Errorf("origin %q, want none: a path after docker's time is the line", p.Origin)
 	}
 }
+
+// The terminal's "^C" glued to the program's next line: that line's own
+// prefix is read (FastChat's stream relay: its ERROR level says nothing),
+// and the stop makes the traceback after it teardown, never a crash.
+func TestCtrlCEchoBeforeAPrefixedLine(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("^C2031-02-03 04:05:06 | ERROR | stderr | Traceback (most recent call last):", 2031)
+	if p.Body != "Traceback (most recent call last):" || p.Level != "" {
+		t.Errorf("level %q body %q, want the relayed line with no level", p.Level, p.Body)
+	}
+	st, alarms := feedSettledState("", `2031-02-03 04:05:00 | INFO | model_worker | Loading the model ['acme-13b'] on worker 7c2e ...
+2031-02-03 04:05:01 | ERROR | stderr | Loading checkpoint shards:  33%|###3      | 1/3 [00:26<00:52, 26.14s/it]
+^C2031-02-03 04:05:06 | ERROR | stderr | Traceback (most recent call last):
+2031-02-03 04:05:06 | ERROR | stderr |   File "/opt/venv/lib/python3.10/site-packages/acme/loader.py", line 88, in load_shards
+2031-02-03 04:05:06 | ERROR | stderr |     state = torch.load(path)
+2031-02-03 04:05:06 | ERROR | stderr | KeyboardInterrupt`)
+	for _, a := range alarms {
+		if a.Fatal {
+			t.Errorf("fatal alarm %+v after the operator's Ctrl-C", a)
+		}
+	}
+	if st.Summary().FatalAlarms != 0 {
+		t.Errorf("summary %+v, want no fatal alarm", st.Summary())
+	}
+}
