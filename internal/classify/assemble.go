@@ -178,6 +178,9 @@ func (s *State) continuesNativeRun(ev *event, p *Prefix, m *lineMatch) bool {
 		isExitReport(strings.TrimSpace(p.Body)) {
 		return false
 	}
+	if m.best != nil && m.best.Launcher {
+		return false // a launcher's or a script's report of the death: its own event
+	}
 	return (m.best != nil && m.best.IsFatal() == ev.A.Fatal) || m.ending
 }
 

@@ -718,3 +718,18 @@ func TestCtrlCEchoBeforeAPrefixedLine(t *testing.T) {
 		t.Errorf("summary %+v, want no fatal alarm", st.Summary())
 	}
 }
+
+// bash's report that a script's command died by a signal ("./run.sh: line
+// 9: 811 Aborted (core dumped) cmd") is the script's own event after the
+// child's abort, not the abort's last line.
+func TestScriptJobStatusIsItsOwnEvent(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `CUDA error: an illegal memory access was encountered
+  current device: 0, in function ggml_backend_cuda_synchronize at ggml-cuda.cu:2300
+  cudaStreamSynchronize(cuda_ctx->stream())
+ggml-cuda.cu:73: CUDA error
+./run.sh: line 9:   811 Aborted                 (core dumped) python serve.py`)
+	if len(alarms) != 2 || alarms[1].HeadlineSeq != 5 || alarms[0].LastSeq != 4 {
+		t.Fatalf("alarms %+v, want the CUDA error (1-4) and the script's report (5)", alarms)
+	}
+}
