@@ -120,6 +120,19 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		p.childTag = false
 		text = rest
 	}
+	if line, ok := cutGRPCStream(text); ok {
+		// LocalAI relays a backend's output at DEBUG: the line is the
+		// backend's, with the backend's own prefix if any.
+		p.Level, p.relayed = "", true
+		text = line
+		for range 6 {
+			rest, ok := p.eat(text, year)
+			if !ok {
+				break
+			}
+			text = rest
+		}
+	}
 	p.Body = text
 	if p.Level == "" && !p.relayed {
 		p.headLevel(year, p.eat)
@@ -1583,6 +1596,25 @@ func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
 		}
 		i = j
 	}
+}
+
+// cutGRPCStream is the backend's line LocalAI relays from a gRPC backend
+// process's output stream: "GRPC(model-127.0.0.1:37415): stderr line".
+func cutGRPCStream(s string) (string, bool) {
+	if len(s) < 16 || s[0] != 'G' || !strings.HasPrefix(s, "GRPC(") {
+		return s, false
+	}
+	end := strings.Index(s[:min(len(s), 260)], "): ")
+	if end < 6 {
+		return s, false
+	}
+	rest := s[end+3:]
+	for _, stream := range [...]string{"stderr", "stdout"} {
+		if line, ok := strings.CutPrefix(rest, stream); ok && (line == "" || line[0] == ' ') {
+			return strings.TrimPrefix(line, " "), true
+		}
+	}
+	return s, false
 }
 
 // relayedLine is the line a model server relays from a worker's output

@@ -54,6 +54,17 @@ func (p *Prefix) oldParse(text string, year int) {
 		p.childTag = false
 		text = rest
 	}
+	if line, ok := cutGRPCStream(text); ok { // read since, shared (prefix.go)
+		p.Level, p.relayed = "", true
+		text = line
+		for range 6 {
+			rest, ok := p.oldEat(text, year)
+			if !ok {
+				break
+			}
+			text = rest
+		}
+	}
 	p.Body = text
 	// The level of an unknown logger's head was added after the copy: a
 	// new reader, shared (prefix.go).

@@ -733,3 +733,16 @@ ggml-cuda.cu:73: CUDA error
 		t.Fatalf("alarms %+v, want the CUDA error (1-4) and the script's report (5)", alarms)
 	}
 }
+
+// LocalAI relays its gRPC backends' output at DEBUG: the backend's line
+// is read without the relay's level, so a runner's CUDA failure is seen.
+func TestLocalAIBackendStreamIsRelayed(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("12:08PM DBG GRPC(acme-7b-127.0.0.1:37415): stderr CUDA error: an illegal memory access was encountered", 2031)
+	if p.Level != "" || p.Body != "CUDA error: an illegal memory access was encountered" {
+		t.Errorf("level %q body %q, want the backend's line with no level", p.Level, p.Body)
+	}
+	if p := classify.ParsePrefix("12:08PM DBG GRPC Process is not responding: acme-7b", 2031); p.Level != "DEBUG" {
+		t.Errorf("level %q, want LocalAI's own DEBUG line kept", p.Level)
+	}
+}
