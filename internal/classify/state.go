@@ -432,6 +432,9 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 	if t == "" {
 		return
 	}
+	if s.d.Alarms > s.d.Fatal && clientErrorAnswered(t) {
+		s.handledRequestErrors(fb, src)
+	}
 	for _, ev := range s.d.Events {
 		if ev.Await >= s.d.N && ev.Src == src {
 			if m.retry && !isRootCauseKind(ev.A.Kind) || s.wentOnWithout(ev, p, m, t) {
@@ -580,6 +583,40 @@ func (s *State) bannerAgain(p *Prefix) bool {
 	}
 	return Template(truncate(t, maxBannerTemplate)) == tpl
 }
+
+// handledRequestErrors withdraws the survived (non-fatal) errors just
+// before an access log's 4xx answer on the same origin: the server caught
+// the request's failure, logged it (an ERROR line, logger.exception's
+// traceback: "Error in preprocessing prompt inputs") and told the client
+// what was wrong with its request. That is a handled rejection, bait as
+// the corpus labels it; an unhandled exception is answered 500 ("Exception
+// in ASGI application") and stays an alarm.
+func (s *State) handledRequestErrors(fb *feedBuf, src string) {
+	o := originOf(src)
+	for _, ev := range s.d.Events {
+		if ev.live() && !ev.A.Fatal && ev.LastN >= s.d.N-answerWindow && ev.LastN < s.d.N && originOf(ev.Src) == o {
+			s.withdraw(fb, ev)
+		}
+	}
+}
+
+// answerWindow is how many lines after a request's error its answer may
+// come (other requests' lines between).
+const answerWindow = 4
+
+// clientErrorAnswered reports an access log's 4xx answer (uvicorn's
+// `"POST /v1/chat/completions HTTP/1.1" 400 Bad Request`, key=value
+// `status=404`, llama.cpp's `| status 400 |`), 429 aside: throttling
+// says nothing of the request.
+func clientErrorAnswered(t string) bool {
+	i := strings.Index(t, " 4")
+	if i < 0 {
+		return false
+	}
+	return reClientError.MatchString(t)
+}
+
+var reClientError = regexp.MustCompile(`HTTP/[\d.]+"? 4(?:0\d|1\d|2[0-8]|3\d|5\d)\b|\bstatus[=: ]\s*4(?:0\d|1\d|2[0-8]|3\d|5\d)\b`)
 
 // isShellPrompt reports a shell prompt with a command after it
 // (reShellCommand), testing the regular expression only on lines with a

@@ -746,3 +746,34 @@ func TestLocalAIBackendStreamIsRelayed(t *testing.T) {
 		t.Errorf("level %q, want LocalAI's own DEBUG line kept", p.Level)
 	}
 }
+
+// A request error the serving layer caught, logged with its traceback and
+// answered 4xx is a handled rejection, no alarm; an unhandled exception
+// answered 500 stays a non-fatal alarm.
+func TestHandledRequestErrorAnswered4xxIsNoAlarm(t *testing.T) {
+	t.Parallel()
+	const trace = `ERROR 04-05 06:07:08 [serving_chat.py:222] Error in preprocessing prompt inputs
+ERROR 04-05 06:07:08 [serving_chat.py:222] Traceback (most recent call last):
+ERROR 04-05 06:07:08 [serving_chat.py:222]   File "/opt/vllm/entrypoints/openai/serving_chat.py", line 200, in create_chat_completion
+ERROR 04-05 06:07:08 [serving_chat.py:222]     prompt = self._render(request)
+ERROR 04-05 06:07:08 [serving_chat.py:222] ValueError: the prompt is 9000 tokens, more than the 8192 allowed
+`
+	_, alarms := feedSettledState("vllm", "INFO:     Application startup complete.\n"+trace+
+		`INFO:     10.0.0.5:4100 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request`)
+	for _, a := range alarms {
+		if !a.Withdrawn {
+			t.Errorf("alarm %+v, want the handled rejection withdrawn", a)
+		}
+	}
+	_, alarms = feedSettledState("vllm", "INFO:     Application startup complete.\n"+trace+
+		`INFO:     10.0.0.5:4100 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`)
+	live := 0
+	for _, a := range alarms {
+		if !a.Withdrawn {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Errorf("alarms %+v, want the error answered 500 kept", alarms)
+	}
+}
