@@ -154,8 +154,11 @@ Traceback (most recent call last):
   File "/vllm/entrypoints/openai/serving_chat.py", line 1, in create_chat_completion
     prompt = self._preprocess(request)
 ValueError: This model's maximum context length is 8192 tokens.
-INFO:     127.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request
+INFO:     127.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
 INFO:     127.0.0.1:2 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+			// Answered 500: a request's failure the server survives. (The
+			// same error answered 400 is a handled rejection, no alarm:
+			// TestHandledRequestErrorAnswered4xxIsNoAlarm.)
 			alarms:  []wantAlarm{{kind: classify.AlarmTraceback, fatal: false, ranks: 1, headline: "maximum context length", first: 2}},
 			outcome: eval.OutcomeReady,
 			ready:   1,
