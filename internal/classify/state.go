@@ -432,7 +432,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 	if t == "" {
 		return
 	}
-	if s.d.Alarms > s.d.Fatal && clientErrorAnswered(t) {
+	if s.d.Alarms > s.d.Fatal && s.survivedJustBefore() && clientErrorAnswered(t) {
 		s.handledRequestErrors(fb, src)
 	}
 	for _, ev := range s.d.Events {
@@ -600,6 +600,22 @@ func (s *State) handledRequestErrors(fb *feedBuf, src string) {
 	}
 }
 
+// survivedJustBefore reports a live non-fatal alarm that ended within
+// answerWindow lines: only then can an answer withdraw one. The newest
+// events are last, so the search stops at the first older one.
+func (s *State) survivedJustBefore() bool {
+	for i := len(s.d.Events) - 1; i >= 0; i-- {
+		ev := s.d.Events[i]
+		if ev.LastN < s.d.N-answerWindow {
+			continue
+		}
+		if ev.live() && !ev.A.Fatal {
+			return true
+		}
+	}
+	return false
+}
+
 // answerWindow is how many lines after a request's error its answer may
 // come (other requests' lines between).
 const answerWindow = 4
@@ -609,14 +625,24 @@ const answerWindow = 4
 // `status=404`, llama.cpp's `| status 400 |`), 429 aside: throttling
 // says nothing of the request.
 func clientErrorAnswered(t string) bool {
-	i := strings.Index(t, " 4")
-	if i < 0 {
-		return false
+	if i := strings.Index(t, `" 4`); i >= 5 && strings.Contains(t[max(0, i-12):i], "HTTP/") {
+		return is4xx(t[i+2:])
 	}
-	return reClientError.MatchString(t)
+	for _, k := range [...]string{"status=4", "status 4", "status: 4"} {
+		if i := strings.Index(t, k); i >= 0 && (i == 0 || !isWordByte(t[i-1])) {
+			return is4xx(t[i+len(k)-1:])
+		}
+	}
+	return false
 }
 
-var reClientError = regexp.MustCompile(`HTTP/[\d.]+"? 4(?:0\d|1\d|2[0-8]|3\d|5\d)\b|\bstatus[=: ]\s*4(?:0\d|1\d|2[0-8]|3\d|5\d)\b`)
+// is4xx reports a status code 4xx but 429 at the start of s.
+func is4xx(s string) bool {
+	if len(s) < 3 || s[0] != '4' || !isDigit(s[1]) || !isDigit(s[2]) || len(s) > 3 && isDigit(s[3]) {
+		return false
+	}
+	return s[:3] != "429"
+}
 
 // isShellPrompt reports a shell prompt with a command after it
 // (reShellCommand), testing the regular expression only on lines with a
