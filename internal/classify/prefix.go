@@ -79,6 +79,7 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		}
 	}
 	text = stripVisible(text)
+	text = stripBareSGR(text)
 	for {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
@@ -1466,6 +1467,66 @@ func stripESC(s string, i int) string {
 	}
 	b.WriteString(s)
 	return b.String()
+}
+
+// stripBareSGR removes colour codes whose ESC a copy dropped ("[2m2025-05-06T07:08:09Z[0m [32m INFO[0m msg"):
+// on a line with a reset "[0m" and one more code at least, every "[" digits and ';' "m" is one.
+func stripBareSGR(s string) string {
+	i := strings.Index(s, "[0m")
+	if i < 0 {
+		return s
+	}
+	codes := 0
+	for j := 0; j < len(s); {
+		k := strings.IndexByte(s[j:], '[')
+		if k < 0 {
+			break
+		}
+		if n := sgrLen(s[j+k:]); n > 0 {
+			codes++
+			j += k + n
+			continue
+		}
+		j += k + 1
+	}
+	if codes < 2 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for j := 0; j < len(s); {
+		k := strings.IndexByte(s[j:], '[')
+		if k < 0 {
+			b.WriteString(s[j:])
+			break
+		}
+		b.WriteString(s[j : j+k])
+		if n := sgrLen(s[j+k:]); n > 0 {
+			j += k + n
+			continue
+		}
+		b.WriteByte('[')
+		j += k + 1
+	}
+	return b.String()
+}
+
+// sgrLen is the length of a colour code without its ESC at the start of
+// s ("[1;32m"), 0 if s does not start with one.
+func sgrLen(s string) int {
+	for n := 1; n < len(s) && n <= 16; n++ {
+		switch c := s[n]; {
+		case c == 'm':
+			if n > 1 {
+				return n + 1
+			}
+			return 0
+		case isDigit(c) || c == ';':
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // stripIntro removes the CSI sequences that start with intro (one way of

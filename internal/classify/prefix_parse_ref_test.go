@@ -25,6 +25,7 @@ func (p *Prefix) oldParse(text string, year int) {
 	if oldHasColour(text) {
 		text = oldStripANSI(text)
 	}
+	text = stripBareSGR(text) // read since, shared (prefix.go)
 	for {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]

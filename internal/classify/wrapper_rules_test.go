@@ -777,3 +777,16 @@ ERROR 04-05 06:07:08 [serving_chat.py:222] ValueError: the prompt is 9000 tokens
 		t.Errorf("alarms %+v, want the error answered 500 kept", alarms)
 	}
 }
+
+// Colour codes whose ESC a copy dropped ("[32m INFO[0m") are stripped
+// when the line has a reset and another code; brackets of text stay.
+func TestBareColourCodesAreStripped(t *testing.T) {
+	t.Parallel()
+	p := classify.ParsePrefix("[2m2031-02-03T04:05:06.000000Z[0m [32m INFO[0m [2mtext_generation_router::server[0m[2m:[0m Connected", 2031)
+	if p.Level != "INFO" || !strings.HasSuffix(p.Body, "Connected") || strings.Contains(p.Body, "[0m") {
+		t.Errorf("level %q body %q, want TGI's INFO line without the codes", p.Level, p.Body)
+	}
+	if p := classify.ParsePrefix("[0m is a reset and [1] a footnote", 2031); p.Body != "[0m is a reset and [1] a footnote" {
+		t.Errorf("body %q, want a line with one code left alone", p.Body)
+	}
+}
