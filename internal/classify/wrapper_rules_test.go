@@ -790,3 +790,22 @@ func TestBareColourCodesAreStripped(t *testing.T) {
 		t.Errorf("body %q, want a line with one code left alone", p.Body)
 	}
 }
+
+// A web framework's log of one request's exception (Quart, Flask, Django)
+// is survived once the server answers more requests, also when its access
+// log writes the protocol as a bare version (Hypercorn's "POST /x 1.1").
+func TestWebFrameworkRequestExceptionIsSurvived(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `[2031-02-03 04:05:00 +0000] [7] [INFO] Running on http://0.0.0.0:8000 (CTRL + C to quit)
+[2031-02-03 04:05:06 +0000] [7] [ERROR] Exception on request POST /v1/transcribe
+Traceback (most recent call last):
+  File "/srv/app.py", line 40, in transcribe
+    text = model.run(audio)
+ValueError: audio is empty
+[2031-02-03 04:05:06 +0000] [7] [INFO] 10.0.0.5:5100 - - [03/Feb/2031:04:05:06 +0000] "POST /v1/transcribe 1.1" 500 265 "-" "curl/8.5"
+[2031-02-03 04:05:09 +0000] [7] [INFO] 10.0.0.5:5102 - - [03/Feb/2031:04:05:09 +0000] "POST /v1/transcribe 1.1" 200 512 "-" "curl/8.5"
+[2031-02-03 04:05:12 +0000] [7] [INFO] 10.0.0.5:5104 - - [03/Feb/2031:04:05:12 +0000] "POST /v1/transcribe 1.1" 200 498 "-" "curl/8.5"`)
+	if len(alarms) != 1 || alarms[0].Fatal || alarms[0].HeadlineSeq != 6 {
+		t.Fatalf("alarms %+v, want the request's traceback (headed by its exception, 6), not fatal", alarms)
+	}
+}
