@@ -622,11 +622,14 @@ const answerWindow = 4
 
 // clientErrorAnswered reports an access log's 4xx answer (uvicorn's
 // `"POST /v1/chat/completions HTTP/1.1" 400 Bad Request`, key=value
-// `status=404`, llama.cpp's `| status 400 |`), 429 aside: throttling
-// says nothing of the request.
+// `status=404`, llama.cpp's `| status 400 |`, gin's `| 499 |`: the client
+// gave up), 429 aside: throttling says nothing of the request.
 func clientErrorAnswered(t string) bool {
 	if i := strings.Index(t, `" 4`); i >= 5 && strings.Contains(t[max(0, i-12):i], "HTTP/") {
 		return is4xx(t[i+2:])
+	}
+	if i := strings.Index(t, "| 4"); i >= 0 && is4xx(t[i+2:]) && strings.HasPrefix(t[i+5:], " |") {
+		return true // gin's "| 499 |      1.702s | 10.0.0.5 | POST "/api/chat""
 	}
 	for _, k := range [...]string{"status=4", "status 4", "status: 4"} {
 		if i := strings.Index(t, k); i >= 0 && (i == 0 || !isWordByte(t[i-1])) {

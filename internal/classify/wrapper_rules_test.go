@@ -809,3 +809,18 @@ ValueError: audio is empty
 		t.Fatalf("alarms %+v, want the request's traceback (headed by its exception, 6), not fatal", alarms)
 	}
 }
+
+// gin's access line answering 499 (the client closed the request) after a
+// load failure the client's leaving caused: the failure was handled.
+func TestLoadCancelledByTheClientIsHandled(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `time=2031-02-03T04:05:00.000Z level=INFO source=routes.go:1300 msg="Listening on [::]:11434 (version 0.12.3)"
+time=2031-02-03T04:05:05.312Z level=WARN source=sched.go:443 msg="client connection closed before server finished loading, aborting load"
+time=2031-02-03T04:05:05.312Z level=ERROR source=sched.go:449 msg="error loading llama server" error="timed out waiting for llama runner to start: context canceled"
+[GIN] 2031/02/03 - 04:05:05 | 499 |       1.702s |       10.0.0.5 | POST     "/api/chat"`)
+	for _, a := range alarms {
+		if !a.Withdrawn {
+			t.Errorf("alarm %+v, want the cancelled load withdrawn", a)
+		}
+	}
+}
