@@ -824,3 +824,24 @@ time=2031-02-03T04:05:05.312Z level=ERROR source=sched.go:449 msg="error loading
 		}
 	}
 }
+
+// A model server's frontend that restarts its dead backend worker serves
+// on: the worker's failure before it is the worker's, not the launch's.
+func TestFrontendRestartingItsWorkerSurvives(t *testing.T) {
+	t.Parallel()
+	st, alarms := feedSettledState("", `I0203 04:05:00.100000 1 grpc_server.cc:2466] "Started GRPCInferenceService at 0.0.0.0:8001"
+I0203 04:05:00.200000 1 http_server.cc:4636] "Started HTTPService at 0.0.0.0:8000"
+Fatal Python error: Segmentation fault
+
+Current thread 0x00007f0000000001 (most recent call first):
+  File "/models/ranker/1/model.py", line 88 in execute
+E0203 04:05:06.502339 1 python_be.cc:2322] Stub process is unhealthy and it will be restarted.`)
+	if st.Summary().Ready == nil {
+		t.Fatal("no readiness, want Triton's HTTP service")
+	}
+	for _, a := range alarms {
+		if a.Fatal {
+			t.Errorf("alarm %+v fatal, want the stub's death survived by the server", a)
+		}
+	}
+}
