@@ -845,3 +845,18 @@ E0203 04:05:06.502339 1 python_be.cc:2322] Stub process is unhealthy and it will
 		}
 	}
 }
+
+// The kernel's OOM-killer line counts where the kernel writes it (the
+// line's start, after "kernel: " or dmesg's time), never quoted inside
+// another message (a model's answer logged by a handler).
+func TestOOMKillerLineQuotedInAMessageIsNoDeath(t *testing.T) {
+	t.Parallel()
+	_, alarms := feedSettledState("", `2031-02-03T04:05:06,100 [INFO ] W-9000-acme-stdout MODEL_LOG - answer: the log said Out of memory: Killed process 4242 (python3), so the pod restarted`)
+	if len(alarms) != 0 {
+		t.Errorf("alarms %+v, want none: the kernel's words are quoted in an answer", alarms)
+	}
+	_, alarms = feedSettledState("", `Feb 03 04:05:06 box kernel: Out of memory: Killed process 4242 (python3) total-vm:61433872kB, anon-rss:28117404kB`)
+	if len(alarms) != 1 || !alarms[0].Fatal {
+		t.Errorf("alarms %+v, want the kernel's OOM kill", alarms)
+	}
+}
