@@ -125,14 +125,7 @@ func (p *Prefix) parseIn(text string, year int, sc *stripBuf) {
 		// LocalAI relays a backend's output at DEBUG: the line is the
 		// backend's, with the backend's own prefix if any.
 		p.Level, p.relayed = "", true
-		text = line
-		for range 6 {
-			rest, ok := p.eat(text, year)
-			if !ok {
-				break
-			}
-			text = rest
-		}
+		text = eatPrefixes(line, year, p.eat)
 	}
 	p.Body = text
 	if p.Level == "" && !p.relayed {
@@ -1638,14 +1631,10 @@ func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
 				// The body still holds the level word: it starts after it.
 				rest := skipSeparator(full[j:])
 				if line, ok := relayedLine(rest); ok {
-					p.Level, p.Body, p.relayed = "", line, true
-					for range 6 {
-						rest, ok := eat(p.Body, year)
-						if !ok {
-							break
-						}
-						p.Body = rest
-					}
+					// The relayed line's own prefix (read by eat) gives
+					// its level: the relay's is dropped first.
+					p.Level, p.relayed = "", true
+					p.Body = eatPrefixes(line, year, eat)
 					return
 				}
 				p.Body = skipLog4jLogger(rest)
@@ -1657,6 +1646,19 @@ func (p *Prefix) headLevel(year int, eat func(string, int) (string, bool)) {
 		}
 		i = j
 	}
+}
+
+// eatPrefixes eats the prefixes of a relayed line with eat (the fast
+// parse's or the reference's), as many as parse reads of a line's own.
+func eatPrefixes(text string, year int, eat func(string, int) (string, bool)) string {
+	for range 6 {
+		rest, ok := eat(text, year)
+		if !ok {
+			break
+		}
+		text = rest
+	}
+	return text
 }
 
 // cutGRPCStream is the backend's line LocalAI relays from a gRPC backend

@@ -57,14 +57,7 @@ func (p *Prefix) oldParse(text string, year int) {
 	}
 	if line, ok := cutGRPCStream(text); ok { // read since, shared (prefix.go)
 		p.Level, p.relayed = "", true
-		text = line
-		for range 6 {
-			rest, ok := p.oldEat(text, year)
-			if !ok {
-				break
-			}
-			text = rest
-		}
+		text = eatPrefixes(line, year, p.oldEat)
 	}
 	p.Body = text
 	// The level of an unknown logger's head was added after the copy: a
