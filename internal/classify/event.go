@@ -257,8 +257,55 @@ func (s *State) setHeadline(ev *event, t string, seq int64, prio int, g *Signatu
 			s.setFatal(ev, true)
 		}
 	}
+	if g != nil && g.Kind == AlarmSignal && ev.A.Fatal && s.victimOutlived(ev, t) {
+		s.setFatal(ev, false)
+		ev.Signalled = false
+	}
 	if changed {
 		ev.A.Fingerprint = Fingerprint(ev.A.Kind, ev.A.Template)
+	}
+}
+
+// victimOutlived reports a kernel OOM report's victim line (t: "Out of
+// memory: Killed process N (name)") whose pid an earlier alarm the launch
+// survived names ("Worker (pid:N) was sent SIGKILL!"): the kernel's
+// report, pasted from dmesg after the server's log, is the same death the
+// parent already reported and outlived, not a second one.
+func (s *State) victimOutlived(ev *event, t string) bool {
+	_, rest, ok := strings.Cut(t, "Killed process ")
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	pid := rest[:n]
+	for _, other := range s.d.Events {
+		if other != ev && other.live() && !other.A.Fatal && other.A.LastSeq < ev.A.FirstSeq && namesNumber(other.A.Headline, pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesNumber reports whether text holds num as a whole number (no digit
+// on either side).
+func namesNumber(text, num string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], num)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(num)
+		if (j == 0 || !isDigit(text[j-1])) && (end == len(text) || !isDigit(text[end])) {
+			return true
+		}
+		i = j + 1
 	}
 }
 

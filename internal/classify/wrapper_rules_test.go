@@ -860,3 +860,41 @@ func TestOOMKillerLineQuotedInAMessageIsNoDeath(t *testing.T) {
 		t.Errorf("alarms %+v, want the kernel's OOM kill", alarms)
 	}
 }
+
+// The kernel's OOM report pasted after a server's log names the victim's
+// pid: when the server already reported that pid's death and served on,
+// the report is the same death, not a second one.
+func TestKernelReportOfAWorkerDeathTheServerOutlived(t *testing.T) {
+	t.Parallel()
+	const serving = `[2031-02-03 04:00:00 +0000] [700] [INFO] Starting gunicorn 23.0.0
+[2031-02-03 04:00:00 +0000] [700] [INFO] Listening at: http://0.0.0.0:9100 (700)
+[2031-02-03 04:00:00 +0000] [711] [INFO] Booting worker with pid: 711
+[2031-02-03 04:00:00 +0000] [712] [INFO] Booting worker with pid: 712
+[2031-02-03 04:00:05 +0000] [711] [INFO] Application startup complete.
+[2031-02-03 04:00:05 +0000] [712] [INFO] Application startup complete.
+[2031-02-03 04:10:00 +0000] [711] [INFO] 10.9.0.2:40100 - "POST /v1/embed HTTP/1.1" 200
+[2031-02-03 04:20:00 +0000] [700] [ERROR] Worker (pid:712) was sent SIGKILL! Perhaps out of memory?
+[2031-02-03 04:20:00 +0000] [905] [INFO] Booting worker with pid: 905
+[2031-02-03 04:20:06 +0000] [905] [INFO] Application startup complete.
+[2031-02-03 04:21:00 +0000] [711] [INFO] 10.9.0.2:40188 - "POST /v1/embed HTTP/1.1" 200
+$ dmesg -T | grep -i 'killed process'
+`
+	for _, tc := range []struct {
+		victim string
+		fatal  bool
+	}{
+		{"712", false}, // the worker gunicorn reported and replaced
+		{"7120", true}, // another process: a death of its own
+	} {
+		st, alarms := feedSettledState("", serving+"[Sat Feb  3 04:20:00 2031] Out of memory: Killed process "+tc.victim+" (gunicorn) total-vm:9433872kB, anon-rss:8117404kB")
+		fatal := 0
+		for _, a := range alarms {
+			if a.Fatal {
+				fatal++
+			}
+		}
+		if len(alarms) != 2 || (fatal == 1) != tc.fatal || st.Summary().Ready == nil {
+			t.Errorf("victim %s: ready=%v alarms %+v, want the arbiter's report and the kernel's, fatal=%v", tc.victim, st.Summary().Ready, alarms, tc.fatal)
+		}
+	}
+}
