@@ -52,6 +52,9 @@ type event struct {
 	// netOnly: network failures under such frames, netOther). See undecided.
 	NetFrame bool `json:"nf,omitempty"`
 	Net      int  `json:"net,omitempty"`
+	// NetExc: the traceback's last exception line names a network failure
+	// (a timeout, a refused or dropped connection), raised in any frame.
+	NetExc bool `json:"nexc,omitempty"`
 	// Logged: a logger's ERROR record introduced the traceback
 	// (logger.exception, called where the exception was caught).
 	Logged bool `json:"logged,omitempty"`

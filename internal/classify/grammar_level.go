@@ -44,6 +44,10 @@ type pendingRun struct {
 	Lines    int         `json:"lines"`
 	Gap      int         `json:"gap"` // non-blank lines fed since the run's last line
 	Ranges   []lineRange `json:"ranges,omitempty"`
+	// Beside: the run's first line came from a service beside the
+	// launch's server (besideServer, judged as that line was read): a
+	// run promoted later, when another line is being read, keeps it.
+	Beside bool `json:"beside,omitempty"`
 }
 
 // levelOf is the line's level, reading TensorRT-LLM's Python logger tag
@@ -128,7 +132,7 @@ func (s *State) observeLine(p *Prefix, t string, m *lineMatch) {
 // line (or a continuation of one) in its source's pending run.
 func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 	lv := levelOf(p)
-	if m.benign || (s.d.G.Lies && lv == "ERROR") || m.builtin[litTraceback] || isFrameLine(t) || strings.HasPrefix(t, "frame #") {
+	if m.benign || p.Answered || (s.d.G.Lies && lv == "ERROR") || m.builtin[litTraceback] || isFrameLine(t) || strings.HasPrefix(t, "frame #") {
 		return nil
 	}
 	switch lv {
@@ -145,6 +149,7 @@ func (s *State) openLevel(fb *feedBuf, p *Prefix, seq int64, at time.Time, src, 
 		}
 		if r == nil {
 			r = s.d.G.newRun(src, seq, at)
+			r.Beside = s.besideServer(p)
 		}
 		r.add(p, seq, s.d.Prev.Seq, t, m, true)
 		return nil
@@ -266,6 +271,10 @@ func (s *State) promoteRun(fb *feedBuf, r *pendingRun) *event {
 	silent := s.d.Shutdown != 0 && s.d.Shutdown < r.First
 	ev := s.newEvent(fb, r.Src, r.First, r.Time, silent)
 	ev.St, ev.A.Kind, ev.A.LastSeq = stLevel, AlarmOther, r.Last
+	if r.Beside && !ev.Beside {
+		s.setFatal(ev, false)
+		ev.Beside = true
+	}
 	kind, id := KindError, ev.A.ID
 	if ev.Silent {
 		kind, id = KindWarning, 0

@@ -293,6 +293,9 @@ func (s *State) exceptionLine(fb *feedBuf, ev *event, p *Prefix, seq int64, t st
 	if m.conseq {
 		s.reportsDeath(ev)
 	}
+	// The exception line just read names a network failure, wherever it
+	// was raised (a client library's wrapper of it too).
+	ev.NetExc = m.transient && prio < rootCausePriority
 	if ev.Net != netOther {
 		// A network failure raised inside network client code is a call
 		// its caller may retry; any other exception is not.

@@ -345,6 +345,7 @@ func (p *Prefix) readRecord(rec map[string]any, env *envelope) (string, bool) {
 	}
 	p.Embedded = p.Embedded && tail != "" && isExceptionLine(tail)
 	p.Request = recordRequest(rec)
+	p.Answered = recordAnswered(rec)
 	if tail != "" && tail != strings.TrimSpace(first) {
 		if !strings.HasSuffix(b.String(), ":") {
 			b.WriteByte(':')
@@ -388,6 +389,18 @@ func recordRequest(rec map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// recordAnswered reports a record that carries the HTTP request it is
+// about (an object with its method or URI) and the status it was answered
+// with.
+func recordAnswered(rec map[string]any) bool {
+	r, ok := rec["request"].(map[string]any)
+	if !ok || r["method"] == nil && r["uri"] == nil {
+		return false
+	}
+	status, ok := rec["status"].(float64)
+	return ok && status >= 100 && status < 600
 }
 
 // recordMeta are the keys of a record that its text format does not print

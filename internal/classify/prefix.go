@@ -32,6 +32,12 @@ type Prefix struct {
 	// Request is set when a structured record names the request it is
 	// about (a request id): an exception it reports is that request's.
 	Request bool
+	// Answered is set when a structured record names the HTTP request it
+	// is about and the status it answered (Caddy's http.log.error:
+	// "request": {"method": ..., "uri": ...}, "status": 502): a proxy's or
+	// a web server's error for one request it answered, not a failure of
+	// the process writing it.
+	Answered bool
 	// Tagged is true when any prefix of the server's own (timestamp, level
 	// or tag, or a JSON log record) was found; an envelope alone is not one.
 	Tagged bool

@@ -432,7 +432,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 	if t == "" {
 		return
 	}
-	if s.d.Alarms > s.d.Fatal && s.survivedJustBefore() && clientErrorAnswered(t) {
+	if s.d.Alarms > 0 && s.answerableJustBefore() && clientErrorAnswered(t) {
 		s.handledRequestErrors(fb, src)
 	}
 	for _, ev := range s.d.Events {
@@ -584,32 +584,46 @@ func (s *State) bannerAgain(p *Prefix) bool {
 	return Template(truncate(t, maxBannerTemplate)) == tpl
 }
 
-// handledRequestErrors withdraws the survived (non-fatal) errors just
-// before an access log's 4xx answer on the same origin: the server caught
-// the request's failure, logged it (an ERROR line, logger.exception's
-// traceback: "Error in preprocessing prompt inputs") and told the client
-// what was wrong with its request. That is a handled rejection, bait as
+// handledRequestErrors withdraws the errors just before an access log's
+// 4xx answer on the same origin that the answer shows were a request's
+// (answerable): the server caught the request's failure, logged it (an
+// ERROR line, logger.exception's traceback: "Error in preprocessing prompt
+// inputs", a gateway's timeout reaching its backend) and told the client
+// what went wrong with its request. That is a handled rejection, bait as
 // the corpus labels it; an unhandled exception is answered 500 ("Exception
 // in ASGI application") and stays an alarm.
 func (s *State) handledRequestErrors(fb *feedBuf, src string) {
 	o := originOf(src)
 	for _, ev := range s.d.Events {
-		if ev.live() && !ev.A.Fatal && ev.LastN >= s.d.N-answerWindow && ev.LastN < s.d.N && originOf(ev.Src) == o {
+		if s.answerable(ev) && ev.LastN >= s.d.N-answerWindow && ev.LastN < s.d.N && originOf(ev.Src) == o {
 			s.withdraw(fb, ev)
 		}
 	}
 }
 
-// survivedJustBefore reports a live non-fatal alarm that ended within
+// answerable reports an error an answer right after it can show was one
+// request's: a survived (non-fatal) alarm, or a traceback while serving
+// whose fate is still open (awaitsEvidence) that ended in a network
+// failure (a gateway's call to its backend timed out, and it answers 408
+// or 504): the process that answers is alive, and the failed call was that
+// request's.
+func (s *State) answerable(ev *event) bool {
+	if !ev.live() {
+		return false
+	}
+	return !ev.A.Fatal || ev.NetExc && s.awaitsEvidence(ev) && ev.St != stFrames
+}
+
+// answerableJustBefore reports an answerable error that ended within
 // answerWindow lines: only then can an answer withdraw one. The newest
 // events are last, so the search stops at the first older one.
-func (s *State) survivedJustBefore() bool {
+func (s *State) answerableJustBefore() bool {
 	for i := len(s.d.Events) - 1; i >= 0; i-- {
 		ev := s.d.Events[i]
 		if ev.LastN < s.d.N-answerWindow {
-			continue
+			break
 		}
-		if ev.live() && !ev.A.Fatal {
+		if s.answerable(ev) {
 			return true
 		}
 	}

@@ -382,8 +382,13 @@ func (s *State) operatorStopped(fb *feedBuf, ev *event, seq int64) {
 // stays, the device is the server's too). Only that thread died, the
 // process serves on, and its failure is no server failure: the lines stay
 // as warnings.
+//
+// So is a traceback of a service beside the launch's server (a gateway in
+// front of it) that ends in a network failure: the neighbour could not
+// reach something, most likely the server while it loads, and answered
+// its client; the launch's own lines say how the server is.
 func (s *State) threadCallFailed(fb *feedBuf, ev *event) {
-	if ev.Thread && (ev.Net == netOnly || ev.AuxThread && !isRootCauseKind(ev.A.Kind)) && ev.live() && !ev.Signalled {
+	if (ev.Thread && (ev.Net == netOnly || ev.AuxThread && !isRootCauseKind(ev.A.Kind)) || ev.Beside && ev.NetExc) && ev.live() && !ev.Signalled {
 		s.withdraw(fb, ev)
 	}
 }
