@@ -142,12 +142,39 @@ var advisingPhrases = []string{
 var notAnnouncing = []string{
 	"dashboard", "metric", "prometheus", "tensorboard", "wandb", "grafana", "jaeger", "otlp", "pprof",
 	"redis", "postgres", "mysql", "mongo", "etcd", "kafka", "rabbitmq", "nats://", "gcs", "raylet",
-	"object store", "download", "proxy", "fail", "error", "unable", "cannot", "can't", "could not",
+	"object store", "download", "fail", "error", "unable", "cannot", "can't", "could not",
 	"couldn't", "refused", "retry", "retrying", "timeout", "timed out", "waiting for", "wait for",
 	"will ", "not ", "n't", "tcp://", "nccl", "master_", "master addr", "rendezvous", "init_method",
 	"dist_url", "zmq", "ipc://", "unix://", "huggingface.co", "github.com", "e.g.", "example", "usage:",
 	"--host", "--port", "deprecat", "debugger", "profiler", "jupyter", "notebook",
 	"connecting", // a client's "Connecting to server at ...": someone else's endpoint
+}
+
+// proxyWord reports "proxy" as a word of its own on the line ("HTTP
+// proxy listening on ...", "using proxy http://..."): someone else's
+// address, or a proxy beside the server. Inside a program's name
+// ("llm-proxy listening on http://0.0.0.0:8787", "auth_proxy") it is the
+// name of the server that announces itself.
+func proxyWord(body string) bool {
+	for i := 0; i < len(body); {
+		j := indexFold(body[i:], "proxy")
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len("proxy")
+		if (j == 0 || !isProgramNameByte(body[j-1])) && (end == len(body) || !isProgramNameByte(body[end])) {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
+// isProgramNameByte reports a byte of a program's name: a letter, a
+// digit, '-' or '_'.
+func isProgramNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 }
 
 // preBindPhrases announce the address a server is about to bind, before
@@ -201,7 +228,7 @@ func announcedEndpoint(body string) announcement {
 		}
 		return announcement{}
 	}
-	if notAnnouncingSet.in(body) {
+	if notAnnouncingSet.in(body) || proxyWord(body) {
 		return announcement{}
 	}
 	if preBindSet.in(body) {

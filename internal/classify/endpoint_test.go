@@ -269,3 +269,19 @@ func TestEndpointsOnSummary(t *testing.T) {
 		t.Fatalf("restored endpoints = %v, want %v", r.Summary().Endpoints, eps)
 	}
 }
+
+// "proxy" inside the announcing program's own name is that program; as a
+// word of its own it is someone else's address (dq- blind set).
+func TestProxyInAProgramsNameStillAnnounces(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]bool{
+		"2031-02-03T04:05:06.000Z info  llm-proxy listening on http://0.0.0.0:8787": true,
+		"auth_proxy: server listening on 0.0.0.0:9000":                              true,
+		"HTTP proxy listening on http://0.0.0.0:8000":                               false,
+		"Using proxy http://10.0.0.1:3128 for downloads, server listening later":    false,
+	} {
+		if a := announcedEndpoint(line); a.ok != want {
+			t.Errorf("announcedEndpoint(%q).ok = %v, want %v", line, a.ok, want)
+		}
+	}
+}
