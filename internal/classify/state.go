@@ -432,7 +432,7 @@ func (s *State) evidenceBefore(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, sr
 	if t == "" {
 		return
 	}
-	if s.d.Alarms > 0 && s.answerableJustBefore() && clientErrorAnswered(t) {
+	if s.d.Alarms > 0 && clientErrorAnswered(t) && s.answerableJustBefore() {
 		s.handledRequestErrors(fb, src)
 	}
 	for _, ev := range s.d.Events {
@@ -615,13 +615,14 @@ func (s *State) answerable(ev *event) bool {
 }
 
 // answerableJustBefore reports an answerable error that ended within
-// answerWindow lines: only then can an answer withdraw one. The newest
-// events are last, so the search stops at the first older one.
+// answerWindow lines: only then can an answer withdraw one. Events are
+// kept in the order they opened, and an older one may have taken a later
+// line than a newer one, so every kept event is looked at.
 func (s *State) answerableJustBefore() bool {
 	for i := len(s.d.Events) - 1; i >= 0; i-- {
 		ev := s.d.Events[i]
 		if ev.LastN < s.d.N-answerWindow {
-			break
+			continue
 		}
 		if s.answerable(ev) {
 			return true
