@@ -408,7 +408,7 @@ const maxRetiredFatal = 4
 // change; over is how many events exceed maxEvents.
 func (s *State) retires(ev *event, i, over int) bool {
 	idle := s.d.N - ev.LastN
-	return (ev.St == stClosed && idle > retireAfter && ev.Await < s.d.N) || idle > staleAfter || i < over
+	return (ev.St == stClosed && idle > retireAfter && ev.Await < s.d.N && !s.awaitsEvidence(ev)) || idle > staleAfter || i < over
 }
 
 func contains(xs []string, x string) bool {

@@ -259,11 +259,16 @@ var recognisers = [...]recogniser{
 			return ev
 		}},
 	{name: "signature line", st: stSingle, consume: (*State).consumeSingle, merge: true, needs: needBest,
-		open: func(s *State, fb *feedBuf, _ *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
+		open: func(s *State, fb *feedBuf, p *Prefix, seq int64, at time.Time, src, t string, m *lineMatch) *event {
 			if m.best == nil {
 				return nil
 			}
-			ev := s.newEvent(fb, src, seq, at, s.d.Shutdown != 0)
+			// A JVM exception's first line right after a WARNING record of
+			// the same source is that record's throwable (Logback and Log4j
+			// print it under the message): the logger called it a warning,
+			// as Python's logger.warning(exc_info=True) does (benign).
+			silent := s.d.Shutdown != 0 || isJVMExceptionLine(t) && s.benign(p, src)
+			ev := s.newEvent(fb, src, seq, at, silent)
 			if isCppLine(t) {
 				ev.St = stCpp // "terminate called ...": what() and frames follow
 			}

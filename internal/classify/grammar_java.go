@@ -106,6 +106,7 @@ func isJavaFrame(body string) bool {
 	}
 	t := strings.TrimLeft(body, " \t")
 	if strings.HasPrefix(t, "at ") {
+		t = cutPackagingData(t)
 		if i := strings.LastIndex(t, ") in "); i > 0 && strings.Contains(t[i:], ":line ") {
 			t = t[:i+1]
 		}
@@ -115,4 +116,21 @@ func isJavaFrame(body string) bool {
 		return strings.HasSuffix(t, " more") || strings.HasSuffix(t, " omitted")
 	}
 	return false
+}
+
+// cutPackagingData drops the packaging data Logback and Log4j 2 append to
+// a frame (" ~[spring-web-6.1.5.jar!/:6.1.5]", " [na:na]": the jar and
+// its version, "~" when guessed), so the frame ends at its ")" again.
+func cutPackagingData(t string) string {
+	if !strings.HasSuffix(t, "]") {
+		return t
+	}
+	i := strings.LastIndex(t, " [")
+	if j := strings.LastIndex(t, " ~["); j > i {
+		i = j
+	}
+	if i < 0 || strings.IndexByte(t[i:], ')') >= 0 {
+		return t
+	}
+	return t[:i]
 }

@@ -1,0 +1,94 @@
+package classify_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Round 3 session 13's rules: a JVM throwable under a WARN record is that
+// record's (Logback prints it under the message) and its frames carry
+// packaging data; a fatal-looking event after readiness waits for survival
+// evidence however long the traceback after it runs; job-queue and
+// status-first access lines are such evidence.
+func TestSession13Rules(t *testing.T) {
+	t.Parallel()
+	t.Run("JVMThrowableUnderAWarnRecordIsTheWarning", func(t *testing.T) {
+		_, alarms := feedSettledState("", `2031-01-02T03:04:05.100Z  INFO 1 --- [main] c.a.gw.Application : Starting Application v0.3 using Java 21
+2031-01-02T03:04:06.200Z  WARN 1 --- [probe-1] c.a.gw.UpstreamCheck : upstream not reachable yet (try 1/30), trying again in 2s
+org.springframework.web.client.ResourceAccessException: I/O error on GET request for "http://backend:9000/health": Connection refused
+	at org.springframework.web.client.DefaultRestClient.createResourceAccessException(DefaultRestClient.java:534) ~[spring-web-6.1.5.jar!/:6.1.5]
+	at com.acme.gw.UpstreamCheck.run(UpstreamCheck.java:58) ~[!/:0.3.0]
+	at java.base/java.lang.Thread.run(Thread.java:1583) [na:na]
+Caused by: java.net.ConnectException: Connection refused
+	at java.base/sun.nio.ch.Net.pollConnect(Native Method) ~[na:na]
+	... 2 common frames omitted
+2031-01-02T03:04:07.300Z  INFO 1 --- [main] c.a.gw.Application : Started Application in 2.2 seconds`)
+		if len(alarms) != 0 {
+			t.Errorf("alarms %+v, want none: the WARN record logged a retried exception", alarms)
+		}
+	})
+	t.Run("JVMStackWithPackagingDataIsOneEvent", func(t *testing.T) {
+		_, alarms := feedSettledState("", `2031-01-02 03:04:05 ERROR ModelServer Failed to register the model
+java.util.concurrent.CompletionException: ai.acme.EngineException: cannot load model: weights missing
+	at java.base/java.util.concurrent.CompletableFuture.encodeThrowable(CompletableFuture.java:315) ~[?:?]
+	at java.base/java.lang.Thread.run(Thread.java:1583) [?:?]
+Caused by: ai.acme.EngineException: cannot load model: weights missing
+	at ai.acme.Engine.load(Engine.java:112) ~[engine-0.9.jar:?]
+	... 3 more`)
+		if len(alarms) != 1 || alarms[0].FirstSeq > 2 || alarms[0].LastSeq != 7 || alarms[0].HeadlineSeq != 5 {
+			t.Errorf("%d alarms %+v, want one alarm over lines 1/2-7 headed by the last cause (line 5)", len(alarms), alarms)
+		}
+	})
+	t.Run("StatusFirstAccessLinesAreServing", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("Running on local URL:  http://0.0.0.0:7860\n")
+		b.WriteString("Model loaded in 3.1s (load weights from disk: 0.5s)\n")
+		b.WriteString("API error: POST: http://10.1.2.3:7860/sdapi/v1/txt2img {'error': 'OutOfMemoryError', 'errors': 'CUDA out of memory. Tried to allocate 6.00 GiB.'}\n")
+		b.WriteString("ERROR:    Exception in ASGI application\nTraceback (most recent call last):\n")
+		// A long traceback: the line-41 alarm above it must still hear
+		// of the requests answered after it.
+		for i := range 60 {
+			fmt.Fprintf(&b, "  File \"/srv/app/mod%d.py\", line %d, in f%d\n    g%d()\n", i, i+10, i, i)
+		}
+		b.WriteString("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 GiB.\n")
+		b.WriteString("API 2031-01-02 03:05:00.100000 200 http/1.1 GET /sdapi/v1/progress 10.1.2.3 0.0041\n")
+		b.WriteString("API 2031-01-02 03:05:09.100000 200 http/1.1 POST /sdapi/v1/txt2img 10.1.2.3 4.6107")
+		st, alarms := feedSettledState("", b.String())
+		if st.Summary().Ready == nil {
+			t.Fatal("not ready")
+		}
+		if len(alarms) == 0 {
+			t.Fatal("no alarm: the request's OOM is one")
+		}
+		for _, a := range alarms {
+			if a.Fatal {
+				t.Errorf("fatal alarm %+v: two requests were answered after it", a)
+			}
+		}
+	})
+	t.Run("QueueItemsAfterAFailedSessionAreServing", func(t *testing.T) {
+		st, alarms := feedSettledState("", `[2031-01-02 03:04:05,100]::[InvokeAI]::INFO --> Invoke running on http://127.0.0.1:9090 (Press CTRL+C to quit)
+[2031-01-02 03:05:05,100]::[InvokeAI]::INFO --> Executing queue item 3, session 0a1b2c3d-0000-4000-8000-000000000003
+[2031-01-02 03:05:09,100]::[InvokeAI]::ERROR --> Error while invoking session 0a1b2c3d-0000-4000-8000-000000000003, invocation 5 (l2i): CUDA out of memory. Tried to allocate 2.00 GiB.
+[2031-01-02 03:05:09,102]::[InvokeAI]::ERROR --> Traceback (most recent call last):
+  File "/srv/invokeai/app/services/session_processor/session_processor_default.py", line 129, in run_node
+    output = invocation.invoke_internal(context=context, services=self._services)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+
+TOTAL GRAPH EXECUTION TIME:  20.100s
+[2031-01-02 03:06:00,100]::[InvokeAI]::INFO --> Executing queue item 4, session 0a1b2c3d-0000-4000-8000-000000000004
+TOTAL GRAPH EXECUTION TIME:  11.300s`)
+		if st.Summary().Ready == nil {
+			t.Fatal("not ready")
+		}
+		if len(alarms) == 0 {
+			t.Fatal("no alarm: the session's OOM is one")
+		}
+		for _, a := range alarms {
+			if a.Fatal {
+				t.Errorf("fatal alarm %+v: the queue went on after it", a)
+			}
+		}
+	})
+}
