@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -25,6 +26,9 @@ import (
 //     not: a web UI's or a RAG API's uvicorn, up before the model server
 //     it fronts (a family's own readiness line still counts).
 func (s *State) aside(p *Prefix, m *lineMatch, src, t string) bool {
+	if s.d.SidecarPid != "" && uvicornReadiness(t) {
+		return true
+	}
 	if s.d.ManyOrigins && dependencyOrigin(p.Origin) && !s.anyFamilyIn(s.originKey(p)) || s.isDependencySource(src) {
 		return true
 	}
@@ -247,3 +251,78 @@ func (s *State) noteDependency(src string) {
 
 // maxDepSources bounds the sources remembered as dependencies.
 const maxDepSources = 8
+
+// program is one program a supervisor started, by name and pid.
+type program struct {
+	Name string `json:"name"`
+	Pid  string `json:"pid"`
+}
+
+// maxPrograms bounds the programs a launch remembers.
+const maxPrograms = 8
+
+var (
+	reSpawned       = regexp.MustCompile(`\bspawned: '([^']+)' with pid (\d+)`)
+	reUvicornServer = regexp.MustCompile(`^(?:INFO:\s+)?(Started|Finished) server process \[(\d+)\]`)
+)
+
+// notePrograms reads a supervisor's start of a program (m.spawn:
+// "spawned: 'gateway' with pid 8") and uvicorn's "Started server process
+// [8]": when the uvicorn now starting is a supervised program's whose name
+// is not the launch's family (a gateway in front of LMDeploy in one
+// container) while another program's name is, the readiness lines that
+// uvicorn prints next are that sidecar's (aside), until the next uvicorn
+// starts or stops.
+func (s *State) notePrograms(m *lineMatch, body string) {
+	if m.spawn {
+		if g := reSpawned.FindStringSubmatch(body); g != nil && len(s.d.Programs) < maxPrograms {
+			s.d.Programs = append(s.d.Programs, program{Name: g[1], Pid: g[2]})
+		}
+		return
+	}
+	if len(s.d.Programs) == 0 || !strings.Contains(body, " server process [") {
+		return
+	}
+	g := reUvicornServer.FindStringSubmatch(strings.TrimSpace(body))
+	if g == nil {
+		return
+	}
+	s.d.SidecarPid = ""
+	if g[1] != "Started" {
+		return
+	}
+	var sidecar, family bool
+	for _, pr := range s.d.Programs {
+		named := s.servesModel(pr.Name)
+		family = family || named
+		sidecar = sidecar || pr.Pid == g[2] && !named
+	}
+	if sidecar && family {
+		s.d.SidecarPid = g[2]
+	}
+}
+
+// servesModel reports a supervised program's name that names the launch's
+// family, or, while the family is not known yet, any model server's.
+func (s *State) servesModel(name string) bool {
+	name = strings.ToLower(name)
+	if s.d.Server != "other" {
+		return strings.Contains(name, s.d.Server)
+	}
+	for _, f := range modelServerNames {
+		if strings.Contains(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelServerNames are words in the names under which supervisors run model
+// servers (a program "sglang-server", "vllm", "llama-server", "tgi").
+var modelServerNames = []string{"sglang", "vllm", "lmdeploy", "tgi", "text-generation", "trtllm", "tensorrt", "triton", "ollama", "llama", "infer", "model", "serve"}
+
+// uvicornReadiness reports uvicorn's own readiness lines.
+func uvicornReadiness(t string) bool {
+	t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "INFO:"))
+	return strings.HasPrefix(t, "Application startup complete.") || strings.HasPrefix(t, "Uvicorn running on ")
+}

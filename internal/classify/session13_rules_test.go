@@ -91,4 +91,29 @@ TOTAL GRAPH EXECUTION TIME:  11.300s`)
 			}
 		}
 	})
+	t.Run("SupervisedSidecarsUvicornIsNotTheServers", func(t *testing.T) {
+		for _, server := range []string{"lmdeploy", ""} {
+			st, _ := feedSettledState(server, `2031-01-02 03:04:05,100 INFO supervisord started with pid 1
+2031-01-02 03:04:06,100 INFO spawned: 'authproxy' with pid 7
+2031-01-02 03:04:06,102 INFO spawned: 'lmdeploy-api' with pid 8
+INFO:     Started server process [7]
+INFO:     Waiting for application startup.
+INFO:     Application startup complete.
+INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)
+2031-01-02 03:04:07,100 INFO success: authproxy entered RUNNING state, process has stayed up for > than 1 seconds (startsecs)
+2031-01-02 03:04:12,000 - lmdeploy - INFO - async_engine.py:260 - input backend=turbomind
+Convert to turbomind format: 100%|##########| 40/40 [00:10<00:00,  3.90it/s]`)
+			if r := st.Summary().Ready; r != nil {
+				t.Errorf("server %q: ready at %+v: that uvicorn is pid 7, the authproxy's", server, r)
+			}
+			st, _ = feedSettledState(server, `2031-01-02 03:04:06,100 INFO spawned: 'authproxy' with pid 7
+2031-01-02 03:04:06,102 INFO spawned: 'lmdeploy-api' with pid 8
+INFO:     Started server process [8]
+INFO:     Waiting for application startup.
+INFO:     Application startup complete.`)
+			if r := st.Summary().Ready; r == nil || r.Seq != 5 {
+				t.Errorf("server %q: ready %+v, want line 5: pid 8 is lmdeploy's", server, r)
+			}
+		}
+	})
 }

@@ -83,13 +83,19 @@ type stateData struct {
 	// SpawnShape is the prefix shape (prefixShape) of the line that said
 	// so: the parent's own lines have it, a child's output in between
 	// (usually) does not.
-	SpawnShape string   `json:"spawn_shape,omitempty"`
-	ParentN    int64    `json:"parent_n,omitempty"` // the line count at the last line of that shape
-	Year       int      `json:"year,omitempty"`
-	CurSrc     string   `json:"cur_src,omitempty"`
-	Origin     string   `json:"origin,omitempty"` // the first envelope origin seen (source.go)
-	Prev       prevLine `json:"prev"`
-	Events     []*event `json:"events,omitempty"`
+	SpawnShape string `json:"spawn_shape,omitempty"`
+	// Programs are the programs a supervisor said it started, with their
+	// pids (supervisord's "spawned: 'NAME' with pid N"), and SidecarPid
+	// the pid of the uvicorn whose lines come now when it is a program's
+	// that is not the launch's server (aside.go, sidecarUvicorn).
+	Programs   []program `json:"programs,omitempty"`
+	SidecarPid string    `json:"sidecar_pid,omitempty"`
+	ParentN    int64     `json:"parent_n,omitempty"` // the line count at the last line of that shape
+	Year       int       `json:"year,omitempty"`
+	CurSrc     string    `json:"cur_src,omitempty"`
+	Origin     string    `json:"origin,omitempty"` // the first envelope origin seen (source.go)
+	Prev       prevLine  `json:"prev"`
+	Events     []*event  `json:"events,omitempty"`
 	// RetiredFatal keeps the last few fatal events that retired (their
 	// lines are final), so that a restart's readiness can still say they
 	// were an earlier attempt's (readyAfterErrors); RetiredLost says
@@ -487,6 +493,7 @@ func (s *State) evidenceAfter(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *
 	if (m.best != nil && (m.best.Kind == AlarmSignal || m.conseq)) || (m.follow != nil && m.follow.Kind == AlarmSignal) {
 		s.doomed()
 	}
+	s.notePrograms(m, p.Body)
 	if m.spawn || s.d.Spawned {
 		// Which lines are the supervisor's own (waitsForParent): those in
 		// the prefix shape of the line that started a child.
