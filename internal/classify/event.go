@@ -41,7 +41,10 @@ type event struct {
 	Alive     int         `json:"alive,omitempty"`     // requests served after the event
 	// Reloaded: after this death reported while serving, its origin loaded
 	// a model again (State.reloadedAfterDeath).
-	Reloaded  bool `json:"reloaded,omitempty"`
+	Reloaded bool `json:"reloaded,omitempty"`
+	// Replicas: requests other tasks of the same job step served after
+	// this task's death (replicaDeathOutlived).
+	Replicas  int  `json:"replicas,omitempty"`
 	JoinTo    int  `json:"join,omitempty"` // a teardown event whose lines belong to this earlier alarm
 	WarnIntro bool `json:"wi,omitempty"`   // silent only because a WARNING line introduced it
 	Frames    int  `json:"fr,omitempty"`   // traceback frames read

@@ -116,4 +116,39 @@ INFO:     Application startup complete.`)
 			}
 		}
 	})
+	t.Run("ATasksDeathOutlivedByItsReplicas", func(t *testing.T) {
+		head := `0: INFO 01-02 03:04:05 [api_server.py:1000] Starting vLLM API server on http://0.0.0.0:8000
+0: INFO:     Application startup complete.
+1: INFO 01-02 03:05:00 [loggers.py:120] Engine 000: Avg prompt throughput: 900.0 tokens/s, Avg generation throughput: 300.0 tokens/s, Running: 4 reqs, Waiting: 0 reqs
+2: INFO 01-02 03:05:01 [loggers.py:120] Engine 000: Avg prompt throughput: 910.0 tokens/s, Avg generation throughput: 310.0 tokens/s, Running: 4 reqs, Waiting: 0 reqs
+2: ERROR 01-02 03:05:05 [core.py:700] EngineCore encountered a fatal error.
+2: Traceback (most recent call last):
+2:   File "/srv/vllm/v1/engine/core.py", line 701, in run_engine_core
+2:     engine_core.run_busy_loop()
+2: torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+srun: error: node-3: task 2: Exited with exit code 1
+`
+		stats := "1: INFO 01-02 03:05:%02d [loggers.py:120] Engine 000: Avg prompt throughput: 1800.0 tokens/s, Avg generation throughput: 600.0 tokens/s, Running: 9 reqs, Waiting: 0 reqs\n"
+		var served strings.Builder
+		for i := range 3 {
+			fmt.Fprintf(&served, stats, 10+10*i)
+		}
+		_, alarms := feedSettledState("", head+served.String())
+		if len(alarms) == 0 {
+			t.Fatal("no alarm: task 2's engine died")
+		}
+		for _, a := range alarms {
+			if a.Fatal {
+				t.Errorf("fatal alarm %+v: task 1 served on after task 2 died", a)
+			}
+		}
+		_, alarms = feedSettledState("", head+fmt.Sprintf(stats, 10))
+		fatal := false
+		for _, a := range alarms {
+			fatal = fatal || a.Fatal
+		}
+		if !fatal {
+			t.Errorf("alarms %+v, want a fatal one: one request finishing on another task is no proof", alarms)
+		}
+	})
 }

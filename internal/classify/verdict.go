@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -38,7 +39,7 @@ func (s *State) survived(fb *feedBuf, src string) {
 		return
 	}
 	for _, ev := range s.d.Events {
-		if s.childDeathOutlived(ev, src) {
+		if s.childDeathOutlived(ev, src) || s.replicaDeathOutlived(ev, src) {
 			s.setFatal(ev, false)
 			fb.touch(ev)
 			continue
@@ -103,6 +104,47 @@ func (s *State) childDeathOutlived(ev *event, src string) bool {
 	}
 	ev.Alive++
 	return ev.Alive >= servedToSurvive
+}
+
+// replicaDeathOutlived reports a death while serving of one task of a job
+// step (srun --label's "2: ...", or srun's own "task 2: Exited" report of
+// it) after which another task of the step has now served
+// replicaServedToSurvive requests: the tasks were replicas behind one
+// frontend, and the deployment serves on without the dead one. Tasks of
+// one tensor-parallel engine die together; none serves after.
+func (s *State) replicaDeathOutlived(ev *event, src string) bool {
+	o := originOf(src)
+	if !isTaskOrigin(o) || !s.deadWhileServing(ev) {
+		return false
+	}
+	dead := originOf(ev.Src)
+	if !isTaskOrigin(dead) {
+		// srun's own report, in the step's outer envelope if any.
+		if g := reTaskReport.FindStringSubmatch(ev.A.Headline); g != nil {
+			dead = o[:strings.LastIndexByte(o, '|')+1] + "task" + g[1]
+		}
+	}
+	if !isTaskOrigin(dead) || dead == o {
+		return false
+	}
+	ev.Replicas++
+	return ev.Replicas >= replicaServedToSurvive
+}
+
+// replicaServedToSurvive is how many requests the other tasks must serve
+// after a task's death: more than a server's own (servedToSurvive), as a
+// request or two may still finish while the others notice.
+const replicaServedToSurvive = 3
+
+// reTaskReport finds the task a launcher's death report names ("srun:
+// error: node-7: task 2: Exited with exit code 1").
+var reTaskReport = regexp.MustCompile(`^srun: error: \S+: task (\d+): `)
+
+// isTaskOrigin reports a Slurm task's origin ("task2", envelope.go), also
+// inside an outer envelope ("pod/c|task2").
+func isTaskOrigin(o string) bool {
+	o = o[strings.LastIndexByte(o, '|')+1:]
+	return strings.HasPrefix(o, "task") && len(o) > len("task") && allDigits(o[len("task"):])
 }
 
 // deadWhileServing reports a live fatal event after readiness whose
