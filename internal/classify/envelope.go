@@ -817,10 +817,12 @@ func syslogTail(s string, hostless bool) (string, string, bool) {
 			return s[sp+1:], procID("", name, pid), true
 		}
 	}
-	if strings.ContainsAny(first, ":[]()<>{}=\"'") || normLevel(first) != "" {
+	if strings.ContainsAny(first, ":[]()<>{}=\"'/") || normLevel(first) != "" {
 		// No host name has these: "[41873] func: msg" after a time is
 		// a child's tag and a function (llama-server's router), not a
-		// host and an ident.
+		// host and an ident; "AllTraffic/i-0a1b..." is a CloudWatch log
+		// stream (peelLogStream), whose message may start with a word
+		// and a colon ("ai.djl.engine.EngineException: ...").
 		return s, "", false
 	}
 	rest := s[sp+1:]

@@ -151,4 +151,15 @@ srun: error: node-3: task 2: Exited with exit code 1
 			t.Errorf("alarms %+v, want a fatal one: one request finishing on another task is no proof", alarms)
 		}
 	})
+	t.Run("CloudWatchStreamIsNoSyslogHost", func(t *testing.T) {
+		_, alarms := feedSettledState("", `2031-01-02T03:04:05.100000+00:00 AllTraffic/i-0123456789abcdef0 [INFO ] ModelServer - Starting model server ...
+2031-01-02T03:04:09.200000+00:00 AllTraffic/i-0123456789abcdef0 [ERROR] ModelServer - Unexpected error
+2031-01-02T03:04:09.201000+00:00 AllTraffic/i-0123456789abcdef0 ai.acme.EngineException: Failed to load the native library
+2031-01-02T03:04:09.202000+00:00 AllTraffic/i-0123456789abcdef0 	at ai.acme.Engine.newInstance(Engine.java:90) ~[engine-0.9.jar:?]
+2031-01-02T03:04:09.203000+00:00 AllTraffic/i-0123456789abcdef0 Caused by: java.lang.UnsatisfiedLinkError: /tmp/libacme.so: libfoo.so.8: cannot open shared object file: No such file or directory
+2031-01-02T03:04:09.204000+00:00 AllTraffic/i-0123456789abcdef0 	at jdk.internal.loader.NativeLibraries.load(Native Method) ~[?:?]`)
+		if len(alarms) != 1 || !alarms[0].Fatal || alarms[0].HeadlineSeq != 5 {
+			t.Errorf("%d alarms %+v, want one fatal alarm headed by the UnsatisfiedLinkError (line 5)", len(alarms), alarms)
+		}
+	})
 }
