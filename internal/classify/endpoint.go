@@ -183,8 +183,11 @@ func isProgramNameByte(c byte) bool {
 // "Application startup complete.", the shared corpus's rule). The address
 // goes on the launch; the line is no readiness. A router's "Starting
 // router on 0.0.0.0:3000 | mode: ..." (sgl-router and its vllm-router
-// fork) comes before it has found its workers.
-var preBindSet = newWordSet([]string{"starting vllm api server", "starting router on"})
+// fork) comes before it has found its workers. llama.cpp's server of
+// 2024-2025 ("HTTP server is listening, hostname: 0.0.0.0, port: 8080")
+// binds before it loads the model, and so do the programs that embed it
+// (llamafile): its readiness is "server is listening on ..." after the load.
+var preBindSet = newWordSet([]string{"starting vllm api server", "starting router on", "http server is listening, hostname:"})
 
 // bareStartedLine reads a logger's line that says only "Started" or
 // "Ready" (Petals' server once its blocks serve): an announcement with no
@@ -779,6 +782,9 @@ func isModelWork(t string, m *lineMatch) bool {
 var notModelWords = []string{
 	"loading service", "loading config", "loading settings", "loading environment", "loading the service",
 	"logging config", // gunicorn's and the apps under it: "Loaded logging config from ..."
+	// ggml's "load_backend: loaded CUDA backend from .../libggml-cuda.so":
+	// a shared library, before any model
+	"load_backend:", "backend from",
 }
 
 var (

@@ -162,4 +162,20 @@ srun: error: node-3: task 2: Exited with exit code 1
 			t.Errorf("%d alarms %+v, want one fatal alarm headed by the UnsatisfiedLinkError (line 5)", len(alarms), alarms)
 		}
 	})
+	t.Run("LlamaCppEarlyListenerIsNoReadinessInAnEmbedder", func(t *testing.T) {
+		st, alarms := feedSettledState("", `note: if you have an AMD or NVIDIA GPU then you need to pass -ngl 9999 to enable GPU offloading
+load_backend: loaded CUDA backend from /home/u/.llamafile/v/0.10.0/ggml-cuda.so
+main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 15
+main: loading model
+llama_model_loader: loaded meta data with 30 key-value pairs and 400 tensors from /models/acme-8b.gguf (version GGUF V3 (latest))
+llama_model_load: error loading model: missing tensor 'blk.0.attn_q_norm.weight'
+llama_model_load_from_file_impl: failed to load model
+main: exiting due to model loading error`)
+		if r := st.Summary().Ready; r != nil {
+			t.Errorf("ready %+v: the early listener binds before the model loads", r)
+		}
+		if len(alarms) == 0 || !alarms[0].Fatal {
+			t.Errorf("alarms %+v, want the load failure, fatal", alarms)
+		}
+	})
 }
