@@ -178,4 +178,17 @@ main: exiting due to model loading error`)
 			t.Errorf("alarms %+v, want the load failure, fatal", alarms)
 		}
 	})
+	t.Run("ABlankLineInsideAWarningThatIntroducesATraceback", func(t *testing.T) {
+		_, alarms := feedSettledState("", `10:20:41-118273 INFO     Loading "acme-24b-exl2"
+10:20:41-905551 WARNING  Could not import the fused kernels due to the following error:
+
+Traceback (most recent call last):
+  File "/srv/app/modules/kernels.py", line 29, in <module>
+    import fused_kernels
+ImportError: /srv/env/fused_kernels.so: undefined symbol: _ZN3c105Error
+10:21:19-402817 INFO     Loaded "acme-24b-exl2" in 38.26 seconds.`)
+		if len(alarms) != 0 {
+			t.Errorf("alarms %+v, want none: the WARNING record logged the import failure", alarms)
+		}
+	})
 }

@@ -168,6 +168,10 @@ type prevLine struct {
 	// AuxThread: that thread's name says it only reports (usage,
 	// telemetry, analytics, metrics, stats): see isAuxThreadDeath.
 	AuxThread bool `json:"auxthread,omitempty"`
+	// Intro: the line is a levelled record whose message ends in a colon
+	// ("Failed to load flash-attention due to the following error:"): a
+	// blank line after it is still its message (keepIntro).
+	Intro bool `json:"intro,omitempty"`
 }
 
 // New returns the state of a launch that has seen no lines. server is the
@@ -714,6 +718,15 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 	// a temporary, zeroed, then copied with its write barriers, on every
 	// line (TestPrevLineFields counts the fields this must set).
 	pr := &s.d.Prev
+	if t == "" && pr.Intro && pr.N == s.d.N-1 && !p.Tagged && v.Alarm == 0 {
+		// A blank line inside a record that introduces what follows
+		// ("...due to the following error:\n\n" + the traceback): the
+		// record stays the line just before, for the traceback it
+		// introduces (startTraceback, benign).
+		pr.N = s.d.N
+		fb.add(*v)
+		return
+	}
 	pr.N, pr.Seq = s.d.N, l.Seq
 	pr.Src, pr.Level, pr.Rank, pr.Time = src, p.Level, p.Rank, p.Time
 	pr.Body = ""
@@ -726,6 +739,7 @@ func (s *State) endLine(fb *feedBuf, l *Line, p *Prefix, m *lineMatch, v *LineVe
 	}
 	pr.Kind, pr.Alarm = v.Kind, v.Alarm
 	pr.Benign, pr.Thread, pr.AuxThread = benign, isPyThreadDeath(t), isAuxThreadDeath(t)
+	pr.Intro = p.Level != "" && v.Alarm == 0 && strings.HasSuffix(t, ":")
 	fb.add(*v)
 }
 
