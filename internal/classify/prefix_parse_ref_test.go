@@ -1128,7 +1128,9 @@ func oldSyslogTail(s string, hostless bool) (string, string, bool) {
 			return s[sp+1:], oldProcID("", name, pid), true
 		}
 	}
-	if strings.ContainsAny(first, ":[]()<>{}=\"'") || oldNormLevel(first) != "" {
+	// (A CloudWatch stream "AllTraffic/i-..." is no host: changed with
+	// envelope.go in round 3 session 13.)
+	if strings.ContainsAny(first, ":[]()<>{}=\"'/") || oldNormLevel(first) != "" {
 		return s, "", false
 	}
 	rest := s[sp+1:]
