@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"launchwatch/internal/classify"
 )
 
 // Round 3 session 13's rules: a JVM throwable under a WARN record is that
@@ -58,14 +60,7 @@ Caused by: ai.acme.EngineException: cannot load model: weights missing
 		if st.Summary().Ready == nil {
 			t.Fatal("not ready")
 		}
-		if len(alarms) == 0 {
-			t.Fatal("no alarm: the request's OOM is one")
-		}
-		for _, a := range alarms {
-			if a.Fatal {
-				t.Errorf("fatal alarm %+v: two requests were answered after it", a)
-			}
-		}
+		noneFatal(t, alarms, "no alarm: the request's OOM is one", "two requests were answered after it")
 	})
 	t.Run("QueueItemsAfterAFailedSessionAreServing", func(t *testing.T) {
 		st, alarms := feedSettledState("", `[2031-01-02 03:04:05,100]::[InvokeAI]::INFO --> Invoke running on http://127.0.0.1:9090 (Press CTRL+C to quit)
@@ -82,14 +77,7 @@ TOTAL GRAPH EXECUTION TIME:  11.300s`)
 		if st.Summary().Ready == nil {
 			t.Fatal("not ready")
 		}
-		if len(alarms) == 0 {
-			t.Fatal("no alarm: the session's OOM is one")
-		}
-		for _, a := range alarms {
-			if a.Fatal {
-				t.Errorf("fatal alarm %+v: the queue went on after it", a)
-			}
-		}
+		noneFatal(t, alarms, "no alarm: the session's OOM is one", "the queue went on after it")
 	})
 	t.Run("SupervisedSidecarsUvicornIsNotTheServers", func(t *testing.T) {
 		for _, server := range []string{"lmdeploy", ""} {
@@ -134,14 +122,7 @@ srun: error: node-3: task 2: Exited with exit code 1
 			fmt.Fprintf(&served, stats, 10+10*i)
 		}
 		_, alarms := feedSettledState("", head+served.String())
-		if len(alarms) == 0 {
-			t.Fatal("no alarm: task 2's engine died")
-		}
-		for _, a := range alarms {
-			if a.Fatal {
-				t.Errorf("fatal alarm %+v: task 1 served on after task 2 died", a)
-			}
-		}
+		noneFatal(t, alarms, "no alarm: task 2's engine died", "task 1 served on after task 2 died")
 		_, alarms = feedSettledState("", head+fmt.Sprintf(stats, 10))
 		fatal := false
 		for _, a := range alarms {
@@ -191,4 +172,18 @@ ImportError: /srv/env/fused_kernels.so: undefined symbol: _ZN3c105Error
 			t.Errorf("alarms %+v, want none: the WARNING record logged the import failure", alarms)
 		}
 	})
+}
+
+// noneFatal requires at least one alarm (what: the failure when there is
+// none) and no fatal one (why: what shows the server survived).
+func noneFatal(t *testing.T, alarms []classify.Alarm, what, why string) {
+	t.Helper()
+	if len(alarms) == 0 {
+		t.Fatal(what)
+	}
+	for _, a := range alarms {
+		if a.Fatal {
+			t.Errorf("fatal alarm %+v: %s", a, why)
+		}
+	}
 }
